@@ -1,0 +1,81 @@
+# vigil: one Makefile, the layout is the architecture (see docs/architecture.md).
+#   make            build/bin/vigil-cc, build/bin/vigil, build/lib/libvigil.{a,so}
+#   make test       every test (tests/run.sh), ends with "N passed, N failed"
+#   make install PREFIX=/usr/local
+PREFIX      ?= /usr/local
+LLVM_CONFIG ?= $(shell command -v llvm-config-14 2>/dev/null || command -v llvm-config 2>/dev/null)
+HOSTCC      ?= clang
+B           := build
+
+WARN    := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+CFLAGS  ?= -O2 -g
+BASE    := -std=gnu11 $(WARN) -Icommon -Iinclude -D_GNU_SOURCE
+
+LLVM_CFLAGS := $(shell $(LLVM_CONFIG) --cflags)
+LLVM_LIBS   := $(shell $(LLVM_CONFIG) --ldflags) $(shell $(LLVM_CONFIG) --libs --link-shared 2>/dev/null || $(LLVM_CONFIG) --libs) -Wl,-rpath,$(shell $(LLVM_CONFIG) --libdir)
+
+COMMON_SRC   := $(wildcard common/*.c)
+COMPILER_SRC := $(wildcard compiler/*.c)
+# The runtime: the sampler and hooks, plus every tool (one file or folder each).
+RUNTIME_SRC  := $(wildcard runtime/*.c) $(wildcard tools/*.c) $(wildcard tools/*/*.c)
+CMD_SRC      := $(wildcard cmd/*.c)
+
+obj = $(patsubst %.c,$(B)/obj/$(1)/%.o,$(2))
+
+COMMON_OBJ   := $(call obj,host,$(COMMON_SRC))
+COMPILER_OBJ := $(call obj,host,$(COMPILER_SRC))
+CMD_OBJ      := $(call obj,host,$(CMD_SRC))
+# The runtime is position-independent (PIE executables, libvigil.so) and never instrumented.
+RT_OBJ       := $(call obj,rt,$(RUNTIME_SRC) $(COMMON_SRC))
+RT_FLAGS     := -fPIC -fno-builtin-malloc -fno-builtin-calloc -fno-builtin-realloc -fno-builtin-free \
+                -ftls-model=initial-exec -fno-omit-frame-pointer -Iruntime
+
+all: $(B)/bin/vigil-cc $(B)/bin/vigil $(B)/lib/libvigil.a $(B)/lib/libvigil.so $(B)/lib/vigil.dynlist $(B)/include/vigil/vigil.h
+
+$(B)/obj/host/compiler/%.o: compiler/%.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(BASE) $(CFLAGS) $(LLVM_CFLAGS) -Icompiler -MMD -MP -c $< -o $@
+$(B)/obj/host/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(BASE) $(CFLAGS) -MMD -MP -c $< -o $@
+$(B)/obj/rt/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(BASE) $(CFLAGS) $(RT_FLAGS) -MMD -MP -c $< -o $@
+
+$(B)/bin/vigil-cc: $(COMPILER_OBJ) $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $^ -o $@ $(LLVM_LIBS) -lm
+$(B)/bin/vigil: $(CMD_OBJ) $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $^ -o $@ -ldw -lelf -lm
+$(B)/lib/libvigil.a: $(RT_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+$(B)/lib/libvigil.so: $(RT_OBJ)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -shared $^ -o $@ -ldl -lpthread -lm
+# Symbols an executable built with vigil-cc exports, so that instrumented shared libraries it
+# loads bind to its one copy of the runtime.
+$(B)/lib/vigil.dynlist: runtime/vigil.dynlist
+	@mkdir -p $(dir $@)
+	cp $< $@
+$(B)/include/vigil/vigil.h: include/vigil/vigil.h include/vigil/tool.h
+	@mkdir -p $(dir $@)
+	cp include/vigil/*.h $(dir $@)
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+
+test: all
+	bash tests/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/vigil
+	install -m 755 $(B)/bin/vigil-cc $(B)/bin/vigil $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(B)/lib/libvigil.a $(B)/lib/vigil.dynlist $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/lib/libvigil.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 include/vigil/*.h $(DESTDIR)$(PREFIX)/include/vigil/
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all test install clean

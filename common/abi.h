@@ -1,0 +1,72 @@
+/* The contract between code emitted by vigil-cc and libvigil.
+ * Everything here is versioned by VIGIL_ABI_VERSION: the compiler stores the version in each
+ * module descriptor and the runtime refuses (with one message, program runs on) a mismatch.
+ *
+ * Per translation unit the compiler emits:
+ *   - an encoded site table (common/sitefmt.h) in the allocated ELF section "vigil_sites";
+ *   - uint32_t counters[nsites]       : nCheck countdown of each dispatch site (zero at start:
+ *                                       nCheck0 = 0, the first execution starts a burst);
+ *   - struct __vigil_site_state[nsites]: zeroed cold state, owned by the runtime;
+ *   - struct __vigil_module            : the descriptor below;
+ *   - a constructor calling __vigil_register_module(&descriptor).
+ *
+ * Code shape of a dispatch check in the checking copy (site s of module m):
+ *     if (__vigil_burst_left != 0) goto instrumented_check;     // thread is inside a burst
+ *     c = counters[s];                                          // relaxed atomic load
+ *     if (c == 0) { if (__vigil_dispatch_enter(&m, s)) goto instrumented; else goto checking; }
+ *     counters[s] = c - 1;                                      // relaxed atomic store
+ *     goto checking;
+ * and in the instrumented copy (and instrumented_check above):
+ *     state[s].instr_execs += 1;                                // relaxed load + store, no lock
+ *     b = __vigil_burst_left;
+ *     if (b > 1) { __vigil_burst_left = b - 1; goto instrumented; }
+ *     if (__vigil_burst_end(&m, s)) goto instrumented; else goto checking;
+ */
+#ifndef VIGIL_ABI_H
+#define VIGIL_ABI_H
+#include <stdint.h>
+
+#define VIGIL_ABI_VERSION 1
+
+/* Per-site cold state. The compiler emits it zeroed (nsites * 32 bytes, 8-aligned);
+ * only the runtime writes it, except instr_execs which the instrumented copy bumps. */
+struct __vigil_site_state {
+    uint64_t instr_execs;   /* executions of this dispatch check inside bursts (emitted code) */
+    uint64_t check_execs;   /* executions in the checking copy, accumulated at each reset (runtime) */
+    uint64_t bursts;        /* bursts started at this check (runtime) */
+    uint32_t resets;        /* nCheck resets so far (runtime) */
+    uint8_t level;          /* rate level n: r = 1/decr^(n-1), starts at 1 (0 = untouched) */
+    uint8_t pad[3];
+};
+
+/* One per translation unit. Fields marked (runtime) start zeroed and are written only by the
+ * runtime, under its module-registration lock. */
+struct __vigil_module {
+    uint32_t abi_version;                 /* VIGIL_ABI_VERSION at compile time */
+    uint32_t nsites;
+    const unsigned char *site_blob;       /* encoded site table, see common/sitefmt.h */
+    uint32_t *counters;                   /* nsites entries */
+    struct __vigil_site_state *state;     /* nsites entries */
+    uint64_t tu_hash;                     /* identity of the table (same value as in the blob) */
+    uint32_t base_id;                     /* (runtime) global site id = base_id + local index */
+    uint32_t registered;                  /* (runtime) */
+    struct __vigil_module *next;          /* (runtime) list of registered modules */
+};
+
+/* Thread-local burst counter: dispatch checks left in the current burst, 0 = not in a burst.
+ * Accessed with the initial-exec TLS model from instrumented code. */
+extern __thread uint32_t __vigil_burst_left;
+
+/* Runtime entry points called by emitted code. They never allocate on the common path. */
+void __vigil_register_module(struct __vigil_module *m);
+uint32_t __vigil_dispatch_enter(struct __vigil_module *m, uint32_t site); /* counter hit 0 */
+uint32_t __vigil_burst_end(struct __vigil_module *m, uint32_t site);      /* burst counter ran out */
+
+/* Probes, emitted only in the instrumented copy. `site` is the local index in module m. */
+void __vigil_probe_load(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size);
+void __vigil_probe_store(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size);
+void __vigil_probe_branch(struct __vigil_module *m, uint32_t site, uint32_t taken);
+void __vigil_probe_return(struct __vigil_module *m, uint32_t site, int64_t value); /* call result */
+void __vigil_probe_call(struct __vigil_module *m, uint32_t site, const void *callee);
+
+#endif

@@ -1,0 +1,49 @@
+/* Runtime options, generated from common/options.inc. The parser allocates nothing and never
+ * exits: bad input is described in an error callback and the default stays in force. */
+#ifndef VIGIL_OPTIONS_H
+#define VIGIL_OPTIONS_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define VIGIL_OPT_STRING_MAX 256
+
+enum vigil_opt_type { VIGIL_OPT_BOOL, VIGIL_OPT_UINT, VIGIL_OPT_DOUBLE, VIGIL_OPT_STRING, VIGIL_OPT_ENUM };
+
+struct vigil_options {
+#define VIGIL_OPT_FIELD_BOOL(n) int n;
+#define VIGIL_OPT_FIELD_UINT(n) uint32_t n;
+#define VIGIL_OPT_FIELD_DOUBLE(n) double n;
+#define VIGIL_OPT_FIELD_STRING(n) char n[VIGIL_OPT_STRING_MAX];
+#define VIGIL_OPT_FIELD_ENUM(n) char n[VIGIL_OPT_STRING_MAX];
+#define VIGIL_OPTION(name, type, def, help) VIGIL_OPT_FIELD_##type(name)
+#include "options.inc"
+#undef VIGIL_OPTION
+};
+
+struct vigil_option_desc {
+    const char *name;
+    enum vigil_opt_type type;
+    const char *def;
+    const char *help;
+    size_t offset;
+};
+
+extern const struct vigil_option_desc vigil_option_table[];
+extern const size_t vigil_option_count;
+
+/* Fill every field with its default. */
+void vigil_options_defaults(struct vigil_options *o);
+/* Parse "key=value:key=value" (',' inside values is data; ':' separates). For each bad item,
+ * calls err(arg, message) with a message naming `source` (e.g. "VIGIL_OPTIONS"), the item and
+ * what was expected; keeps going. Returns the number of errors. */
+int vigil_options_parse(struct vigil_options *o, const char *text, const char *source,
+                        void (*err)(void *arg, const char *msg), void *arg);
+/* Set one option by name from text; 0 on success, -1 with a reason in why. */
+int vigil_options_set(struct vigil_options *o, const char *name, const char *value,
+                      char *why, size_t whylen);
+/* Render the current value of option i as text into buf. */
+void vigil_options_format(const struct vigil_options *o, size_t i, char *buf, size_t len);
+/* Write the help listing (name, type, default, meaning) through a write callback. */
+void vigil_options_help(void (*emit)(void *arg, const char *line), void *arg);
+
+#endif

@@ -1,0 +1,73 @@
+/* The run report: the only contract between libvigil (writer) and the `vigil` command
+ * (reader). Specified in docs/formats.md ("Run report"). A report is a directory
+ * <out>/<prog>.<pid>/ holding run.txt plus one file or more per enabled tool; the runtime
+ * builds it as <out>/.<prog>.<pid>.tmp and renames it into place, so readers never see a torn
+ * report.
+ *
+ * run.txt is line-oriented text, first line "vigil-run 1". Each further line is
+ * "<key> <field> <field> ...", fields separated by one space; string fields are escaped
+ * (vigil_escape) so they never contain spaces, newlines or '%'. */
+#ifndef VIGIL_RUNREPORT_H
+#define VIGIL_RUNREPORT_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define VIGIL_RUN_FORMAT_VERSION 1
+#define VIGIL_RUN_FILE "run.txt"
+
+/* Percent-escape s into out (space, '%', control bytes and bytes >= 0x7f become %XX; the empty
+ * string becomes "%"). Returns the length that was needed (like snprintf). No allocation. */
+size_t vigil_escape(const char *s, char *out, size_t outlen);
+/* Undo vigil_escape in place; -1 on a malformed escape. */
+int vigil_unescape(char *s);
+
+/* ---- Reader (used by the vigil command; allocates with malloc) ---- */
+
+struct vigil_run_module {
+    uint32_t index;          /* as numbered in the report */
+    uint64_t tu_hash;
+    uint32_t nsites;
+    uint32_t base_id;        /* process-wide id of local site 0 */
+    char *path;              /* the binary (executable or shared object) holding its site table */
+};
+
+struct vigil_run_site {
+    uint32_t module;         /* index into modules */
+    uint32_t index;          /* local index in that module */
+    uint32_t kind;           /* enum vigil_site_kind */
+    uint64_t execs;          /* dispatch-check executions, both copies */
+    uint64_t bursts;         /* bursts started at this check */
+    double rate;             /* current sampling rate of the check, 0..1 */
+};
+
+struct vigil_run_report {
+    uint32_t version;
+    char *program;           /* path of the executable */
+    int argc;
+    char **argv;
+    int64_t pid, ppid;
+    int exited;              /* 1: exit_status valid; 0: terminated by signal */
+    int exit_status;
+    int signal;              /* when !exited */
+    uint64_t start_unix_ns, duration_ns;
+    size_t noptions;
+    char **option_names, **option_values;   /* options in force */
+    char *tools;             /* enabled tools, comma-separated ("" for none) */
+    size_t nmodules;
+    struct vigil_run_module *modules;
+    size_t nsites;
+    struct vigil_run_site *sites;
+    uint64_t bursts_total;
+};
+
+/* Parse dir/run.txt (or a run.txt path). Returns 0, or -1 with "FILE:LINE: what was expected"
+ * in err. Unknown keys are an error only if the version is unknown (newer writers may add keys
+ * within a version? no: a version bump is required for any new key). */
+int vigil_run_report_load(const char *path, struct vigil_run_report *r, char *err, size_t errlen);
+/* Parse from memory (for the fuzzer); name is used in messages. */
+int vigil_run_report_parse(const char *text, size_t len, const char *name,
+                           struct vigil_run_report *r, char *err, size_t errlen);
+void vigil_run_report_free(struct vigil_run_report *r);
+
+#endif

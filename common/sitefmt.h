@@ -1,0 +1,91 @@
+/* Site table encoding: written by vigil-cc into the ELF section "vigil_sites" (one table per
+ * translation unit; the linker concatenates them, possibly with zero padding in between),
+ * read by libvigil (from memory) and by the `vigil` command (from the ELF file).
+ *
+ * Layout, little-endian, every table 8-byte aligned and a multiple of 8 bytes long:
+ *   header   struct vigil_sitefmt_header
+ *   records  nsites x struct vigil_sitefmt_record
+ *   strings  strtab_size bytes of NUL-terminated strings (offset 0 is the empty string)
+ *   padding  zero bytes up to total_size
+ */
+#ifndef VIGIL_SITEFMT_H
+#define VIGIL_SITEFMT_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define VIGIL_SITEFMT_MAGIC "VGLSITES"
+#define VIGIL_SITEFMT_VERSION 1
+#define VIGIL_SITES_SECTION "vigil_sites"
+
+enum vigil_site_kind {
+    VIGIL_SITE_ENTRY = 1,    /* dispatch check at function entry */
+    VIGIL_SITE_BACKEDGE = 2, /* dispatch check on a loop back-edge */
+    VIGIL_SITE_LOAD = 3,
+    VIGIL_SITE_STORE = 4,
+    VIGIL_SITE_BRANCH = 5,   /* conditional branch: predicates taken / not taken */
+    VIGIL_SITE_RETURN = 6,   /* call returning an integer or pointer: <0, ==0, >0 */
+    VIGIL_SITE_CALL = 7,
+    VIGIL_SITE_KIND_MAX = 7
+};
+
+struct vigil_sitefmt_header {
+    char magic[8];          /* VIGIL_SITEFMT_MAGIC, not NUL-terminated */
+    uint32_t version;       /* VIGIL_SITEFMT_VERSION */
+    uint32_t header_size;   /* sizeof(struct vigil_sitefmt_header) */
+    uint64_t tu_hash;       /* identity: hash of the source path and the module's IR */
+    uint32_t nsites;
+    uint32_t record_size;   /* sizeof(struct vigil_sitefmt_record) */
+    uint32_t strtab_size;
+    uint32_t total_size;    /* header + records + strings + padding */
+    uint32_t source;        /* strtab offset: the translation unit's main source file */
+    uint32_t flags;         /* reserved, 0 */
+};
+
+struct vigil_sitefmt_record {
+    uint32_t kind;          /* enum vigil_site_kind */
+    uint32_t function;      /* strtab offset */
+    uint32_t file;          /* strtab offset ("" when unknown) */
+    uint32_t line;          /* 0 when unknown */
+    uint32_t column;
+    uint32_t aux;           /* kind-specific: access size in bytes for LOAD/STORE (0 = variable) */
+};
+
+/* A decoded view; pointers point into the encoded buffer (no copies, no allocation). */
+struct vigil_site_view {
+    enum vigil_site_kind kind;
+    const char *function, *file;
+    uint32_t line, column, aux;
+};
+
+struct vigil_sitefmt_table {
+    const struct vigil_sitefmt_header *header;
+    const unsigned char *records;
+    const char *strings;
+    uint32_t nsites;
+};
+
+const char *vigil_site_kind_name(enum vigil_site_kind kind);   /* "entry", "backedge", ... */
+
+/* Validate one table at buf (len bytes available). Returns 0 and fills *t, or -1 and writes a
+ * one-line reason into err. Never reads out of bounds, whatever buf holds. */
+int vigil_sitefmt_open(const void *buf, size_t len, struct vigil_sitefmt_table *t,
+                       char *err, size_t errlen);
+/* Site i of a validated table (i < t->nsites). */
+void vigil_sitefmt_get(const struct vigil_sitefmt_table *t, uint32_t i, struct vigil_site_view *out);
+/* Walk a concatenation of tables (a whole section): skips zero padding between tables.
+ * Calls fn for each valid table; returns the number of tables, or -1 on a malformed one. */
+int vigil_sitefmt_walk(const void *buf, size_t len,
+                       int (*fn)(const struct vigil_sitefmt_table *t, void *arg), void *arg,
+                       char *err, size_t errlen);
+
+/* Encoder, used by vigil-cc. Grows its own buffers with malloc. */
+struct vigil_sitefmt_builder;
+struct vigil_sitefmt_builder *vigil_sitefmt_builder_new(const char *source);
+uint32_t vigil_sitefmt_add(struct vigil_sitefmt_builder *b, enum vigil_site_kind kind,
+                           const char *function, const char *file, uint32_t line,
+                           uint32_t column, uint32_t aux);   /* returns the local index */
+uint32_t vigil_sitefmt_count(const struct vigil_sitefmt_builder *b);
+/* Produces the encoded table (malloc'd, *len bytes, multiple of 8); the builder is freed. */
+unsigned char *vigil_sitefmt_finish(struct vigil_sitefmt_builder *b, uint64_t tu_hash, size_t *len);
+
+#endif

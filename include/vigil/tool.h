@@ -1,0 +1,96 @@
+/* The vigil tool interface, version 1.
+ *
+ * A tool is one file (or folder) under tools/ that fills a struct vigil_tool and registers it
+ * with VIGIL_REGISTER_TOOL. It opts into events with a mask; the runtime calls only the hooks
+ * of enabled tools (`tools=a,b` in VIGIL_OPTIONS) that asked for the event. A tool sees events
+ * and the services below, never the sampler's internals (counters, rates, module descriptors).
+ *
+ * Threading: hooks run on the thread that caused the event, possibly concurrently; they must
+ * not call back into instrumented code. Memory allocated by a tool with the ordinary malloc
+ * is not reported to tools (the runtime suppresses re-entrant events).
+ */
+#ifndef VIGIL_TOOL_H
+#define VIGIL_TOOL_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define VIGIL_TOOL_API_VERSION 1
+
+typedef uint32_t vigil_site_t;          /* process-wide site id; VIGIL_NO_SITE when unknown */
+#define VIGIL_NO_SITE 0xffffffffu
+
+enum vigil_event {
+    /* rare events, always recorded (checking and instrumented copies alike) */
+    VIGIL_EV_ALLOC   = 1u << 0,   /* malloc family, including realloc's new block */
+    VIGIL_EV_FREE    = 1u << 1,   /* free, and realloc's release of the old block */
+    VIGIL_EV_LOCK    = 1u << 2,   /* mutex / rwlock / spinlock acquire and release, condvar wait */
+    VIGIL_EV_THREAD  = 1u << 3,   /* thread start, exit, join; fork in the child */
+    /* frequent events, recorded only inside bursts */
+    VIGIL_EV_ACCESS  = 1u << 8,   /* loads and stores */
+    VIGIL_EV_BRANCH  = 1u << 9,
+    VIGIL_EV_RETURN  = 1u << 10,  /* integer or pointer result of a call */
+    VIGIL_EV_CALL    = 1u << 11,
+};
+
+enum vigil_lock_op { VIGIL_LOCK_ACQUIRE, VIGIL_LOCK_RELEASE, VIGIL_LOCK_ACQUIRE_SHARED };
+enum vigil_thread_op { VIGIL_THREAD_START, VIGIL_THREAD_EXIT, VIGIL_THREAD_JOIN, VIGIL_THREAD_FORK_CHILD };
+
+/* Where an allocation happened: return addresses, innermost first. */
+#define VIGIL_MAX_STACK 16
+struct vigil_stack {
+    uint32_t depth;
+    uintptr_t pc[VIGIL_MAX_STACK];
+};
+
+struct vigil_site_info {
+    const char *kind;       /* "entry", "backedge", "load", "store", "branch", "return", "call" */
+    const char *function;
+    const char *file;       /* "" when unknown */
+    uint32_t line, column;
+};
+
+struct vigil_tool {
+    uint32_t api_version;   /* VIGIL_TOOL_API_VERSION */
+    const char *name;       /* as written in tools=... */
+    const char *description;
+    uint32_t events;        /* mask of enum vigil_event */
+
+    /* Called once at start-up when enabled; non-zero return disables the tool (with a message). */
+    int (*init)(void);
+    /* Called once at exit (or fatal signal): write the tool's part of the run report. */
+    void (*fini)(void);
+
+    void (*on_alloc)(void *ptr, size_t size, const struct vigil_stack *where);
+    void (*on_free)(void *ptr);
+    void (*on_lock)(const void *lock, enum vigil_lock_op op);
+    void (*on_thread)(enum vigil_thread_op op, uint64_t thread_id);
+    void (*on_access)(const void *addr, size_t size, int is_store, vigil_site_t site);
+    void (*on_branch)(vigil_site_t site, int taken);
+    void (*on_return)(vigil_site_t site, int64_t value);
+    void (*on_call)(vigil_site_t site, const void *callee);
+};
+
+/* Built-in tools place a pointer to their descriptor in the section "vigil_tools". */
+#define VIGIL_REGISTER_TOOL(tool) \
+    static const struct vigil_tool *const vigil_tool_ptr_##tool \
+        __attribute__((used, section("vigil_tools"), aligned(sizeof(void *)))) = &tool
+
+/* ---- Services the runtime offers to tools ---- */
+
+/* Monotonic time since the process started, in nanoseconds. */
+uint64_t vigil_now_ns(void);
+/* Describe a site; returns 0, or -1 for an unknown id (info then says "?"). */
+int vigil_site_lookup(vigil_site_t site, struct vigil_site_info *info);
+/* Capture the caller's return addresses (skip frames inside the runtime). */
+void vigil_capture_stack(struct vigil_stack *out, uint32_t max_depth);
+/* The value of a tool option: VIGIL_OPTIONS item "<tool>.<key>=value", or NULL. */
+const char *vigil_tool_option(const struct vigil_tool *tool, const char *key);
+/* Open a file in this process's report directory for the tool's output (called from fini).
+ * The file becomes visible atomically with the rest of the report. NULL on failure. */
+FILE *vigil_report_open(const struct vigil_tool *tool, const char *filename);
+/* One diagnostic line on stderr, prefixed "vigil: <tool>: ". */
+void vigil_tool_message(const struct vigil_tool *tool, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif
