@@ -1,0 +1,29 @@
+/* The vigil transform: the interface between the driver (stages, files, processes) and the
+ * IR work (dual copies, dispatch checks, probes, site table emission). */
+#ifndef VIGIL_TRANSFORM_H
+#define VIGIL_TRANSFORM_H
+#include <llvm-c/Core.h>
+#include <stddef.h>
+
+struct vigil_transform_settings {
+    int debug;               /* VIGIL_DEBUG: one note per function left uninstrumented */
+    int probe_accesses;      /* loads/stores (default 1) */
+    int probe_branches;      /* conditional branches (default 1) */
+    int probe_returns;       /* integer/pointer call results (default 1) */
+    int probe_calls;         /* calls (default 1) */
+    const char *source_name; /* the main source file, for the site table and the tu hash */
+};
+
+struct vigil_transform_stats {
+    unsigned functions_seen, functions_transformed, functions_skipped;
+    unsigned entry_checks, backedge_checks, probes;
+};
+
+/* Transform every eligible function of m in place and emit the site table, counters, state,
+ * module descriptor and constructor (common/abi.h). Functions it cannot transform safely are
+ * left as they are (noted under settings->debug). Returns 0, or -1 with a reason in err when
+ * the module as a whole could not be transformed (the driver then compiles it uninstrumented). */
+int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_settings *settings,
+                           struct vigil_transform_stats *stats, char *err, size_t errlen);
+
+#endif
