@@ -68,6 +68,10 @@ $(B)/include/vigil/vigil.h: include/vigil/vigil.h include/vigil/tool.h
 test: all
 	bash tests/run.sh
 
+# The 30-second tour: build an example with vigil-cc, run it, show the summary and rates.
+demo: all
+	bash scripts/demo.sh
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/vigil
 	install -m 755 $(B)/bin/vigil-cc $(B)/bin/vigil $(DESTDIR)$(PREFIX)/bin/
@@ -78,4 +82,4 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all test install clean
+.PHONY: all test demo install clean

@@ -73,7 +73,8 @@ int vigil_sitefmt_open(const void *buf, size_t len, struct vigil_sitefmt_table *
 /* Site i of a validated table (i < t->nsites). */
 void vigil_sitefmt_get(const struct vigil_sitefmt_table *t, uint32_t i, struct vigil_site_view *out);
 /* Walk a concatenation of tables (a whole section): skips zero padding between tables.
- * Calls fn for each valid table; returns the number of tables, or -1 on a malformed one. */
+ * Calls fn for each valid table (a non-zero return stops the walk); returns the number of
+ * tables visited, or -1 on a malformed one. */
 int vigil_sitefmt_walk(const void *buf, size_t len,
                        int (*fn)(const struct vigil_sitefmt_table *t, void *arg), void *arg,
                        char *err, size_t errlen);

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs every Debian package vigil needs to build, test and benchmark. The one list; the
+# README's set-up command and .ci/run both call it. Run as root on Debian (bookworm).
+set -euo pipefail
+packages=(
+  make clang llvm-dev          # vigil-cc: Debian's default LLVM (14 on bookworm) and its C API
+  libelf-dev libdw-dev         # elfutils: site tables and PC -> file:line in `vigil`
+  libsqlite3-dev sqlite3       # the embedded report store
+  libpq-dev postgresql         # the fleet report store (tests start a throwaway cluster)
+  libzstd-dev                  # compressed event logs
+  dpkg-dev                     # `apt-get source` for the real-program tests and benchmarks
+  valgrind                     # instruction counts in benchmarks
+  python3 ca-certificates
+)
+if [ "$(id -u)" != 0 ]; then echo "install-deps: run as root (apt-get install)" >&2; exit 1; fi
+missing=()
+for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,251 @@
+/* Site table encoder/decoder: round trip, string sharing, and rejection of every kind of
+ * malformed input without reading out of bounds (each mutated table is decoded from an exactly
+ * sized heap copy, so an over-read shows up under ASan/valgrind). */
+#include "check.h"
+#include "sitefmt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned char *build(size_t *len, uint64_t hash)
+{
+    struct vigil_sitefmt_builder *b = vigil_sitefmt_builder_new("src/main.c");
+    vigil_sitefmt_add(b, VIGIL_SITE_ENTRY, "main", "src/main.c", 10, 1, 0);
+    vigil_sitefmt_add(b, VIGIL_SITE_BACKEDGE, "main", "src/main.c", 12, 5, 0);
+    vigil_sitefmt_add(b, VIGIL_SITE_LOAD, "helper", "include/h.h", 3, 9, 8);
+    vigil_sitefmt_add(b, VIGIL_SITE_CALL, "helper", "", 0, 0, 0);
+    return vigil_sitefmt_finish(b, hash, len);
+}
+
+static int open_copy(const unsigned char *buf, size_t len, char *err, size_t errlen)
+{
+    unsigned char *copy = malloc(len ? len : 1);
+    memcpy(copy, buf, len);
+    struct vigil_sitefmt_table t;
+    int rc = vigil_sitefmt_open(copy, len, &t, err, errlen);
+    free(copy);
+    return rc;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static int count_sites(const struct vigil_sitefmt_table *t, void *arg)
+{
+    *(uint32_t *)arg += t->nsites;
+    return 0;
+}
+
+static int stop_at_first(const struct vigil_sitefmt_table *t, void *arg)
+{
+    (void)t;
+    ++*(int *)arg;
+    return 1;
+}
+
+static void test_round_trip(void)
+{
+    size_t len = 0;
+    unsigned char *buf = build(&len, 0x1122334455667788ull);
+    CHECK(buf != NULL, "finish returned NULL");
+    CHECK(len % 8 == 0, "length %zu not a multiple of 8", len);
+    struct vigil_sitefmt_table t;
+    char err[200] = "";
+    CHECK(vigil_sitefmt_open(buf, len, &t, err, sizeof err) == 0, "open failed: %s", err);
+    CHECK(t.nsites == 4, "nsites %u", t.nsites);
+    CHECK(t.header->tu_hash == 0x1122334455667788ull, "tu_hash %llx",
+          (unsigned long long)t.header->tu_hash);
+    CHECK(strcmp(t.strings + t.header->source, "src/main.c") == 0, "source name");
+    struct vigil_site_view v;
+    vigil_sitefmt_get(&t, 0, &v);
+    CHECK(v.kind == VIGIL_SITE_ENTRY && strcmp(v.function, "main") == 0 &&
+          strcmp(v.file, "src/main.c") == 0 && v.line == 10 && v.column == 1,
+          "site 0: %d %s %s %u %u", v.kind, v.function, v.file, v.line, v.column);
+    vigil_sitefmt_get(&t, 2, &v);
+    CHECK(v.kind == VIGIL_SITE_LOAD && strcmp(v.function, "helper") == 0 && v.aux == 8 &&
+          strcmp(v.file, "include/h.h") == 0 && v.line == 3 && v.column == 9,
+          "site 2: %d %s %s %u", v.kind, v.function, v.file, v.aux);
+    vigil_sitefmt_get(&t, 3, &v);
+    CHECK(v.kind == VIGIL_SITE_CALL && strcmp(v.file, "") == 0 && v.line == 0, "site 3 file '%s'", v.file);
+    /* "main", "src/main.c", "helper", "include/h.h" stored once each, plus the empty string. */
+    CHECK(t.header->strtab_size == 1 + 5 + 11 + 7 + 12, "strtab_size %u", t.header->strtab_size);
+    CHECK(strcmp(vigil_site_kind_name(VIGIL_SITE_BACKEDGE), "backedge") == 0, "kind name");
+    CHECK(strcmp(vigil_site_kind_name((enum vigil_site_kind)0), "?") == 0, "kind name 0");
+    CHECK(strcmp(vigil_site_kind_name((enum vigil_site_kind)99), "?") == 0, "kind name 99");
+    free(buf);
+}
+
+static void test_empty_table(void)
+{
+    size_t len = 0;
+    unsigned char *buf = vigil_sitefmt_finish(vigil_sitefmt_builder_new(NULL), 7, &len);
+    struct vigil_sitefmt_table t;
+    char err[200] = "";
+    CHECK(buf && vigil_sitefmt_open(buf, len, &t, err, sizeof err) == 0, "empty table: %s", err);
+    CHECK(buf && t.nsites == 0 && t.strings[t.header->source] == '\0', "empty table contents");
+    free(buf);
+}
+
+static void test_many_sites(void)
+{
+    struct vigil_sitefmt_builder *b = vigil_sitefmt_builder_new("many.c");
+    char name[32];
+    for (uint32_t i = 0; i < 5000; i++) {
+        snprintf(name, sizeof name, "f%u", i % 700);
+        uint32_t idx = vigil_sitefmt_add(b, VIGIL_SITE_STORE, name, "many.c", i, i % 80, 4);
+        if (idx != i) {
+            CHECK(idx == i, "index %u for site %u", idx, i);
+            break;
+        }
+    }
+    CHECK(vigil_sitefmt_count(b) == 5000, "count %u", vigil_sitefmt_count(b));
+    size_t len = 0;
+    unsigned char *buf = vigil_sitefmt_finish(b, 1, &len);
+    struct vigil_sitefmt_table t;
+    char err[200] = "";
+    CHECK(vigil_sitefmt_open(buf, len, &t, err, sizeof err) == 0, "open: %s", err);
+    struct vigil_site_view v;
+    vigil_sitefmt_get(&t, 4321, &v);
+    CHECK(strcmp(v.function, "f121") == 0 && v.line == 4321 && v.column == 4321 % 80,
+          "site 4321: %s %u", v.function, v.line);
+    free(buf);
+}
+
+static void test_truncation(void)
+{
+    size_t len = 0;
+    unsigned char *buf = build(&len, 1);
+    char err[200];
+    int rejected = 1;
+    for (size_t n = 0; n < len; n++)
+        if (open_copy(buf, n, err, sizeof err) == 0) {
+            rejected = 0;
+            CHECK(0, "truncated to %zu of %zu bytes accepted", n, len);
+        }
+    CHECK(rejected, "every truncation rejected");
+    CHECK(open_copy(buf, 10, err, sizeof err) != 0 && strstr(err, "truncated"), "reason: %s", err);
+    free(buf);
+}
+
+static void test_bad_header(void)
+{
+    size_t len = 0;
+    unsigned char *buf = build(&len, 1);
+    unsigned char *bad = malloc(len);
+    char err[200];
+
+    memcpy(bad, buf, len);
+    bad[0] = 'X';
+    CHECK(open_copy(bad, len, err, sizeof err) != 0 && strstr(err, "magic"), "bad magic: %s", err);
+
+    memcpy(bad, buf, len);
+    put32(bad + 8, VIGIL_SITEFMT_VERSION + 1);
+    CHECK(open_copy(bad, len, err, sizeof err) != 0 && strstr(err, "version"), "bad version: %s", err);
+
+    memcpy(bad, buf, len);
+    put32(bad + 24, 0xffffffffu);   /* nsites: would overflow a 32-bit size computation */
+    CHECK(open_copy(bad, len, err, sizeof err) != 0, "huge nsites accepted");
+
+    memcpy(bad, buf, len);
+    put32(bad + 32, 0xfffffff0u);   /* strtab_size */
+    CHECK(open_copy(bad, len, err, sizeof err) != 0, "huge strtab accepted");
+
+    memcpy(bad, buf, len);
+    put32(bad + 36, (uint32_t)len + 8);  /* total_size beyond the buffer */
+    CHECK(open_copy(bad, len, err, sizeof err) != 0, "total_size beyond buffer accepted");
+
+    memcpy(bad, buf, len);
+    put32(bad + 40, 4096);          /* source offset */
+    CHECK(open_copy(bad, len, err, sizeof err) != 0 && strstr(err, "source"), "bad source: %s", err);
+    free(bad);
+    free(buf);
+}
+
+static void test_bad_records(void)
+{
+    size_t len = 0;
+    unsigned char *buf = build(&len, 1);
+    unsigned char *bad = malloc(len);
+    char err[200];
+    uint32_t strtab_size = ((const struct vigil_sitefmt_header *)buf)->strtab_size;
+    const size_t rec1 = 48 + 24;    /* second record */
+
+    memcpy(bad, buf, len);
+    put32(bad + rec1 + 4, strtab_size);        /* function offset just out of range */
+    CHECK(open_copy(bad, len, err, sizeof err) != 0 && strstr(err, "site 1"), "function offset: %s", err);
+
+    memcpy(bad, buf, len);
+    put32(bad + rec1 + 8, 0x80000000u);        /* file offset */
+    CHECK(open_copy(bad, len, err, sizeof err) != 0, "file offset accepted");
+
+    memcpy(bad, buf, len);
+    put32(bad + rec1 + 4, strtab_size - 1);    /* last byte: the empty string, valid */
+    CHECK(open_copy(bad, len, err, sizeof err) == 0, "last strtab offset rejected: %s", err);
+
+    memcpy(bad, buf, len);
+    put32(bad + rec1, 0);                      /* kind */
+    CHECK(open_copy(bad, len, err, sizeof err) != 0 && strstr(err, "kind"), "kind 0: %s", err);
+    put32(bad + rec1, VIGIL_SITE_KIND_MAX + 1);
+    CHECK(open_copy(bad, len, err, sizeof err) != 0, "kind max+1 accepted");
+
+    /* A string table whose last string is not terminated. */
+    memcpy(bad, buf, len);
+    bad[48 + 4 * 24 + strtab_size - 1] = 'x';
+    CHECK(open_copy(bad, len, err, sizeof err) != 0, "unterminated strtab accepted");
+    free(bad);
+    free(buf);
+}
+
+static void test_walk(void)
+{
+    size_t a_len = 0, b_len = 0;
+    unsigned char *a = build(&a_len, 1), *b = build(&b_len, 2);
+    size_t pad = 16, len = a_len + pad + b_len + 8;
+    unsigned char *section = calloc(1, len);
+    memcpy(section, a, a_len);
+    memcpy(section + a_len + pad, b, b_len);
+    char err[200] = "";
+    uint32_t nsites = 0;
+    int n = vigil_sitefmt_walk(section, len, count_sites, &nsites, err, sizeof err);
+    CHECK(n == 2, "walk found %d tables: %s", n, err);
+    CHECK(nsites == 8, "walk saw %u sites", nsites);
+
+    int calls = 0;
+    n = vigil_sitefmt_walk(section, len, stop_at_first, &calls, err, sizeof err);
+    CHECK(n == 1 && calls == 1, "stop: n=%d calls=%d", n, calls);
+
+    CHECK(vigil_sitefmt_walk(section, 0, count_sites, &nsites, err, sizeof err) == 0, "empty section");
+
+    section[a_len + 3] = 0x55;                 /* garbage inside the padding */
+    CHECK(vigil_sitefmt_walk(section, len, NULL, NULL, err, sizeof err) == -1 && strstr(err, "offset"),
+          "garbage between tables: %s", err);
+    section[a_len + 3] = 0;
+    /* Second table cut short. */
+    CHECK(vigil_sitefmt_walk(section, a_len + pad + b_len - 8, NULL, NULL, err, sizeof err) == -1,
+          "truncated second table accepted");
+    /* Non-zero byte in a table's own padding. */
+    memcpy(section, a, a_len);
+    if (((const struct vigil_sitefmt_header *)a)->total_size >
+        48 + 4 * 24 + ((const struct vigil_sitefmt_header *)a)->strtab_size) {
+        section[a_len - 1] = 1;
+        CHECK(vigil_sitefmt_walk(section, len, NULL, NULL, err, sizeof err) == -1, "dirty padding accepted");
+    }
+    free(section);
+    free(a);
+    free(b);
+}
+
+int main(void)
+{
+    test_round_trip();
+    test_empty_table();
+    test_many_sites();
+    test_truncation();
+    test_bad_header();
+    test_bad_records();
+    test_walk();
+    return CHECK_DONE("sitefmt");
+}
