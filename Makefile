@@ -47,7 +47,7 @@ $(B)/bin/vigil-cc: $(COMPILER_OBJ) $(COMMON_OBJ)
 	$(HOSTCC) $^ -o $@ $(LLVM_LIBS) -lm
 $(B)/bin/vigil: $(CMD_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $^ -o $@ -ldw -lelf -lm
+	$(HOSTCC) $^ -o $@ -ldw -lelf -lsqlite3 -lpq -lm
 $(B)/lib/libvigil.a: $(RT_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^

@@ -62,8 +62,8 @@ struct vigil_run_report {
 };
 
 /* Parse dir/run.txt (or a run.txt path). Returns 0, or -1 with "FILE:LINE: what was expected"
- * in err. Unknown keys are an error only if the version is unknown (newer writers may add keys
- * within a version? no: a version bump is required for any new key). */
+ * in err. An unknown key is an error naming FILE:LINE: adding a key requires a version bump.
+ * On error *r is left empty (vigil_run_report_free is still safe to call). */
 int vigil_run_report_load(const char *path, struct vigil_run_report *r, char *err, size_t errlen);
 /* Parse from memory (for the fuzzer); name is used in messages. */
 int vigil_run_report_parse(const char *text, size_t len, const char *name,

@@ -5,7 +5,7 @@
 #                   build/<variant>/<package>/
 #   VIGILCC         compiler for the vigil variant (default: build/bin/vigil-cc of this repo)
 #   PLAINCC         compiler for the plain variant (default: clang)
-#   REAL_CFLAGS     optimization flags of both variants (default: -O2)
+#   REAL_CFLAGS     flags of both variants (default: -O2 -gdwarf-4; DWARF 4 for valgrind)
 #
 # Functions: real_fetch PKG, real_build PKG VARIANT (plain|vigil) -> prints the binary path.
 
@@ -13,7 +13,7 @@ REPO_ROOT=${REPO_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 VIGIL_REAL_DIR=${VIGIL_REAL_DIR:-/var/tmp/vigil-real}
 VIGILCC=${VIGILCC:-$REPO_ROOT/build/bin/vigil-cc}
 PLAINCC=${PLAINCC:-clang}
-REAL_CFLAGS=${REAL_CFLAGS:--O2}
+REAL_CFLAGS=${REAL_CFLAGS:--O2 -gdwarf-4}
 
 real_log() { echo "real: $*" >&2; }
 real_die() { echo "real: error: $*" >&2; exit 2; }
@@ -82,4 +82,159 @@ real_fetch() {
         [ -n "$dir" ] || real_die "apt-get source $srcpkg left no directory"
     fi
     echo "$dir"
+}
+
+# Identity of a compiler for build caching: its path and a hash of the driver (and, for
+# vigil-cc, of the runtime library it links in).
+real_compiler_identity() {
+    local cc=$1 path
+    path=$(command -v "$cc" 2>/dev/null || echo "$cc")
+    {
+        echo "$path"
+        sha1sum "$path" 2>/dev/null || true
+        if [ "$(basename "$path")" = vigil-cc ]; then
+            sha1sum "$(dirname "$path")/../lib/libvigil.a" 2>/dev/null || true
+        fi
+        "$path" --version 2>/dev/null | head -n1 || true
+    } | sha1sum | cut -c1-16
+}
+
+real_variant_cc() {
+    case "$1" in
+        plain) echo "$PLAINCC" ;;
+        vigil) echo "$VIGILCC" ;;
+        *) real_die "unknown variant $1 (plain or vigil)" ;;
+    esac
+}
+
+# Compile the given C files (paths relative to the current directory) into objects next to
+# them, two at a time; stops at the first failure.
+real_compile_each() {
+    local cc=$1 flags=$2; shift 2
+    printf '%s\n' "$@" | xargs -P2 -I{} sh -c 'f={}; exec '"$cc"' '"$flags"' -c "$f" -o "${f%.c}.o"'
+}
+
+# Per-package build recipes. Run in an empty build directory $1 with CC=$2; they leave the
+# program at the path printed by real_binary_path.
+real_recipe_bzip2() {
+    local dir=$1 cc=$2 src
+    src=$(real_fetch bzip2)
+    cp "$src"/*.c "$src"/*.h "$dir"/
+    cd "$dir"
+    real_compile_each "$cc" "$REAL_CFLAGS -D_FILE_OFFSET_BITS=64" \
+        blocksort.c huffman.c crctable.c randtable.c compress.c decompress.c bzlib.c bzip2.c
+    $cc $REAL_CFLAGS -o bzip2 blocksort.o huffman.o crctable.o randtable.o compress.o \
+        decompress.o bzlib.o bzip2.o
+}
+
+real_recipe_lua() {
+    local dir=$1 cc=$2 src f files=()
+    src=$(real_fetch lua)
+    cp "$src"/src/*.c "$src"/src/*.h "$dir"/
+    cd "$dir"
+    rm -f luac.c
+    # Debian's luaconf.h includes a header that debian/rules generates.
+    echo "#define DEB_HOST_MULTIARCH \"$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)\"" > lua5.4-deb-multiarch.h
+    for f in *.c; do files+=("$f"); done
+    real_compile_each "$cc" "-std=gnu99 $REAL_CFLAGS -DLUA_COMPAT_5_3 -DLUA_USE_LINUX" "${files[@]}"
+    $cc $REAL_CFLAGS -Wl,-E -o lua ./*.o -lm -ldl
+}
+
+# The sqlite3 amalgamation (sqlite3.c, shell.c) is generated once from the source tree, with
+# plain clang and tclsh; both variants then compile the same two files.
+real_sqlite_amalgamation() {
+    local src gen=$VIGIL_REAL_DIR/build/sqlite3-amalgamation
+    src=$(real_fetch sqlite3)
+    if [ ! -f "$gen/sqlite3.c" ] || [ ! -f "$gen/shell.c" ]; then
+        command -v tclsh >/dev/null || real_die "tclsh missing (needed to generate the sqlite3 amalgamation): apt-get install tcl"
+        real_log "generating the sqlite3 amalgamation in $gen"
+        rm -rf "$gen" && mkdir -p "$gen"
+        (cd "$gen" && "$src"/configure CC="$PLAINCC" --disable-tcl >configure.log 2>&1 \
+            && make -j2 sqlite3.c shell.c >make.log 2>&1) \
+            || real_die "generating the sqlite3 amalgamation failed: see $gen/configure.log, $gen/make.log"
+    fi
+    echo "$gen"
+}
+
+real_recipe_sqlite3() {
+    local dir=$1 cc=$2 gen
+    gen=$(real_sqlite_amalgamation)
+    cp "$gen"/sqlite3.c "$gen"/shell.c "$gen"/sqlite3.h "$dir"/
+    [ -f "$gen/sqlite3ext.h" ] && cp "$gen/sqlite3ext.h" "$dir"/
+    cd "$dir"
+    real_compile_each "$cc" "$REAL_CFLAGS -DSQLITE_THREADSAFE=1 -DSQLITE_ENABLE_MATH_FUNCTIONS" sqlite3.c shell.c
+    $cc $REAL_CFLAGS -o sqlite3 shell.o sqlite3.o -lpthread -ldl -lm
+}
+
+# Debian's patches leave some autotools inputs newer than their outputs; make them older so
+# that make does not try to run automake/autoconf (not needed, maybe not installed).
+real_autotools_settle() {
+    find . -name aclocal.m4 -exec touch -d '2000-01-01' {} +
+    find . \( -name configure.ac -o -name configure.in -o -name Makefile.am -o -name '*.m4' -o -name '*.mk' \) \
+        ! -name aclocal.m4 -exec touch -d '1999-01-01' {} +
+    find . \( -name configure -o -name Makefile.in -o -name config.h.in -o -name config.hin \) \
+        -exec touch -d '2001-01-01' {} +
+}
+
+# Autotools packages: copy the tree, configure with CC, make only the program.
+real_recipe_bc() {
+    local dir=$1 cc=$2 src
+    src=$(real_fetch bc)
+    cp -a "$src"/. "$dir"/
+    cd "$dir"
+    real_autotools_settle
+    # Keep the shipped generated parser and scanner (no bison/flex needed).
+    touch bc/bc.c bc/bc.h bc/scan.c
+    ./configure CC="$cc" CFLAGS="$REAL_CFLAGS" >configure.log 2>&1 || { tail -n 30 config.log >&2; return 1; }
+    make -C lib >make.log 2>&1 && make -C bc >>make.log 2>&1 || { tail -n 30 make.log >&2; return 1; }
+}
+
+real_recipe_gzip() {
+    local dir=$1 cc=$2 src
+    src=$(real_fetch gzip)
+    cp -a "$src"/. "$dir"/
+    cd "$dir"
+    real_autotools_settle
+    ./configure CC="$cc" CFLAGS="$REAL_CFLAGS" >configure.log 2>&1 || { tail -n 30 config.log >&2; return 1; }
+    make -j2 >make.log 2>&1 || { tail -n 30 make.log >&2; return 1; }
+}
+
+real_binary_path() {  # PROG VARIANT
+    local dir=$VIGIL_REAL_DIR/build/$2/$1
+    case "$1" in
+        bzip2) echo "$dir/bzip2" ;;
+        lua) echo "$dir/lua" ;;
+        sqlite3) echo "$dir/sqlite3" ;;
+        bc) echo "$dir/bc/bc" ;;
+        gzip) echo "$dir/gzip" ;;
+    esac
+}
+
+# Build PROG with VARIANT unless an up-to-date build exists (same compiler identity, flags and
+# recipe). Prints the binary's path. The build time (seconds) is kept in .build_seconds.
+real_build() {
+    local prog=$1 variant=$2 cc dir stamp want start end
+    cc=$(real_variant_cc "$variant")
+    [ -x "$(command -v "$cc" 2>/dev/null || echo "$cc")" ] || real_die "compiler $cc not found (make it first, or set VIGILCC)"
+    dir=$VIGIL_REAL_DIR/build/$variant/$prog
+    stamp=$dir/.stamp
+    want="$(real_compiler_identity "$cc") $REAL_CFLAGS $(declare -f "real_recipe_$prog" | sha1sum | cut -c1-12)"
+    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$(real_binary_path "$prog" "$variant")" ]; then
+        real_binary_path "$prog" "$variant"
+        return 0
+    fi
+    real_fetch "$prog" >/dev/null
+    [ "$prog" = sqlite3 ] && real_sqlite_amalgamation >/dev/null
+    real_log "building $prog ($variant: $cc $REAL_CFLAGS)"
+    rm -rf "$dir" && mkdir -p "$dir"
+    start=$(date +%s.%N)
+    if ! (set -e; "real_recipe_$prog" "$dir" "$cc") >"$dir/.build.log" 2>&1; then
+        echo "real: build of $prog ($variant) failed; last lines of $dir/.build.log:" >&2
+        tail -n 25 "$dir/.build.log" >&2
+        return 1
+    fi
+    end=$(date +%s.%N)
+    echo "$end - $start" | bc -l 2>/dev/null > "$dir/.build_seconds" || python3 -c "print($end-$start)" > "$dir/.build_seconds"
+    echo "$want" > "$stamp"
+    real_binary_path "$prog" "$variant"
 }

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The leak tool's cost, side by side with its peers, on the real programs of tests/real (built
+# by tests/real/sources.sh, reused from its cache) plus allocation-heavy workloads (sqlite3 on
+# bench/workloads/bench.sql, lua on bench/workloads/bench.lua):
+#   plain          clang, the reference
+#   vigil-adapt    vigil-cc build, VIGIL_OPTIONS=tools=leak (adaptive sampling)
+#   vigil-full     vigil-cc build, VIGIL_OPTIONS=mode=full:tools=leak
+#   asan           clang -fsanitize=address (LeakSanitizer on at exit)
+#   valgrind       valgrind --leak-check=full on the plain build (skipped with BENCH_VALGRIND=0)
+# Runs alternate between the variants (RUNS rounds, default 5); prints the median wall time and
+# peak RSS of each, the ratios to plain, and the geometric means of the ratios.
+#
+# usage: bench/leak.sh [PROGRAM...]        programs: sqlite3 lua bzip2 bc (default: all four)
+# Environment: RUNS, BENCH_VALGRIND, VIGIL_REAL_DIR (shared with tests/real), SQL_ROWS, LUA_N.
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO_ROOT=$(cd "$HERE/.." && pwd)
+# shellcheck source=../tests/real/sources.sh
+source "$REPO_ROOT/tests/real/sources.sh"
+RUNS=${RUNS:-5}
+BENCH_VALGRIND=${BENCH_VALGRIND:-1}
+SQL_ROWS=${SQL_ROWS:-200000}
+LUA_N=${LUA_N:-4}
+programs=("$@")
+[ ${#programs[@]} = 0 ] && programs=(sqlite3 lua bzip2 bc)
+command -v /usr/bin/time >/dev/null || real_die "/usr/bin/time missing: apt-get install time"
+
+# ASan builds live in their own cache directory (the build stamp includes the flags), sharing
+# the fetched sources and the sqlite3 amalgamation with the main cache.
+ASAN_DIR=$VIGIL_REAL_DIR/asan
+mkdir -p "$ASAN_DIR/build"
+[ -e "$ASAN_DIR/src" ] || ln -s "$VIGIL_REAL_DIR/src" "$ASAN_DIR/src"
+asan_build() {
+    real_sqlite_amalgamation >/dev/null 2>&1 || true
+    [ -e "$ASAN_DIR/build/sqlite3-amalgamation" ] || ln -s "$VIGIL_REAL_DIR/build/sqlite3-amalgamation" "$ASAN_DIR/build/sqlite3-amalgamation"
+    (VIGIL_REAL_DIR=$ASAN_DIR REAL_CFLAGS="$REAL_CFLAGS -fsanitize=address" real_build "$1" plain)
+}
+
+WORK=$(mktemp -d /tmp/vigil-bench-leak.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+sed "s/@ROWS@/$SQL_ROWS/g" "$HERE/workloads/bench.sql" >"$WORK/bench.sql"
+text_input() {   # a large text file: the sqlite3 amalgamation, concatenated twice
+    [ -s "$WORK/input.txt" ] || cat "$(real_sqlite_amalgamation)/sqlite3.c" "$(real_sqlite_amalgamation)/sqlite3.c" >"$WORK/input.txt"
+    echo "$WORK/input.txt"
+}
+
+# The command line of PROGRAM's workload with binary $1.
+workload() {
+    case "$2" in
+        sqlite3) echo "$1 :memory: < $WORK/bench.sql" ;;
+        lua) echo "$1 $HERE/workloads/bench.lua $LUA_N" ;;
+        bzip2) echo "$1 -9 -c < $(text_input)" ;;
+        bc) echo "$1 -l $REPO_ROOT/tests/real/workloads/bc_pi.bc" ;;
+    esac
+}
+
+# Run one measurement; prints "seconds max_rss_kb".
+measure() {   # VARIANT BINARY PROGRAM
+    local variant=$1 bin=$2 prog=$3 cmd env=() pre=()
+    cmd=$(workload "$bin" "$prog")
+    case "$variant" in
+        vigil-adapt) env=(VIGIL_OPTIONS="tools=leak:out=$WORK/reports") ;;
+        vigil-full) env=(VIGIL_OPTIONS="mode=full:tools=leak:out=$WORK/reports") ;;
+        asan) env=(ASAN_OPTIONS=detect_leaks=1:exitcode=0) ;;
+        valgrind) pre=(valgrind -q --leak-check=full --error-exitcode=0) ;;
+    esac
+    env "${env[@]}" /usr/bin/time -f "%e %M" -o "$WORK/time" "${pre[@]}" bash -c "exec $cmd" >/dev/null 2>"$WORK/stderr" \
+        || { echo "bench: $variant $prog failed: $(tail -n 3 "$WORK/stderr")" >&2; echo "nan nan"; return; }
+    tail -n1 "$WORK/time"
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+variants=(plain vigil-adapt vigil-full asan)
+[ "$BENCH_VALGRIND" = 1 ] && command -v valgrind >/dev/null && variants+=(valgrind)
+printf '%-8s %-12s %9s %10s %8s %8s\n' program variant "time(s)" "rss(KiB)" "time x" "rss x"
+declare -A ratios_t ratios_m
+for prog in "${programs[@]}"; do
+    plain_bin=$(real_build "$prog" plain) || continue
+    vigil_bin=$(real_build "$prog" vigil) || continue
+    asan_bin=$(asan_build "$prog") || asan_bin=""
+    declare -A bin=([plain]=$plain_bin [vigil-adapt]=$vigil_bin [vigil-full]=$vigil_bin [asan]=$asan_bin [valgrind]=$plain_bin)
+    rm -f "$WORK"/t.* "$WORK"/m.*
+    for ((r = 0; r < RUNS; r++)); do
+        for v in "${variants[@]}"; do
+            [ -n "${bin[$v]}" ] || continue
+            [ "$v" = valgrind ] && [ "$r" -ge 1 ] && [ "$RUNS" -gt 1 ] && [ "$prog" != bc ] && continue  # slow: one run
+            read -r t m < <(measure "$v" "${bin[$v]}" "$prog")
+            echo "$t" >>"$WORK/t.$v"
+            echo "$m" >>"$WORK/m.$v"
+            rm -rf "$WORK/reports"
+        done
+    done
+    base_t=$(median <"$WORK/t.plain") base_m=$(median <"$WORK/m.plain")
+    for v in "${variants[@]}"; do
+        [ -s "$WORK/t.$v" ] || continue
+        t=$(median <"$WORK/t.$v") m=$(median <"$WORK/m.$v")
+        rt=$(awk -v a="$t" -v b="$base_t" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }')
+        rm_=$(awk -v a="$m" -v b="$base_m" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }')
+        printf '%-8s %-12s %9s %10s %8s %8s\n' "$prog" "$v" "$t" "$m" "$rt" "$rm_"
+        ratios_t[$v]+="$rt " ratios_m[$v]+="$rm_ "
+    done
+    unset bin
+done
+echo
+printf '%-12s %14s %14s\n' variant "geomean time x" "geomean rss x"
+for v in "${variants[@]}"; do
+    [ -n "${ratios_t[$v]:-}" ] || continue
+    printf '%-12s %14s %14s\n' "$v" \
+        "$(echo "${ratios_t[$v]}" | awk '{ s = 0; for (i = 1; i <= NF; i++) s += log($i); printf "%.3f", exp(s / NF) }')" \
+        "$(echo "${ratios_m[$v]}" | awk '{ s = 0; for (i = 1; i <= NF; i++) s += log($i); printf "%.3f", exp(s / NF) }')"
+done

@@ -1,0 +1,342 @@
+#!/usr/bin/env python3
+"""vigil benchmark: plain clang vs vigil-cc builds of real programs (Debian sources), side by
+side in one run.
+
+For each workload the plain build and the vigil build in modes off, adaptive and full run in
+alternating order (the order rotates every round), at least 5 times each; the table shows the
+median CPU time (user+sys of the child) of each, the ratio to plain, and the geomean of the
+ratios. Then compile time and text size (`size`) of vigil vs plain, and instruction counts
+from `valgrind --tool=cachegrind --cache-sim=no` on smaller workloads. Nothing is asserted:
+this only prints (and writes bench/results/<date>.txt).
+
+usage: bench/run.py [--runs N] [--programs bzip2,lua,...] [--modes off,adaptive,full]
+                    [--no-compile] [--no-cachegrind] [--scale F]
+Builds come from tests/real/sources.sh (cached in $VIGIL_REAL_DIR, default /var/tmp/vigil-real);
+both variants use the same flags (REAL_CFLAGS, default -O2 -gdwarf-4).
+"""
+import argparse
+import datetime
+import math
+import os
+import random
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOURCES_SH = os.path.join(ROOT, "tests", "real", "sources.sh")
+WORKLOADS = os.path.join(ROOT, "bench", "workloads")
+REAL_DIR = os.environ.get("VIGIL_REAL_DIR", "/var/tmp/vigil-real")
+INPUTS = os.path.join(REAL_DIR, "inputs")
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def shell_sources(command):
+    """Run a bash command with tests/real/sources.sh sourced; returns stdout (stripped)."""
+    result = subprocess.run(["bash", "-c", f'source "{SOURCES_SH}" && {command}'],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(result.stderr.strip().splitlines()[-5:] if result.stderr else command)
+    return result.stdout.strip()
+
+
+def build(program, variant):
+    return shell_sources(f"real_build {program} {variant}")
+
+
+def generated_text(size_mb):
+    path = os.path.join(INPUTS, f"bench-text-{size_mb}m.txt")
+    if not os.path.exists(path):
+        os.makedirs(INPUTS, exist_ok=True)
+        rng = random.Random(424242)
+        words = ("monitor sample burst check copy vigil adaptive rate floor site leak race "
+                 "alpha beta gamma delta kernel thread signal buffer").split()
+        lines, total, i = [], 0, 0
+        while total < size_mb << 20:
+            line = "%07d %s" % (i, " ".join(rng.choice(words) + (str(rng.randrange(10 ** rng.randrange(1, 7)))
+                                                                   if rng.random() < 0.3 else "")
+                                            for _ in range(rng.randrange(4, 16))))
+            lines.append(line)
+            total += len(line) + 1
+            i += 1
+        with open(path + ".tmp", "w") as f:
+            f.write("\n".join(lines) + "\n")
+        os.rename(path + ".tmp", path)
+    return path
+
+
+def compressed(program, plain_bin, source, suffix, flags):
+    path = source + suffix
+    if not os.path.exists(path):
+        with open(source, "rb") as src, open(path + ".tmp", "wb") as out:
+            subprocess.run([plain_bin] + flags, stdin=src, stdout=out, check=True)
+        os.rename(path + ".tmp", path)
+    return path
+
+
+def scaled_file(template, scale_key, value, suffix):
+    with open(os.path.join(WORKLOADS, template)) as f:
+        text = f.read().replace(scale_key, str(value))
+    fd, path = tempfile.mkstemp(suffix=suffix, prefix="vigil-bench-")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    return path
+
+
+# Workloads: name -> (program, function(binaries, small) -> (argv tail, stdin path)).
+# Sizes aim at 1-5 s of CPU on the plain build (scaled by --scale); "small" is for cachegrind.
+def workloads(scale):
+    def size(n, small):
+        return max(1, int(n * (0.05 if small else scale)))
+
+    def bzip2_compress(bins, small):
+        return ["-9", "-c"], generated_text(size(16, small))
+
+    def bzip2_decompress(bins, small):
+        text = generated_text(size(48, small))
+        return ["-d", "-c"], compressed("bzip2", bins["bzip2"], text, ".bz2", ["-9", "-c"])
+
+    def lua(bins, small):
+        return [os.path.join(WORKLOADS, "bench.lua"), str(size(40, small))], None
+
+    def sqlite3(bins, small):
+        return [":memory:"], scaled_file("bench.sql", "@ROWS@", size(400000, small), ".sql")
+
+    def bc(bins, small):
+        digits = 120 if small else int(1500 * math.sqrt(scale))
+        fd, path = tempfile.mkstemp(suffix=".bc", prefix="vigil-bench-")
+        with os.fdopen(fd, "w") as f:
+            f.write(f"scale={digits}\n4*a(1)\ne(1)\n")
+        return ["-l"], path
+
+    def gzip_compress(bins, small):
+        return ["-6", "-n", "-c"], generated_text(size(96, small))
+
+    def gzip_decompress(bins, small):
+        text = generated_text(size(192, small))
+        return ["-d", "-c"], compressed("gzip", bins["gzip"], text, ".gz", ["-6", "-n", "-c"])
+
+    return [("bzip2-compress", "bzip2", bzip2_compress), ("bzip2-decompress", "bzip2", bzip2_decompress),
+            ("lua", "lua", lua), ("sqlite3", "sqlite3", sqlite3), ("bc", "bc", bc),
+            ("gzip-compress", "gzip", gzip_compress), ("gzip-decompress", "gzip", gzip_decompress)]
+
+
+def run_once(binary, argv, stdin_path, mode, report_dir, timeout=900):
+    env = dict(os.environ)
+    env.pop("VIGIL_OPTIONS", None)
+    if mode is not None:
+        env["VIGIL_OPTIONS"] = f"mode={mode}:out={report_dir}"
+    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    start = time.monotonic()
+    proc = subprocess.Popen([binary] + argv, stdin=stdin, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=env)
+    try:
+        _, err = proc.communicate(timeout=timeout)
+    finally:
+        if stdin_path:
+            stdin.close()
+    wall = time.monotonic() - start
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return proc.returncode, wall, usage, err
+
+
+class ChildTimer:
+    """CPU time of each finished child: difference of RUSAGE_CHILDREN around the run."""
+
+    def __init__(self):
+        self.last = resource.getrusage(resource.RUSAGE_CHILDREN)
+
+    def measure(self, *args):
+        code, wall, usage, err = run_once(*args)
+        cpu = (usage.ru_utime - self.last.ru_utime) + (usage.ru_stime - self.last.ru_stime)
+        self.last = usage
+        return code, cpu, wall, err
+
+
+def geomean(values):
+    values = [v for v in values if v and v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def text_size(binary):
+    out = subprocess.run(["size", binary], stdout=subprocess.PIPE, text=True, check=True).stdout
+    return int(out.splitlines()[1].split()[0])
+
+
+def compile_seconds(program, variant):
+    """Build time recorded by real_build (seconds; includes configure for autotools packages)."""
+    path = os.path.join(REAL_DIR, "build", variant, program, ".build_seconds")
+    try:
+        with open(path) as f:
+            return float(f.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def cachegrind_instructions(binary, argv, stdin_path, mode):
+    env = dict(os.environ)
+    env.pop("VIGIL_OPTIONS", None)
+    report_dir = tempfile.mkdtemp(prefix="vigil-bench-cg-")
+    if mode is not None:
+        env["VIGIL_OPTIONS"] = f"mode={mode}:out={report_dir}"
+    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    try:
+        result = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                                 "--cachegrind-out-file=/dev/null", binary] + argv,
+                                stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True, env=env, timeout=3600)
+    finally:
+        if stdin_path:
+            stdin.close()
+        shutil.rmtree(report_dir, ignore_errors=True)
+    m = re.search(r"I\s+refs:\s+([\d,]+)", result.stderr)
+    return int(m.group(1).replace(",", "")) if m else None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--programs", default="bzip2,lua,sqlite3,bc,gzip")
+    parser.add_argument("--modes", default="off,adaptive,full")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply workload sizes")
+    parser.add_argument("--no-compile", action="store_true", help="skip compile time and text size")
+    parser.add_argument("--no-cachegrind", action="store_true")
+    parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
+    args = parser.parse_args()
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    programs = [p for p in args.programs.split(",") if p]
+    modes = [m for m in args.modes.split(",") if m]
+    lines = []
+
+    def emit(line=""):
+        print(line, flush=True)
+        lines.append(line)
+
+    bins = {}
+    for program in programs:
+        for variant in ("plain", "vigil"):
+            log(f"bench: build {program} ({variant})")
+            try:
+                bins[(program, variant)] = build(program, variant)
+            except RuntimeError as e:
+                log(f"bench: build of {program} ({variant}) failed: {e}")
+    plain_bins = {p: bins.get((p, "plain")) for p in programs}
+
+    vigilcc = os.environ.get("VIGILCC", os.path.join(ROOT, "build", "bin", "vigil-cc"))
+    cflags = os.environ.get("REAL_CFLAGS", "-O2 -gdwarf-4")
+    emit(f"vigil benchmark {datetime.datetime.now().isoformat(timespec='seconds')}  host {os.uname().nodename}"
+         f"  cpus {os.cpu_count()}  runs {args.runs}  scale {args.scale}")
+    emit(f"plain: clang {cflags}   vigil: {vigilcc} {cflags}   (commit "
+         + subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True).stdout.strip() + ")")
+    emit("CPU time (user+sys) medians in seconds; ratio = vigil / plain")
+    emit()
+    columns = ["plain"] + modes
+    header = f"{'workload':<18}" + "".join(f"{c:>10}" for c in columns) + "".join(f"{'x ' + m:>11}" for m in modes)
+    emit(header)
+    emit("-" * len(header))
+    ratios = {m: [] for m in modes}
+    timer = ChildTimer()
+    selected = [w for w in workloads(args.scale) if w[1] in programs]
+    chosen_inputs = {}
+    for name, program, make in selected:
+        plain = bins.get((program, "plain"))
+        vigil = bins.get((program, "vigil"))
+        if not plain or not vigil:
+            emit(f"{name:<18} (not built)")
+            continue
+        try:
+            argv, stdin_path = make(plain_bins, False)
+        except (OSError, subprocess.CalledProcessError) as e:
+            emit(f"{name:<18} (input failed: {e})")
+            continue
+        chosen_inputs[name] = (argv, stdin_path)
+        report_dir = tempfile.mkdtemp(prefix="vigil-bench-reports-")
+        times = {c: [] for c in columns}
+        failures = {}
+        order = list(columns)
+        for round_index in range(args.runs):
+            for column in order:
+                binary, mode = (plain, None) if column == "plain" else (vigil, column)
+                code, cpu, wall, err = timer.measure(binary, argv, stdin_path, mode, report_dir)
+                if code != 0:
+                    failures[column] = f"exit {code}: {err.decode(errors='replace').strip().splitlines()[-1:] }"
+                times[column].append(cpu)
+            order = order[1:] + order[:1]
+            shutil.rmtree(report_dir, ignore_errors=True)
+            os.makedirs(report_dir, exist_ok=True)
+        shutil.rmtree(report_dir, ignore_errors=True)
+        medians = {c: statistics.median(times[c]) for c in columns}
+        row = f"{name:<18}" + "".join(f"{medians[c]:>10.3f}" for c in columns)
+        for m in modes:
+            r = medians[m] / medians["plain"] if medians["plain"] > 0 else float("nan")
+            ratios[m].append(r)
+            row += f"{r:>10.3f}x"
+        emit(row)
+        for column, why in failures.items():
+            emit(f"  !! {name} {column}: {why}")
+    emit("-" * len(header))
+    emit(f"{'geomean':<18}" + " " * (10 * len(columns)) + "".join(f"{geomean(ratios[m]):>10.3f}x" for m in modes))
+    emit()
+
+    if not args.no_compile:
+        emit(f"{'program':<10}{'build s plain':>15}{'build s vigil':>15}{'ratio':>8}"
+             f"{'text plain':>13}{'text vigil':>13}{'ratio':>8}")
+        compile_ratios, size_ratios = [], []
+        for program in programs:
+            plain, vigil = bins.get((program, "plain")), bins.get((program, "vigil"))
+            if not plain or not vigil:
+                continue
+            cp, cv = compile_seconds(program, "plain"), compile_seconds(program, "vigil")
+            sp, sv = text_size(plain), text_size(vigil)
+            cr = cv / cp if cp and cv else float("nan")
+            compile_ratios.append(cr)
+            size_ratios.append(sv / sp)
+            emit(f"{program:<10}{cp or 0:>15.1f}{cv or 0:>15.1f}{cr:>7.2f}x{sp:>13}{sv:>13}{sv / sp:>7.2f}x")
+        emit(f"{'geomean':<10}{'':>30}{geomean(compile_ratios):>7.2f}x{'':>26}{geomean(size_ratios):>7.2f}x")
+        emit("(build s: time of the cached build, configure included for bc and gzip; text: `size` text"
+             " column, the vigil binary includes libvigil)")
+        emit()
+
+    if not args.no_cachegrind and shutil.which("valgrind"):
+        emit("instructions (valgrind --tool=cachegrind --cache-sim=no, small workloads), ratio to plain")
+        header = f"{'workload':<18}{'plain':>15}" + "".join(f"{'x ' + m:>11}" for m in modes)
+        emit(header)
+        cg_ratios = {m: [] for m in modes}
+        for name, program, make in selected:
+            plain, vigil = bins.get((program, "plain")), bins.get((program, "vigil"))
+            if not plain or not vigil:
+                continue
+            log(f"bench: cachegrind {name}")
+            argv, stdin_path = make(plain_bins, True)
+            base = cachegrind_instructions(plain, argv, stdin_path, None)
+            row = f"{name:<18}{base or 0:>15,}"
+            for m in modes:
+                n = cachegrind_instructions(vigil, argv, stdin_path, m)
+                r = n / base if n and base else float("nan")
+                cg_ratios[m].append(r)
+                row += f"{r:>10.3f}x"
+            emit(row)
+        emit(f"{'geomean':<18}{'':>15}" + "".join(f"{geomean(cg_ratios[m]):>10.3f}x" for m in modes))
+
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, datetime.date.today().isoformat() + ".txt")
+    with open(path, "a") as f:
+        f.write("\n".join(lines) + "\n\n")
+    log(f"bench: results appended to {path}")
+    for argv, stdin_path in chosen_inputs.values():
+        if stdin_path and os.path.basename(stdin_path).startswith("vigil-bench-"):
+            os.unlink(stdin_path)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,652 @@
+/* Loading and preparing leak.json for `vigil leaks` and `vigil html`; see leakreport.h. */
+#include "leakreport.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfsites.h"
+#include "sitemap.h"
+#include "symbolize.h"
+
+/* ---- a small JSON reader (leak.json is the only JSON the command reads) ---- */
+enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
+struct jnode {
+    enum jtype type;
+    double num;
+    uint64_t u;                 /* exact value of a non-negative integer */
+    char *str;                  /* J_STR: value; object members: key */
+    size_t n;
+    struct jnode *kids;         /* J_ARR / J_OBJ (members carry their key in str... see below) */
+    char **keys;                /* J_OBJ: key of kids[i] */
+};
+struct jparser { const char *p, *end; const char *err; int depth; };
+
+static void jfree(struct jnode *n)
+{
+    for (size_t i = 0; i < n->n; i++) {
+        jfree(&n->kids[i]);
+        if (n->keys)
+            free(n->keys[i]);
+    }
+    free(n->kids);
+    free(n->keys);
+    free(n->str);
+}
+
+static void skip_ws(struct jparser *ps)
+{
+    while (ps->p < ps->end && isspace((unsigned char)*ps->p))
+        ps->p++;
+}
+
+static int put_utf8(char *o, unsigned cp)
+{
+    if (cp < 0x80) { o[0] = (char)cp; return 1; }
+    if (cp < 0x800) { o[0] = (char)(0xC0 | cp >> 6); o[1] = (char)(0x80 | (cp & 63)); return 2; }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xE0 | cp >> 12); o[1] = (char)(0x80 | ((cp >> 6) & 63)); o[2] = (char)(0x80 | (cp & 63));
+        return 3;
+    }
+    o[0] = (char)(0xF0 | cp >> 18); o[1] = (char)(0x80 | ((cp >> 12) & 63));
+    o[2] = (char)(0x80 | ((cp >> 6) & 63)); o[3] = (char)(0x80 | (cp & 63));
+    return 4;
+}
+
+static char *parse_string(struct jparser *ps)
+{
+    if (ps->p >= ps->end || *ps->p != '"') { ps->err = "expected a string"; return NULL; }
+    ps->p++;
+    char *out = malloc((size_t)(ps->end - ps->p) + 1), *o = out;
+    if (!out) { ps->err = "out of memory"; return NULL; }
+    while (ps->p < ps->end && *ps->p != '"') {
+        char c = *ps->p++;
+        if ((unsigned char)c < 0x20) { ps->err = "control character in string"; free(out); return NULL; }
+        if (c != '\\') { *o++ = c; continue; }
+        if (ps->p >= ps->end) break;
+        c = *ps->p++;
+        switch (c) {
+        case '"': case '\\': case '/': *o++ = c; break;
+        case 'b': *o++ = '\b'; break;
+        case 'f': *o++ = '\f'; break;
+        case 'n': *o++ = '\n'; break;
+        case 'r': *o++ = '\r'; break;
+        case 't': *o++ = '\t'; break;
+        case 'u': {
+            unsigned cp = 0;
+            for (int i = 0; i < 4; i++) {
+                if (ps->p >= ps->end || !isxdigit((unsigned char)*ps->p)) { ps->err = "bad \\u escape"; free(out); return NULL; }
+                char h = *ps->p++;
+                cp = cp * 16 + (unsigned)(isdigit((unsigned char)h) ? h - '0' : (tolower((unsigned char)h) - 'a' + 10));
+            }
+            if (cp >= 0xD800 && cp < 0xDC00 && ps->end - ps->p >= 6 && ps->p[0] == '\\' && ps->p[1] == 'u') {
+                unsigned lo = (unsigned)strtoul((char[5]){ ps->p[2], ps->p[3], ps->p[4], ps->p[5], 0 }, NULL, 16);
+                if (lo >= 0xDC00 && lo < 0xE000) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    ps->p += 6;
+                }
+            }
+            if (cp == 0)
+                cp = 0xFFFD;   /* no NUL inside C strings */
+            o += put_utf8(o, cp);
+            break;
+        }
+        default: ps->err = "bad escape"; free(out); return NULL;
+        }
+    }
+    if (ps->p >= ps->end) { ps->err = "unterminated string"; free(out); return NULL; }
+    ps->p++;
+    *o = 0;
+    return out;
+}
+
+static int parse_value(struct jparser *ps, struct jnode *n);
+
+static int parse_container(struct jparser *ps, struct jnode *n, int is_obj)
+{
+    size_t cap = 0;
+    ps->p++;
+    skip_ws(ps);
+    if (ps->p < ps->end && *ps->p == (is_obj ? '}' : ']')) { ps->p++; return 0; }
+    for (;;) {
+        if (n->n == cap) {
+            cap = cap ? cap * 2 : 8;
+            struct jnode *k = realloc(n->kids, cap * sizeof *k);
+            char **keys = is_obj ? realloc(n->keys, cap * sizeof *keys) : NULL;
+            if (!k || (is_obj && !keys)) { ps->err = "out of memory"; free(k); return -1; }
+            n->kids = k;
+            if (is_obj) n->keys = keys;
+        }
+        memset(&n->kids[n->n], 0, sizeof n->kids[0]);
+        skip_ws(ps);
+        if (is_obj) {
+            char *key = parse_string(ps);
+            if (!key) return -1;
+            n->keys[n->n] = key;
+            skip_ws(ps);
+            if (ps->p >= ps->end || *ps->p != ':') { ps->err = "expected ':'"; n->n++; return -1; }
+            ps->p++;
+        }
+        n->n++;
+        if (parse_value(ps, &n->kids[n->n - 1]) != 0) return -1;
+        skip_ws(ps);
+        if (ps->p < ps->end && *ps->p == ',') { ps->p++; continue; }
+        if (ps->p < ps->end && *ps->p == (is_obj ? '}' : ']')) { ps->p++; return 0; }
+        ps->err = is_obj ? "expected ',' or '}'" : "expected ',' or ']'";
+        return -1;
+    }
+}
+
+static int parse_value(struct jparser *ps, struct jnode *n)
+{
+    skip_ws(ps);
+    if (ps->p >= ps->end) { ps->err = "unexpected end"; return -1; }
+    if (++ps->depth > 64) { ps->err = "nested too deeply"; return -1; }
+    int rc = 0;
+    char c = *ps->p;
+    if (c == '{' || c == '[') {
+        n->type = c == '{' ? J_OBJ : J_ARR;
+        rc = parse_container(ps, n, c == '{');
+    } else if (c == '"') {
+        n->type = J_STR;
+        n->str = parse_string(ps);
+        rc = n->str ? 0 : -1;
+    } else if (ps->end - ps->p >= 4 && memcmp(ps->p, "null", 4) == 0) {
+        n->type = J_NULL, ps->p += 4;
+    } else if (ps->end - ps->p >= 4 && memcmp(ps->p, "true", 4) == 0) {
+        n->type = J_BOOL, n->num = 1, ps->p += 4;
+    } else if (ps->end - ps->p >= 5 && memcmp(ps->p, "false", 5) == 0) {
+        n->type = J_BOOL, ps->p += 5;
+    } else if (c == '-' || isdigit((unsigned char)c)) {
+        char buf[64];
+        size_t len = 0;
+        while (ps->p + len < ps->end && len < sizeof buf - 1 && strchr("+-0123456789.eE", ps->p[len]))
+            len++;
+        memcpy(buf, ps->p, len);
+        buf[len] = 0;
+        char *end;
+        n->type = J_NUM;
+        n->num = strtod(buf, &end);
+        if (end != buf + len) { ps->err = "bad number"; rc = -1; }
+        if (strspn(buf, "0123456789") == len)
+            n->u = strtoull(buf, NULL, 10);
+        else
+            n->u = n->num > 0 ? (uint64_t)n->num : 0;
+        ps->p += len;
+    } else {
+        ps->err = "unexpected character";
+        rc = -1;
+    }
+    ps->depth--;
+    return rc;
+}
+
+static const struct jnode *jget(const struct jnode *o, const char *key)
+{
+    if (!o || o->type != J_OBJ)
+        return NULL;
+    for (size_t i = 0; i < o->n; i++)
+        if (strcmp(o->keys[i], key) == 0)
+            return &o->kids[i];
+    return NULL;
+}
+static uint64_t ju(const struct jnode *o, const char *key)
+{
+    const struct jnode *n = jget(o, key);
+    return n && (n->type == J_NUM || n->type == J_BOOL) ? (n->type == J_BOOL ? (uint64_t)n->num : n->u) : 0;
+}
+static int64_t ji(const struct jnode *o, const char *key, int64_t def)
+{
+    const struct jnode *n = jget(o, key);
+    return n && n->type == J_NUM ? (int64_t)n->num : def;
+}
+static double jd(const struct jnode *o, const char *key)
+{
+    const struct jnode *n = jget(o, key);
+    return n && n->type == J_NUM ? n->num : 0;
+}
+static char *js(const struct jnode *o, const char *key)
+{
+    const struct jnode *n = jget(o, key);
+    return strdup(n && n->type == J_STR ? n->str : "");
+}
+static uint64_t jhex(const struct jnode *o, const char *key)
+{
+    const struct jnode *n = jget(o, key);
+    return n && n->type == J_STR ? strtoull(n->str, NULL, 16) : 0;
+}
+
+/* ---- loading ---- */
+static void load_access(const struct jnode *n, struct leak_access *a)
+{
+    memset(a, 0, sizeof *a);
+    a->rate = -1;
+    if (!n || n->type != J_OBJ)
+        return;
+    a->present = 1;
+    a->site = (uint32_t)ju(n, "site");
+    a->kind = js(n, "kind");
+    a->function = js(n, "function");
+    a->file = js(n, "file");
+    a->line = (uint32_t)ju(n, "line");
+    a->column = (uint32_t)ju(n, "column");
+    a->t_ms = ju(n, "t_ms");
+    a->objects = ju(n, "objects");
+}
+
+static void load_group(const struct jnode *n, struct leak_group_view *g)
+{
+    memset(g, 0, sizeof *g);
+    g->kind = js(n, "kind");
+    g->score = jd(n, "score");
+    const struct jnode *st = jget(n, "stack");
+    if (st && st->type == J_ARR && st->n) {
+        g->frames = calloc(st->n, sizeof *g->frames);
+        for (size_t i = 0; g->frames && i < st->n; i++) {
+            struct leak_frame *f = &g->frames[g->nframes++];
+            f->pc = jhex(&st->kids[i], "pc");
+            f->offset = jhex(&st->kids[i], "offset");
+            f->module = (int)ji(&st->kids[i], "module", -1);
+            f->function = strdup("");
+            f->file = strdup("");
+        }
+    }
+#define U(field) g->field = ju(n, #field)
+    U(objects); U(bytes); U(stale_objects); U(stale_bytes); U(unreachable_objects);
+    U(unreachable_bytes); U(both_objects); U(both_bytes); U(live_objects); U(live_bytes);
+    U(age_max_ms); U(age_min_ms); U(idle_min_ms); U(idle_max_ms); U(idle_avg_ms);
+    U(never_accessed); U(site_allocs); U(site_frees); U(site_accesses_sampled); U(snapshots_flagged);
+#undef U
+    load_access(jget(n, "last_access_recent"), &g->recent);
+    load_access(jget(n, "last_access_common"), &g->common);
+    g->merged = 1;
+}
+
+int leak_report_load(const char *rundir, struct leak_report_view *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    r->dir = strdup(rundir);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/leak.json", rundir);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s (was the program run with VIGIL_OPTIONS=tools=leak?)", path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 1 << 16, len = 0, got;
+    char *text = malloc(cap);
+    while (text && (got = fread(text + len, 1, cap - len, f)) > 0) {
+        len += got;
+        if (len == cap)
+            text = realloc(text, cap *= 2);
+    }
+    fclose(f);
+    if (!text) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    struct jparser ps = { text, text + len, NULL, 0 };
+    struct jnode root = { 0 };
+    if (parse_value(&ps, &root) != 0 || root.type != J_OBJ) {
+        snprintf(err, errlen, "%s: byte %ld: %s", path, (long)(ps.p - text), ps.err ? ps.err : "expected an object");
+        jfree(&root);
+        free(text);
+        return -1;
+    }
+    free(text);
+    const struct jnode *fmt = jget(&root, "format");
+    if (!fmt || fmt->type != J_STR || strcmp(fmt->str, "vigil-leak") != 0 || ju(&root, "version") != 1) {
+        snprintf(err, errlen, "%s: not a leak report of format version 1", path);
+        jfree(&root);
+        return -1;
+    }
+    const struct jnode *o = jget(&root, "options");
+    r->stale_after_s = jd(o, "stale_after_s");
+    r->gap_factor = jd(o, "gap_factor");
+    r->snapshot_every_s = jd(o, "snapshot_every_s");
+    r->stale_allocs = ju(o, "stale_allocs");
+    r->depth = ju(o, "depth");
+    r->reach_enabled = (int)ju(o, "reach");
+    const struct jnode *h = jget(&root, "heap");
+    r->allocs = ju(h, "allocs");
+    r->frees = ju(h, "frees");
+    r->unknown_frees = ju(h, "unknown_frees");
+    r->live_objects = ju(h, "live_objects");
+    r->live_bytes = ju(h, "live_bytes");
+    r->peak_live_bytes = ju(h, "peak_live_bytes");
+    r->model_mapped_bytes = ju(h, "model_mapped_bytes");
+    r->model_resident_bytes = ju(h, "model_resident_bytes");
+    r->sites = ju(h, "sites");
+    const struct jnode *s = jget(&root, "sampling");
+    r->accesses_sampled = ju(s, "accesses_sampled");
+    r->accesses_heap = ju(s, "accesses_heap");
+    const struct jnode *re = jget(&root, "reachability");
+    r->reach_done = (int)ju(re, "done");
+    r->reach_method = js(re, "method");
+    r->reach_root_bytes = ju(re, "root_bytes");
+    r->reach_marked = ju(re, "marked_objects");
+    r->reach_threads = ju(re, "threads");
+    r->duration_ms = ju(jget(&root, "final"), "t_ms");
+    const struct jnode *mods = jget(&root, "modules");
+    if (mods && mods->type == J_ARR) {
+        r->modules = calloc(mods->n ? mods->n : 1, sizeof *r->modules);
+        for (size_t i = 0; r->modules && i < mods->n; i++) {
+            r->modules[i].path = js(&mods->kids[i], "path");
+            r->modules[i].bias = jhex(&mods->kids[i], "bias");
+            r->modules[i].problem = NULL;
+            r->nmodules++;
+        }
+    }
+    const struct jnode *snaps = jget(&root, "snapshots");
+    if (snaps && snaps->type == J_ARR) {
+        r->snapshots = calloc(snaps->n ? snaps->n : 1, sizeof *r->snapshots);
+        for (size_t i = 0; r->snapshots && i < snaps->n; i++) {
+            const struct jnode *k = &snaps->kids[i];
+            struct leak_snapshot_view *v = &r->snapshots[r->nsnapshots++];
+            v->reason = js(k, "reason");
+            v->t_ms = ju(k, "t_ms");
+            v->live_objects = ju(k, "live_objects");
+            v->live_bytes = ju(k, "live_bytes");
+            v->stale_objects = ju(k, "stale_objects");
+            v->stale_bytes = ju(k, "stale_bytes");
+            v->unreachable_objects = jget(k, "unreachable_objects") ? (int64_t)ju(k, "unreachable_objects") : -1;
+        }
+    }
+    const struct jnode *groups = jget(&root, "groups");
+    if (groups && groups->type == J_ARR) {
+        r->groups = calloc(groups->n ? groups->n : 1, sizeof *r->groups);
+        for (size_t i = 0; r->groups && i < groups->n; i++)
+            load_group(&groups->kids[i], &r->groups[r->ngroups++]);
+    }
+    jfree(&root);
+    char rerr[512];
+    snprintf(path, sizeof path, "%s/run.txt", rundir);
+    r->have_run = vigil_run_report_load(path, &r->run, rerr, sizeof rerr) == 0;
+    return 0;
+}
+
+/* ---- preparing ---- */
+
+/* Sampling rate of the entry check of the function holding a vigil site, from run.txt. */
+static double function_rate(const struct leak_report_view *r, const struct vigil_sitemap *map, uint32_t site)
+{
+    if (!r->have_run)
+        return -1;
+    for (size_t m = 0; m < r->run.nmodules; m++) {
+        const struct vigil_run_module *mod = &r->run.modules[m];
+        if (site < mod->base_id || site >= mod->base_id + mod->nsites)
+            continue;
+        struct vigil_site_view target;
+        if (vigil_sitemap_lookup(map, (uint32_t)m, site - mod->base_id, &target) != 0)
+            return -1;
+        for (size_t i = 0; i < r->run.nsites; i++) {
+            const struct vigil_run_site *s = &r->run.sites[i];
+            struct vigil_site_view v;
+            if (s->module == m && s->kind == VIGIL_SITE_ENTRY &&
+                vigil_sitemap_lookup(map, s->module, s->index, &v) == 0 &&
+                strcmp(v.function, target.function) == 0)
+                return s->rate;
+        }
+        return -1;
+    }
+    return -1;
+}
+
+static int same_stack(const struct leak_group_view *a, const struct leak_group_view *b)
+{
+    if (a->nframes != b->nframes)
+        return 0;
+    for (size_t i = 0; i < a->nframes; i++) {
+        const struct leak_frame *x = &a->frames[i], *y = &b->frames[i];
+        if (!x->line || !y->line) {   /* unknown source: only the same PC is the same site */
+            if (x->pc != y->pc)
+                return 0;
+        } else if (x->line != y->line || strcmp(x->file, y->file) != 0 || strcmp(x->function, y->function) != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void merge_access(struct leak_access *into, struct leak_access *from, int by_time)
+{
+    if (!from->present)
+        return;
+    int take = !into->present || (by_time ? from->t_ms > into->t_ms : from->objects > into->objects);
+    if (!take)
+        return;
+    free(into->kind), free(into->function), free(into->file);
+    *into = *from;
+    memset(from, 0, sizeof *from);
+}
+
+static void free_group(struct leak_group_view *g)
+{
+    for (size_t i = 0; i < g->nframes; i++)
+        free(g->frames[i].function), free(g->frames[i].file);
+    free(g->frames);
+    free(g->kind);
+    free(g->recent.kind), free(g->recent.function), free(g->recent.file);
+    free(g->common.kind), free(g->common.function), free(g->common.file);
+}
+
+static void merge_into(struct leak_group_view *a, struct leak_group_view *b)
+{
+    a->score += b->score;
+#define SUM(f) a->f += b->f
+    SUM(objects); SUM(bytes); SUM(stale_objects); SUM(stale_bytes); SUM(unreachable_objects);
+    SUM(unreachable_bytes); SUM(both_objects); SUM(both_bytes); SUM(live_objects); SUM(live_bytes);
+    SUM(never_accessed); SUM(site_allocs); SUM(site_frees); SUM(site_accesses_sampled);
+#undef SUM
+    a->idle_avg_ms = a->objects ? (a->idle_avg_ms * (a->objects - b->objects) + b->idle_avg_ms * b->objects) / a->objects : 0;
+    if (b->age_max_ms > a->age_max_ms) a->age_max_ms = b->age_max_ms;
+    if (b->age_min_ms < a->age_min_ms) a->age_min_ms = b->age_min_ms;
+    if (b->idle_max_ms > a->idle_max_ms) a->idle_max_ms = b->idle_max_ms;
+    if (b->idle_min_ms < a->idle_min_ms) a->idle_min_ms = b->idle_min_ms;
+    if (b->snapshots_flagged > a->snapshots_flagged) a->snapshots_flagged = b->snapshots_flagged;
+    merge_access(&a->recent, &b->recent, 1);
+    merge_access(&a->common, &b->common, 0);
+    a->merged += b->merged;
+    a->unsampled = a->unsampled && b->unsampled;
+    free(a->kind);
+    a->kind = strdup(a->both_objects || (a->unreachable_objects && a->stale_objects) ? "both"
+                     : a->unreachable_objects ? "unreachable" : "stale");
+}
+
+static int worse_first(const void *x, const void *y)
+{
+    const struct leak_group_view *a = x, *b = y;
+    if (a->score != b->score)
+        return a->score < b->score ? 1 : -1;
+    return a->bytes < b->bytes ? 1 : a->bytes > b->bytes ? -1 : 0;
+}
+
+static int pattern_match(const char *pat, const char *s)
+{
+    if (!s || !s[0])
+        return 0;
+    if (strpbrk(pat, "*?["))
+        return fnmatch(pat, s, 0) == 0;
+    return strstr(s, pat) != NULL;
+}
+
+int leak_suppression_matches(const char *kind, const char *pat, const struct leak_group_view *g)
+{
+    int fun = strcmp(kind, "file") != 0, file = strcmp(kind, "function") != 0;
+    for (size_t i = 0; i < g->nframes; i++)
+        if ((fun && pattern_match(pat, g->frames[i].function)) || (file && pattern_match(pat, g->frames[i].file)))
+            return 1;
+    return 0;
+}
+
+int leak_suppressions_parse(const char *text, const char *name, char ***kinds, char ***pats,
+                            size_t *n, char *err, size_t errlen)
+{
+    int lineno = 0, count = 0;
+    for (const char *line = text; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        lineno++;
+        char buf[1024];
+        if (len >= sizeof buf) {
+            snprintf(err, errlen, "%s:%d: line too long", name, lineno);
+            return -1;
+        }
+        memcpy(buf, line, len);
+        buf[len] = 0;
+        line = nl ? nl + 1 : NULL;
+        char *s = buf;
+        while (isspace((unsigned char)*s)) s++;
+        char *e = s + strlen(s);
+        while (e > s && isspace((unsigned char)e[-1])) *--e = 0;
+        if (!*s || *s == '#')
+            continue;
+        char *colon = strchr(s, ':');
+        if (!colon || colon[1] == 0) {
+            snprintf(err, errlen, "%s:%d: expected leak:PATTERN, function:PATTERN or file:PATTERN", name, lineno);
+            return -1;
+        }
+        *colon = 0;
+        if (strcmp(s, "leak") && strcmp(s, "function") && strcmp(s, "file")) {
+            snprintf(err, errlen, "%s:%d: unknown suppression kind \"%s\" (leak, function, file)", name, lineno, s);
+            return -1;
+        }
+        char **k = realloc(*kinds, (*n + 1) * sizeof *k);
+        if (k) *kinds = k;
+        char **p = realloc(*pats, (*n + 1) * sizeof *p);
+        if (p) *pats = p;
+        if (!k || !p) {
+            snprintf(err, errlen, "%s: out of memory", name);
+            return -1;
+        }
+        (*kinds)[*n] = strdup(s);
+        (*pats)[*n] = strdup(colon + 1);
+        (*n)++;
+        count++;
+    }
+    return count;
+}
+
+int leak_report_prepare(struct leak_report_view *r, const char *suppress_path, char *err, size_t errlen)
+{
+    /* Symbolize every frame through its module's debug info. */
+    struct vigil_symbolizer **syms = calloc(r->nmodules ? r->nmodules : 1, sizeof *syms);
+    for (size_t m = 0; m < r->nmodules; m++) {
+        char serr[512];
+        syms[m] = vigil_symbolizer_open(r->modules[m].path, serr, sizeof serr);
+        if (!syms[m])
+            r->modules[m].problem = strdup(serr);
+        struct vigil_elf_sites es;
+        char eerr[512];
+        if (vigil_elf_sites_load(r->modules[m].path, &es, eerr, sizeof eerr) == 0) {
+            r->modules[m].instrumented = es.ntables > 0;
+            vigil_elf_sites_free(&es);
+        }
+    }
+    for (size_t i = 0; i < r->ngroups; i++) {
+        struct leak_group_view *g = &r->groups[i];
+        for (size_t k = 0; k < g->nframes; k++) {
+            struct leak_frame *f = &g->frames[k];
+            struct vigil_source_location loc;
+            if (f->module < 0 || (size_t)f->module >= r->nmodules || !syms[f->module] ||
+                vigil_symbolize(syms[f->module], f->offset - 1, &loc) != 0)   /* -1: the call, not the return */
+                continue;
+            free(f->function), free(f->file);
+            f->function = strdup(loc.function);
+            f->file = strdup(loc.file);
+            f->line = loc.line;
+            f->column = loc.column;
+        }
+        int f0 = g->nframes ? g->frames[0].module : -1;
+        g->unsampled = strcmp(g->kind, "stale") == 0 &&
+                       (f0 < 0 || (size_t)f0 >= r->nmodules || !r->modules[f0].instrumented);
+    }
+    for (size_t m = 0; m < r->nmodules; m++)
+        if (syms[m])
+            vigil_symbolizer_close(syms[m]);
+    free(syms);
+
+    /* Merge groups with the same source stack (dual copies call malloc from two PCs). */
+    size_t out = 0;
+    for (size_t i = 0; i < r->ngroups; i++) {
+        size_t k = 0;
+        while (k < out && !same_stack(&r->groups[k], &r->groups[i]))
+            k++;
+        if (k < out) {
+            merge_into(&r->groups[k], &r->groups[i]);
+            free_group(&r->groups[i]);
+        } else {
+            r->groups[out++] = r->groups[i];
+        }
+    }
+    r->ngroups = out;
+    qsort(r->groups, r->ngroups, sizeof *r->groups, worse_first);
+
+    /* Coverage: the rate of the functions holding the last accesses. */
+    struct vigil_sitemap map;
+    if (r->have_run && vigil_sitemap_build(&r->run, &map) == 0) {
+        for (size_t i = 0; i < r->ngroups; i++) {
+            if (r->groups[i].recent.present)
+                r->groups[i].recent.rate = function_rate(r, &map, r->groups[i].recent.site);
+            if (r->groups[i].common.present)
+                r->groups[i].common.rate = function_rate(r, &map, r->groups[i].common.site);
+        }
+        vigil_sitemap_free(&map);
+    }
+
+    if (!suppress_path)
+        return 0;
+    FILE *f = fopen(suppress_path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", suppress_path, strerror(errno));
+        return -1;
+    }
+    char *text = calloc(1, 1 << 20);
+    size_t len = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    if (!text) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    text[len] = 0;
+    char **kinds = NULL, **pats = NULL;
+    size_t n = 0;
+    int rc = leak_suppressions_parse(text, suppress_path, &kinds, &pats, &n, err, errlen);
+    free(text);
+    for (size_t i = 0; rc >= 0 && i < r->ngroups; i++)
+        for (size_t k = 0; k < n && !r->groups[i].suppressed_by; k++)
+            if (leak_suppression_matches(kinds[k], pats[k], &r->groups[i])) {
+                size_t need = strlen(kinds[k]) + strlen(pats[k]) + 2;
+                r->groups[i].suppressed_by = malloc(need);
+                if (r->groups[i].suppressed_by)
+                    snprintf(r->groups[i].suppressed_by, need, "%s:%s", kinds[k], pats[k]);
+            }
+    for (size_t k = 0; k < n; k++)
+        free(kinds[k]), free(pats[k]);
+    free(kinds);
+    free(pats);
+    return rc < 0 ? -1 : 0;
+}
+
+void leak_report_free(struct leak_report_view *r)
+{
+    for (size_t i = 0; i < r->ngroups; i++) {
+        free_group(&r->groups[i]);
+        free(r->groups[i].suppressed_by);
+    }
+    free(r->groups);
+    for (size_t i = 0; i < r->nmodules; i++)
+        free(r->modules[i].path), free(r->modules[i].problem);
+    free(r->modules);
+    for (size_t i = 0; i < r->nsnapshots; i++)
+        free(r->snapshots[i].reason);
+    free(r->snapshots);
+    free(r->reach_method);
+    free(r->dir);
+    if (r->have_run)
+        vigil_run_report_free(&r->run);
+    memset(r, 0, sizeof *r);
+}

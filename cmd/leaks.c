@@ -1,0 +1,383 @@
+/* vigil leaks [--json|--sarif] [--suppress FILE] [--all] RUNDIR: the leak tool's report, worst
+ * first, with allocation stacks and last accesses mapped to source. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "json.h"
+#include "leakreport.h"
+
+static const char *kind_text(const char *kind)
+{
+    if (strcmp(kind, "both") == 0)
+        return "unreachable and stale";
+    if (strcmp(kind, "unreachable") == 0)
+        return "unreachable (definite leak)";
+    return "stale but reachable";
+}
+
+static void human_bytes(uint64_t b, char *buf, size_t len)
+{
+    if (b >= (10ull << 20))
+        snprintf(buf, len, "%.1f MiB", b / 1048576.0);
+    else if (b >= (10ull << 10))
+        snprintf(buf, len, "%.1f KiB", b / 1024.0);
+    else
+        snprintf(buf, len, "%llu bytes", (unsigned long long)b);
+}
+
+static void print_frame(const struct leak_frame *f)
+{
+    printf("%s  ", f->function[0] ? f->function : "?");
+    if (f->file[0])
+        printf("%s:%d", f->file, f->line);
+    else
+        printf("(pc 0x%llx, no line information)", (unsigned long long)f->pc);
+}
+
+static void print_access(const char *label, const struct leak_access *a, uint64_t now_ms)
+{
+    printf("    last access (%s): ", label);
+    if (!a->present) {
+        printf("none sampled\n");
+        return;
+    }
+    printf("%s  %s:%u (%s)", a->function, a->file[0] ? a->file : "?", a->line, a->kind);
+    if (strcmp(label, "most recent") == 0)
+        printf(", %.2f s before the end", (now_ms - a->t_ms) / 1000.0);
+    else
+        printf(", last access of %llu object%s", (unsigned long long)a->objects, a->objects == 1 ? "" : "s");
+    if (a->rate >= 0)
+        printf(", function sampled at %.3g%%", a->rate * 100);
+    putchar('\n');
+}
+
+static int shown(const struct leak_group_view *g, int all)
+{
+    return all || (!g->suppressed_by && !g->unsampled);
+}
+
+static void print_text(const struct leak_report_view *r, int all)
+{
+    size_t nshown = 0, nsupp = 0, nunsampled = 0;
+    uint64_t objects = 0, bytes = 0;
+    for (size_t i = 0; i < r->ngroups; i++) {
+        const struct leak_group_view *g = &r->groups[i];
+        nsupp += g->suppressed_by != NULL;
+        nunsampled += !g->suppressed_by && g->unsampled;
+        if (shown(g, all)) {
+            nshown++;
+            objects += g->objects;
+            bytes += g->bytes;
+        }
+    }
+    char b1[32], b2[32];
+    human_bytes(bytes, b1, sizeof b1);
+    printf("vigil leaks: %s", r->dir);
+    if (r->have_run)
+        printf(" (%s, pid %lld)", r->run.program, (long long)r->run.pid);
+    printf("\n%zu leak group%s: %llu objects, %s", nshown, nshown == 1 ? "" : "s",
+           (unsigned long long)objects, b1);
+    if (nsupp)
+        printf("; %zu suppressed", nsupp);
+    if (nunsampled && !all)
+        printf("; %zu stale group%s allocated in uninstrumented code hidden (--all shows them)",
+               nunsampled, nunsampled == 1 ? "" : "s");
+    putchar('\n');
+    if (r->stale_allocs)
+        printf("stale: idle for more than %llu allocations", (unsigned long long)r->stale_allocs);
+    else
+        printf("stale: idle for more than %.3g s and %.3g x the object's longest gap", r->stale_after_s, r->gap_factor);
+    printf("; reachability at exit: %s\n", r->reach_done ? "done" : r->reach_enabled ? "failed" : "off");
+    human_bytes(r->model_resident_bytes, b1, sizeof b1);
+    human_bytes(r->peak_live_bytes, b2, sizeof b2);
+    printf("heap: %llu allocations, %llu frees, %llu frees of unknown pointers; peak live %s; "
+           "heap model %s resident\n", (unsigned long long)r->allocs, (unsigned long long)r->frees,
+           (unsigned long long)r->unknown_frees, b2, b1);
+    printf("sampling: %llu accesses sampled, %llu of them in heap objects; %zu snapshot%s\n",
+           (unsigned long long)r->accesses_sampled, (unsigned long long)r->accesses_heap,
+           r->nsnapshots, r->nsnapshots == 1 ? "" : "s");
+    for (size_t m = 0; m < r->nmodules; m++)
+        if (r->modules[m].problem)
+            printf("note: %s\n", r->modules[m].problem);
+    size_t rank = 0;
+    for (size_t i = 0; i < r->ngroups; i++) {
+        const struct leak_group_view *g = &r->groups[i];
+        if (!shown(g, all))
+            continue;
+        human_bytes(g->bytes, b1, sizeof b1);
+        printf("\n#%zu %s: %s in %llu object%s", ++rank, kind_text(g->kind), b1,
+               (unsigned long long)g->objects, g->objects == 1 ? "" : "s");
+        if (g->suppressed_by)
+            printf(" [suppressed by %s]", g->suppressed_by);
+        if (g->unsampled)
+            printf(" [allocated in uninstrumented code: accesses there are not sampled]");
+        printf("\n    unreachable %llu, stale %llu, both %llu; score %.0f\n",
+               (unsigned long long)g->unreachable_objects, (unsigned long long)g->stale_objects,
+               (unsigned long long)g->both_objects, g->score);
+        for (size_t k = 0; k < g->nframes; k++) {
+            printf(k ? "                  " : "    allocated at  ");
+            print_frame(&g->frames[k]);
+            putchar('\n');
+        }
+        printf("    age %.2f-%.2f s, idle %.2f-%.2f s; this site: %llu allocations, %llu frees, %llu live\n",
+               g->age_min_ms / 1000.0, g->age_max_ms / 1000.0, g->idle_min_ms / 1000.0,
+               g->idle_max_ms / 1000.0, (unsigned long long)g->site_allocs,
+               (unsigned long long)g->site_frees, (unsigned long long)g->live_objects);
+        if (g->site_frees && g->site_frees >= g->objects)
+            printf("    note: this site usually frees its objects (%llu frees): the leaked ones "
+                   "took another path\n", (unsigned long long)g->site_frees);
+        print_access("most recent", &g->recent, r->duration_ms);
+        print_access("most common", &g->common, r->duration_ms);
+        printf("    coverage: %llu sampled accesses to this site's objects; %llu of these objects "
+               "never seen accessed\n", (unsigned long long)g->site_accesses_sampled,
+               (unsigned long long)g->never_accessed);
+    }
+}
+
+static void json_access(struct vigil_json *j, const char *key, const struct leak_access *a)
+{
+    vigil_json_key(j, key);
+    if (!a->present) {
+        vigil_json_null(j);
+        return;
+    }
+    vigil_json_object_begin(j);
+    vigil_json_key(j, "site"); vigil_json_uint(j, a->site);
+    vigil_json_key(j, "kind"); vigil_json_string(j, a->kind);
+    vigil_json_key(j, "function"); vigil_json_string(j, a->function);
+    vigil_json_key(j, "file"); vigil_json_string(j, a->file);
+    vigil_json_key(j, "line"); vigil_json_uint(j, a->line);
+    vigil_json_key(j, "t_ms"); vigil_json_uint(j, a->t_ms);
+    vigil_json_key(j, "objects"); vigil_json_uint(j, a->objects);
+    vigil_json_key(j, "function_rate");
+    if (a->rate >= 0) vigil_json_double(j, a->rate); else vigil_json_null(j);
+    vigil_json_object_end(j);
+}
+
+static void print_json(const struct leak_report_view *r, int all)
+{
+    struct vigil_json j;
+    vigil_json_init(&j, stdout, 1);
+    vigil_json_object_begin(&j);
+    vigil_json_key(&j, "report"); vigil_json_string(&j, r->dir);
+    vigil_json_key(&j, "program"); vigil_json_string(&j, r->have_run ? r->run.program : "");
+    vigil_json_key(&j, "stale_after_s"); vigil_json_double(&j, r->stale_after_s);
+    vigil_json_key(&j, "reachability"); vigil_json_bool(&j, r->reach_done);
+    vigil_json_key(&j, "allocs"); vigil_json_uint(&j, r->allocs);
+    vigil_json_key(&j, "frees"); vigil_json_uint(&j, r->frees);
+    vigil_json_key(&j, "unknown_frees"); vigil_json_uint(&j, r->unknown_frees);
+    vigil_json_key(&j, "accesses_sampled"); vigil_json_uint(&j, r->accesses_sampled);
+    vigil_json_key(&j, "accesses_heap"); vigil_json_uint(&j, r->accesses_heap);
+    vigil_json_key(&j, "model_resident_bytes"); vigil_json_uint(&j, r->model_resident_bytes);
+    vigil_json_key(&j, "groups");
+    vigil_json_array_begin(&j);
+    for (size_t i = 0; i < r->ngroups; i++) {
+        const struct leak_group_view *g = &r->groups[i];
+        if (!shown(g, all))
+            continue;
+        vigil_json_object_begin(&j);
+        vigil_json_key(&j, "kind"); vigil_json_string(&j, g->kind);
+        vigil_json_key(&j, "score"); vigil_json_double(&j, g->score);
+        vigil_json_key(&j, "objects"); vigil_json_uint(&j, g->objects);
+        vigil_json_key(&j, "bytes"); vigil_json_uint(&j, g->bytes);
+        vigil_json_key(&j, "unreachable_objects"); vigil_json_uint(&j, g->unreachable_objects);
+        vigil_json_key(&j, "stale_objects"); vigil_json_uint(&j, g->stale_objects);
+        vigil_json_key(&j, "age_max_ms"); vigil_json_uint(&j, g->age_max_ms);
+        vigil_json_key(&j, "idle_min_ms"); vigil_json_uint(&j, g->idle_min_ms);
+        vigil_json_key(&j, "site_allocs"); vigil_json_uint(&j, g->site_allocs);
+        vigil_json_key(&j, "site_frees"); vigil_json_uint(&j, g->site_frees);
+        vigil_json_key(&j, "site_accesses_sampled"); vigil_json_uint(&j, g->site_accesses_sampled);
+        vigil_json_key(&j, "never_accessed"); vigil_json_uint(&j, g->never_accessed);
+        vigil_json_key(&j, "suppressed_by"); vigil_json_string(&j, g->suppressed_by);
+        vigil_json_key(&j, "unsampled"); vigil_json_bool(&j, g->unsampled);
+        vigil_json_key(&j, "stack");
+        vigil_json_array_begin(&j);
+        for (size_t k = 0; k < g->nframes; k++) {
+            const struct leak_frame *f = &g->frames[k];
+            vigil_json_object_begin(&j);
+            vigil_json_key(&j, "function"); vigil_json_string(&j, f->function);
+            vigil_json_key(&j, "file"); vigil_json_string(&j, f->file);
+            vigil_json_key(&j, "line"); vigil_json_uint(&j, (uint64_t)f->line);
+            vigil_json_key(&j, "pc"); vigil_json_uint(&j, f->pc);
+            vigil_json_object_end(&j);
+        }
+        vigil_json_array_end(&j);
+        json_access(&j, "last_access_recent", &g->recent);
+        json_access(&j, "last_access_common", &g->common);
+        vigil_json_object_end(&j);
+    }
+    vigil_json_array_end(&j);
+    vigil_json_object_end(&j);
+    vigil_json_finish(&j);
+}
+
+/* A SARIF physical location for file:line (nothing when unknown). */
+static void sarif_location(struct vigil_json *j, const char *file, uint64_t line, const char *message)
+{
+    vigil_json_object_begin(j);
+    vigil_json_key(j, "physicalLocation");
+    vigil_json_object_begin(j);
+    vigil_json_key(j, "artifactLocation");
+    vigil_json_object_begin(j);
+    vigil_json_key(j, "uri");
+    vigil_json_string(j, file);
+    vigil_json_object_end(j);
+    if (line) {
+        vigil_json_key(j, "region");
+        vigil_json_object_begin(j);
+        vigil_json_key(j, "startLine");
+        vigil_json_uint(j, line);
+        vigil_json_object_end(j);
+    }
+    vigil_json_object_end(j);
+    if (message) {
+        vigil_json_key(j, "message");
+        vigil_json_object_begin(j);
+        vigil_json_key(j, "text");
+        vigil_json_string(j, message);
+        vigil_json_object_end(j);
+    }
+    vigil_json_object_end(j);
+}
+
+static const char *const rule_ids[] = { "leak/unreachable", "leak/stale", "leak/both" };
+static const char *const rule_text[] = {
+    "Heap memory no longer reachable from globals, stacks or registers at exit",
+    "Heap memory still reachable but not accessed for longer than the staleness threshold",
+    "Heap memory unreachable at exit and not accessed for longer than the staleness threshold",
+};
+
+static void print_sarif(const struct leak_report_view *r, int all)
+{
+    struct vigil_json j;
+    vigil_json_init(&j, stdout, 1);
+    vigil_json_object_begin(&j);
+    vigil_json_key(&j, "$schema");
+    vigil_json_string(&j, "https://json.schemastore.org/sarif-2.1.0.json");
+    vigil_json_key(&j, "version");
+    vigil_json_string(&j, "2.1.0");
+    vigil_json_key(&j, "runs");
+    vigil_json_array_begin(&j);
+    vigil_json_object_begin(&j);
+    vigil_json_key(&j, "tool");
+    vigil_json_object_begin(&j);
+    vigil_json_key(&j, "driver");
+    vigil_json_object_begin(&j);
+    vigil_json_key(&j, "name"); vigil_json_string(&j, "vigil-leak");
+    vigil_json_key(&j, "version"); vigil_json_string(&j, VIGIL_VERSION);
+    vigil_json_key(&j, "rules");
+    vigil_json_array_begin(&j);
+    for (int i = 0; i < 3; i++) {
+        vigil_json_object_begin(&j);
+        vigil_json_key(&j, "id"); vigil_json_string(&j, rule_ids[i]);
+        vigil_json_key(&j, "shortDescription");
+        vigil_json_object_begin(&j);
+        vigil_json_key(&j, "text"); vigil_json_string(&j, rule_text[i]);
+        vigil_json_object_end(&j);
+        vigil_json_object_end(&j);
+    }
+    vigil_json_array_end(&j);
+    vigil_json_object_end(&j);
+    vigil_json_object_end(&j);
+    vigil_json_key(&j, "results");
+    vigil_json_array_begin(&j);
+    for (size_t i = 0; i < r->ngroups; i++) {
+        const struct leak_group_view *g = &r->groups[i];
+        if (!shown(g, all))
+            continue;
+        int rule = strcmp(g->kind, "unreachable") == 0 ? 0 : strcmp(g->kind, "stale") == 0 ? 1 : 2;
+        char msg[1024], b[32];
+        human_bytes(g->bytes, b, sizeof b);
+        snprintf(msg, sizeof msg, "%s in %llu objects allocated here: %s (%llu allocations, %llu frees "
+                 "from this site; %llu sampled accesses)", b, (unsigned long long)g->objects,
+                 kind_text(g->kind), (unsigned long long)g->site_allocs, (unsigned long long)g->site_frees,
+                 (unsigned long long)g->site_accesses_sampled);
+        vigil_json_object_begin(&j);
+        vigil_json_key(&j, "ruleId"); vigil_json_string(&j, rule_ids[rule]);
+        vigil_json_key(&j, "ruleIndex"); vigil_json_uint(&j, (uint64_t)rule);
+        vigil_json_key(&j, "level"); vigil_json_string(&j, rule == 1 ? "warning" : "error");
+        vigil_json_key(&j, "message");
+        vigil_json_object_begin(&j);
+        vigil_json_key(&j, "text"); vigil_json_string(&j, msg);
+        vigil_json_object_end(&j);
+        if (g->suppressed_by) {
+            vigil_json_key(&j, "suppressions");
+            vigil_json_array_begin(&j);
+            vigil_json_object_begin(&j);
+            vigil_json_key(&j, "kind"); vigil_json_string(&j, "external");
+            vigil_json_key(&j, "justification"); vigil_json_string(&j, g->suppressed_by);
+            vigil_json_object_end(&j);
+            vigil_json_array_end(&j);
+        }
+        /* The first frame with a source file is where the user reads the allocation. */
+        size_t k = 0;
+        while (k < g->nframes && !g->frames[k].file[0])
+            k++;
+        vigil_json_key(&j, "locations");
+        vigil_json_array_begin(&j);
+        if (k < g->nframes)
+            sarif_location(&j, g->frames[k].file, (uint64_t)g->frames[k].line, NULL);
+        vigil_json_array_end(&j);
+        vigil_json_key(&j, "relatedLocations");
+        vigil_json_array_begin(&j);
+        if (g->recent.present && g->recent.file[0])
+            sarif_location(&j, g->recent.file, g->recent.line, "most recent sampled access");
+        if (g->common.present && g->common.file[0])
+            sarif_location(&j, g->common.file, g->common.line, "most common last access");
+        vigil_json_array_end(&j);
+        vigil_json_key(&j, "properties");
+        vigil_json_object_begin(&j);
+        vigil_json_key(&j, "bytes"); vigil_json_uint(&j, g->bytes);
+        vigil_json_key(&j, "objects"); vigil_json_uint(&j, g->objects);
+        vigil_json_key(&j, "score"); vigil_json_double(&j, g->score);
+        vigil_json_object_end(&j);
+        vigil_json_object_end(&j);
+    }
+    vigil_json_array_end(&j);
+    vigil_json_object_end(&j);
+    vigil_json_array_end(&j);
+    vigil_json_object_end(&j);
+    vigil_json_finish(&j);
+}
+
+int cmd_leaks(int argc, char **argv)
+{
+    const char *format = "text", *suppress = NULL, *dir = NULL;
+    int all = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "--sarif") == 0)
+            format = argv[i] + 2;
+        else if (strcmp(argv[i], "--all") == 0)
+            all = 1;
+        else if (strcmp(argv[i], "--suppress") == 0 && i + 1 < argc)
+            suppress = argv[++i];
+        else if (argv[i][0] == '-')
+            return cmd_usage_error("leaks", "unknown option \"%s\"", argv[i]);
+        else if (dir)
+            return cmd_usage_error("leaks", "one run directory expected, got \"%s\" too", argv[i]);
+        else
+            dir = argv[i];
+    }
+    if (!dir)
+        return cmd_usage_error("leaks", "missing RUNDIR");
+    struct leak_report_view r;
+    char err[1024];
+    if (leak_report_load(dir, &r, err, sizeof err) != 0) {
+        leak_report_free(&r);
+        return cmd_error("leaks", "%s", err);
+    }
+    if (leak_report_prepare(&r, suppress, err, sizeof err) != 0) {
+        leak_report_free(&r);
+        return cmd_error("leaks", "%s", err);
+    }
+    if (strcmp(format, "json") == 0)
+        print_json(&r, all);
+    else if (strcmp(format, "sarif") == 0)
+        print_sarif(&r, all);
+    else
+        print_text(&r, all);
+    leak_report_free(&r);
+    return 0;
+}

@@ -1,0 +1,340 @@
+/* vigil run [--out DIR] [--mode M] [--tool NAME]... [--] PROGRAM [ARGS...]
+ * Runs the program with VIGIL_OPTIONS set (preloading libvigil.so when the program was not
+ * built with vigil-cc), forwards SIGINT/SIGTERM, then prints a one-screen summary from the run
+ * report. Exits with the program's own status (128+signal when it was killed). */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "elfsites.h"
+#include "options.h"
+#include "sitemap.h"
+
+#define HOTTEST_SHOWN 5
+#define EXIT_NOT_FOUND 127   /* as shells report a program that cannot be executed */
+
+struct run_args {
+    const char *out, *mode;
+    char tools[VIGIL_OPT_STRING_MAX];
+    char **program_argv;
+};
+
+static volatile sig_atomic_t child_pid;
+
+/* Forward signals sent to vigil itself (kill, a supervisor). A terminal's ^C already reaches
+ * the whole foreground process group, child included: forwarding it would deliver it twice. */
+static void forward_signal(int sig, siginfo_t *info, void *context)
+{
+    if (child_pid > 0 && info->si_code != SI_KERNEL)
+        kill((pid_t)child_pid, sig);
+}
+
+static int parse_args(int argc, char **argv, struct run_args *a)
+{
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--") == 0) {
+            i++;
+            break;
+        }
+        if (arg[0] != '-')
+            break;
+        int takes_value = !strcmp(arg, "--out") || !strcmp(arg, "--mode") || !strcmp(arg, "--tool");
+        if (!takes_value)
+            return cmd_usage_error(argv[0], "unknown option \"%s\"", arg);
+        if (i + 1 >= argc)
+            return cmd_usage_error(argv[0], "%s expects a value", arg);
+        const char *value = argv[++i];
+        /* ':' separates VIGIL_OPTIONS items, so it cannot appear inside a value. */
+        if (strchr(value, ':') || value[0] == '\0')
+            return cmd_usage_error(argv[0], "%s \"%s\": expected a non-empty value without ':'",
+                                   arg, value);
+        if (!strcmp(arg, "--out")) {
+            a->out = value;
+        } else if (!strcmp(arg, "--mode")) {
+            struct vigil_options scratch;
+            char why[160];
+            vigil_options_defaults(&scratch);
+            if (vigil_options_set(&scratch, "mode", value, why, sizeof why) != 0)
+                return cmd_usage_error(argv[0], "--mode %s: %s", value, why);
+            a->mode = value;
+        } else {
+            size_t used = strlen(a->tools);
+            if (used + strlen(value) + 2 > sizeof a->tools)
+                return cmd_usage_error(argv[0], "too many --tool names");
+            snprintf(a->tools + used, sizeof a->tools - used, "%s%s", used ? "," : "", value);
+        }
+    }
+    if (i >= argc)
+        return cmd_usage_error(argv[0], "expected a PROGRAM to run");
+    a->program_argv = argv + i;
+    return 0;
+}
+
+/* The file execvp would run, or -1 when there is none. */
+static int find_program(const char *name, char *path, size_t len)
+{
+    if (strchr(name, '/')) {
+        snprintf(path, len, "%s", name);
+        return access(path, X_OK);
+    }
+    const char *dirs = getenv("PATH");
+    if (!dirs)
+        dirs = "/usr/local/bin:/usr/bin:/bin";
+    while (*dirs) {
+        size_t n = strcspn(dirs, ":");
+        snprintf(path, len, "%.*s%s%s", (int)n, dirs, n ? "/" : "", name);
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0)
+            return 0;
+        dirs += n + (dirs[n] == ':');
+    }
+    return -1;
+}
+
+/* Append "key=value" to VIGIL_OPTIONS: later items win, so the user's own settings stay in
+ * force for everything vigil run does not set. */
+static int append_option(char **options, const char *key, const char *value)
+{
+    char *joined;
+    if (asprintf(&joined, "%s%s%s=%s", *options, **options ? ":" : "", key, value) < 0)
+        return -1;
+    free(*options);
+    *options = joined;
+    return 0;
+}
+
+static int runtime_library(char *path, size_t len)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return -1;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = '\0';
+    char joined[PATH_MAX + 32];
+    snprintf(joined, sizeof joined, "%s/../lib/libvigil.so", self);
+    if (!realpath(joined, path) || access(path, R_OK) != 0) {
+        snprintf(path, len, "%s", joined);
+        return -1;
+    }
+    return 0;
+}
+
+static void label_outcome(int status, char *buf, size_t len)
+{
+    if (WIFEXITED(status)) {
+        snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+    } else {
+        int sig = WTERMSIG(status);
+        const char *abbrev = sigabbrev_np(sig);
+        snprintf(buf, len, "killed by signal %d (%s%s: %s)%s", sig, abbrev ? "SIG" : "",
+                 abbrev ? abbrev : "?", strsignal(sig), WCOREDUMP(status) ? ", core dumped" : "");
+    }
+}
+
+/* <out>/<basename>.<pid>, or any complete <out>/NAME.<pid> (the program may have exec'd another
+ * one, which keeps the pid but writes under its own name). */
+static int find_report(const char *out, const char *program, pid_t pid, char *path, size_t len)
+{
+    const char *base = strrchr(program, '/') ? strrchr(program, '/') + 1 : program;
+    struct stat st;
+    snprintf(path, len, "%s/%s.%d", out, base, (int)pid);
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0;
+    DIR *d = opendir(out);
+    if (!d)
+        return -1;
+    char suffix[32];
+    int slen = snprintf(suffix, sizeof suffix, ".%d", (int)pid), found = -1;
+    for (struct dirent *e; found && (e = readdir(d)); ) {
+        size_t n = strlen(e->d_name);
+        if (e->d_name[0] != '.' && n > (size_t)slen && !strcmp(e->d_name + n - slen, suffix)) {
+            snprintf(path, len, "%s/%s", out, e->d_name);
+            found = 0;
+        }
+    }
+    closedir(d);
+    return found;
+}
+
+static const char *report_option(const struct vigil_run_report *r, const char *name)
+{
+    for (size_t i = 0; i < r->noptions; i++)
+        if (!strcmp(r->option_names[i], name))
+            return r->option_values[i];
+    return NULL;
+}
+
+static void print_summary(const char *report_path, const struct vigil_run_report *r)
+{
+    const char *mode = report_option(r, "mode"), *floor_text = report_option(r, "rate_floor");
+    double floor = floor_text ? strtod(floor_text, NULL) : 0.0;
+    uint64_t total_sites = 0, execs = 0;
+    size_t at_full = 0, at_floor = 0;
+    for (size_t i = 0; i < r->nmodules; i++)
+        total_sites += r->modules[i].nsites;
+    for (size_t i = 0; i < r->nsites; i++) {
+        execs += r->sites[i].execs;
+        if (r->sites[i].rate >= 1.0)
+            at_full++;
+        else if (r->sites[i].rate <= floor * (1 + 1e-9))
+            at_floor++;
+    }
+    char floor_rate[32];
+    vigil_format_rate(floor, floor_rate, sizeof floor_rate);
+    printf("  mode        %s%s%s\n", mode ? mode : "?", r->tools[0] ? ", tools " : "", r->tools);
+    printf("  checks      %zu dispatch checks executed (of %llu sites in %zu module%s), "
+           "%llu executions, %llu bursts\n", r->nsites, (unsigned long long)total_sites,
+           r->nmodules, r->nmodules == 1 ? "" : "s", (unsigned long long)execs,
+           (unsigned long long)r->bursts_total);
+    printf("  rates       %zu at 100%%, %zu intermediate, %zu at the floor (%s)\n", at_full,
+           r->nsites - at_full - at_floor, at_floor, floor_rate);
+
+    size_t *order = vigil_sites_by_execs(r);
+    struct vigil_sitemap m;
+    if (order && r->nsites && vigil_sitemap_build(r, &m) == 0) {
+        printf("  hottest     %8s %14s %10s  %-8s  %s\n", "rate", "executions", "bursts", "kind",
+               "function  location");
+        for (size_t k = 0; k < r->nsites && k < HOTTEST_SHOWN; k++) {
+            const struct vigil_run_site *s = &r->sites[order[k]];
+            char rate[32];
+            struct vigil_site_view v;
+            vigil_format_rate(s->rate, rate, sizeof rate);
+            printf("              %8s %14llu %10llu  %-8s  ", rate, (unsigned long long)s->execs,
+                   (unsigned long long)s->bursts,
+                   vigil_site_kind_name((enum vigil_site_kind)s->kind));
+            if (vigil_sitemap_lookup(&m, s->module, s->index, &v) == 0) {
+                printf("%s  %s", v.function, v.file[0] ? v.file : "?");
+                if (v.line)
+                    printf(":%u", v.line);
+                putchar('\n');
+            } else {
+                printf("(module %u, local %u: %s)\n", s->module, s->index,
+                       m.modules[s->module].problem);
+            }
+        }
+        vigil_sitemap_free(&m);
+    }
+    free(order);
+    printf("  report      %s  (vigil stats %s)\n", report_path, report_path);
+}
+
+static void ignore_message(void *arg, const char *msg) {}
+
+/* Prepare the environment; returns 0, or an exit status. */
+static int prepare_environment(const char *cmd, const struct run_args *a, const char *program,
+                               char *out_dir, size_t out_len)
+{
+    const char *existing = getenv("VIGIL_OPTIONS");
+    char *options = strdup(existing ? existing : "");
+    if (!options || (a->out && append_option(&options, "out", a->out)) ||
+        (a->mode && append_option(&options, "mode", a->mode)) ||
+        (a->tools[0] && append_option(&options, "tools", a->tools)))
+        return cmd_error(cmd, "out of memory");
+    /* Where the report will go: the runtime's own parser decides, errors are its to report. */
+    struct vigil_options effective;
+    vigil_options_defaults(&effective);
+    vigil_options_parse(&effective, options, "VIGIL_OPTIONS", ignore_message, NULL);
+    snprintf(out_dir, out_len, "%s", effective.out);
+    setenv("VIGIL_OPTIONS", options, 1);
+    free(options);
+
+    struct vigil_elf_sites sites;
+    char err[512];
+    int instrumented = vigil_elf_sites_load(program, &sites, err, sizeof err) == 0 &&
+                       (sites.has_section || sites.has_runtime_symbol);
+    if (instrumented)
+        vigil_elf_sites_free(&sites);
+    if (instrumented)
+        return 0;
+    char lib[PATH_MAX];
+    if (runtime_library(lib, sizeof lib) != 0)
+        return cmd_error(cmd, "%s was not built with vigil-cc and the runtime to preload is "
+                         "missing: expected %s", program, lib);
+    const char *preload = getenv("LD_PRELOAD");
+    char *joined;
+    if (asprintf(&joined, "%s%s%s", lib, preload && *preload ? ":" : "", preload ? preload : "") < 0)
+        return cmd_error(cmd, "out of memory");
+    setenv("LD_PRELOAD", joined, 1);
+    free(joined);
+    fprintf(stderr, "vigil run: %s was not built with vigil-cc: preloading %s (rare events "
+            "only, no dispatch checks)\n", program, lib);
+    return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    struct run_args a = {0};
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc;
+    const char *name = a.program_argv[0];
+    char program[PATH_MAX], out_dir[VIGIL_OPT_STRING_MAX];
+    if (find_program(name, program, sizeof program) != 0) {
+        cmd_error(argv[0], "%s: %s", name, strchr(name, '/') ? strerror(errno)
+                  : "not found in PATH");
+        return EXIT_NOT_FOUND;
+    }
+    rc = prepare_environment(argv[0], &a, program, out_dir, sizeof out_dir);
+    if (rc)
+        return rc;
+
+    struct sigaction forward = {.sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO};
+    sigemptyset(&forward.sa_mask);
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return cmd_error(argv[0], "fork: %s", strerror(errno));
+    if (pid == 0) {
+        execv(program, a.program_argv);
+        fprintf(stderr, "vigil run: cannot execute %s: %s\n", program, strerror(errno));
+        _exit(EXIT_NOT_FOUND);
+    }
+    child_pid = pid;
+    sigaction(SIGINT, &forward, NULL);
+    sigaction(SIGTERM, &forward, NULL);
+    sigaction(SIGHUP, &forward, NULL);
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR)
+            return cmd_error(argv[0], "waitpid: %s", strerror(errno));
+    }
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    child_pid = 0;
+    double seconds = (double)(end.tv_sec - start.tv_sec) + (end.tv_nsec - start.tv_nsec) / 1e9;
+
+    char outcome[256], report_path[PATH_MAX];
+    label_outcome(status, outcome, sizeof outcome);
+    int own_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    fflush(NULL);
+    printf("vigil run: %s %s\n  duration    %.3f s\n", name, outcome, seconds);
+    if (find_report(out_dir, program, pid, report_path, sizeof report_path) != 0) {
+        printf("  report      none in %s/ (report=0, or the process was killed before it "
+               "could write one)\n", out_dir);
+        return own_status;
+    }
+    struct vigil_run_report r;
+    char err[1024];
+    if (vigil_run_report_load(report_path, &r, err, sizeof err) != 0) {
+        printf("  report      unreadable: %s\n", err);
+        return own_status;
+    }
+    print_summary(report_path, &r);
+    vigil_run_report_free(&r);
+    return own_status;
+}

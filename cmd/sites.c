@@ -1,0 +1,122 @@
+/* vigil sites [--json] BINARY: the site tables compiled into a binary. Process-wide ids are
+ * assigned at run time in registration order, so tables are listed with local indices. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "elfsites.h"
+#include "json.h"
+
+static void print_text(const char *path, const struct vigil_elf_sites *s)
+{
+    uint64_t total = 0;
+    for (size_t t = 0; t < s->ntables; t++)
+        total += s->tables[t].nsites;
+    printf("%s: %zu site table%s, %llu sites (process-wide id = module base id + local index, "
+           "assigned at run time)\n", path, s->ntables, s->ntables == 1 ? "" : "s",
+           (unsigned long long)total);
+    for (size_t t = 0; t < s->ntables; t++) {
+        const struct vigil_sitefmt_table *table = &s->tables[t];
+        printf("\ntable %zu tu %016llx source %s (%u sites)\n", t,
+               (unsigned long long)vigil_table_tu_hash(table), vigil_table_source(table),
+               table->nsites);
+        printf("  %6s  %-8s  %-24s  %s\n", "local", "kind", "function", "location");
+        for (uint32_t i = 0; i < table->nsites; i++) {
+            struct vigil_site_view v;
+            vigil_sitefmt_get(table, i, &v);
+            printf("  %6u  %-8s  %-24s  %s", i, vigil_site_kind_name(v.kind),
+                   v.function[0] ? v.function : "?", v.file[0] ? v.file : "?");
+            if (v.line)
+                printf(":%u", v.line);
+            if (v.line && v.column)
+                printf(":%u", v.column);
+            putchar('\n');
+        }
+    }
+}
+
+static void print_json(const char *path, const struct vigil_elf_sites *s)
+{
+    struct vigil_json j;
+    vigil_json_init(&j, stdout, 1);
+    vigil_json_object_begin(&j);
+    vigil_json_key(&j, "binary");
+    vigil_json_string(&j, path);
+    vigil_json_key(&j, "tables");
+    vigil_json_array_begin(&j);
+    for (size_t t = 0; t < s->ntables; t++) {
+        const struct vigil_sitefmt_table *table = &s->tables[t];
+        char hash[17];
+        snprintf(hash, sizeof hash, "%016llx", (unsigned long long)vigil_table_tu_hash(table));
+        vigil_json_object_begin(&j);
+        vigil_json_key(&j, "table");
+        vigil_json_uint(&j, t);
+        vigil_json_key(&j, "tu_hash");
+        vigil_json_string(&j, hash);
+        vigil_json_key(&j, "source");
+        vigil_json_string(&j, vigil_table_source(table));
+        vigil_json_key(&j, "sites");
+        vigil_json_array_begin(&j);
+        for (uint32_t i = 0; i < table->nsites; i++) {
+            struct vigil_site_view v;
+            vigil_sitefmt_get(table, i, &v);
+            vigil_json_object_begin(&j);
+            vigil_json_key(&j, "local");
+            vigil_json_uint(&j, i);
+            vigil_json_key(&j, "kind");
+            vigil_json_string(&j, vigil_site_kind_name(v.kind));
+            vigil_json_key(&j, "function");
+            vigil_json_string(&j, v.function);
+            vigil_json_key(&j, "file");
+            vigil_json_string(&j, v.file);
+            vigil_json_key(&j, "line");
+            vigil_json_uint(&j, v.line);
+            vigil_json_key(&j, "column");
+            vigil_json_uint(&j, v.column);
+            if (v.kind == VIGIL_SITE_LOAD || v.kind == VIGIL_SITE_STORE) {
+                vigil_json_key(&j, "size");
+                vigil_json_uint(&j, v.aux);
+            }
+            vigil_json_object_end(&j);
+        }
+        vigil_json_array_end(&j);
+        vigil_json_object_end(&j);
+    }
+    vigil_json_array_end(&j);
+    vigil_json_object_end(&j);
+    vigil_json_finish(&j);
+}
+
+int cmd_sites(int argc, char **argv)
+{
+    int json = 0;
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else if (argv[i][0] == '-' && argv[i][1] != '\0')
+            return cmd_usage_error(argv[0], "unknown option \"%s\"", argv[i]);
+        else if (path)
+            return cmd_usage_error(argv[0], "expected one BINARY, got \"%s\" and \"%s\"", path,
+                                   argv[i]);
+        else
+            path = argv[i];
+    }
+    if (!path)
+        return cmd_usage_error(argv[0], "expected a BINARY");
+    struct vigil_elf_sites s;
+    char err[512];
+    if (vigil_elf_sites_load(path, &s, err, sizeof err) != 0)
+        return cmd_error(argv[0], "%s", err);
+    if (!s.has_section) {
+        vigil_elf_sites_free(&s);
+        return cmd_error(argv[0], "%s: no \"%s\" section; expected a binary built with vigil-cc",
+                         path, VIGIL_SITES_SECTION);
+    }
+    if (json)
+        print_json(path, &s);
+    else
+        print_text(path, &s);
+    vigil_elf_sites_free(&s);
+    return 0;
+}

@@ -1,0 +1,106 @@
+/* The report store of statistical debugging: feedback reports ingested into SQL (SQLite file
+ * or PostgreSQL), aggregated into F(p), S(p), F(p observed), S(p observed) and NumF.
+ * All SQL lives in store.c and is the same for both databases; a backend (store_sqlite.c,
+ * store_pg.c) only runs statements with text parameters ($1, $2, ...) and text results.
+ * Schema and semantics: docs/preds-design.md ("Report store"). */
+#ifndef VIGIL_CMD_STORE_H
+#define VIGIL_CMD_STORE_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scores.h"
+
+#define VIGIL_STORE_DEFAULT "vigil.db"
+
+/* Called per result row; columns are text (NULL for SQL NULL). Non-zero stops the query. */
+typedef int (*vigil_store_row_fn)(void *arg, int ncols, const char *const *cols);
+
+struct vigil_store_backend {
+    const char *name;                 /* "sqlite", "postgresql" */
+    /* Open (creating a SQLite file if needed); NULL with a reason in err. */
+    void *(*open)(const char *target, char *err, size_t errlen);
+    /* Run one statement with nparams text parameters; rows go to fn (may be NULL). */
+    int (*exec)(void *db, const char *sql, int nparams, const char *const *params,
+                vigil_store_row_fn fn, void *arg, char *err, size_t errlen);
+    void (*close)(void *db);
+    const char *begin_write;          /* starts a transaction that will write */
+    const char *schema_lock;          /* serializes concurrent schema creation, or NULL */
+};
+
+extern const struct vigil_store_backend vigil_store_sqlite, vigil_store_postgres;
+
+struct vigil_store;
+
+/* target: "postgresql://..." or "postgres://..." (libpq URL), else a SQLite file path.
+ * Creates the schema if missing. NULL with "what went wrong" in err. */
+struct vigil_store *vigil_store_open(const char *target, char *err, size_t errlen);
+void vigil_store_close(struct vigil_store *s);
+const char *vigil_store_backend_name(const struct vigil_store *s);
+
+/* One run, ready to insert: everything is parsed and checked before the transaction. */
+struct vigil_store_observation {
+    char tu_hash[17];                 /* module identity, 16 hex digits */
+    uint32_t site_index;              /* local index in that module's site table */
+    uint32_t kind;                    /* VIGIL_SITE_BRANCH / VIGIL_SITE_RETURN */
+    uint64_t observed, count[3];
+};
+
+struct vigil_store_site {
+    char tu_hash[17];
+    uint32_t site_index, kind, line;
+    const char *function, *file;
+};
+
+struct vigil_store_run {
+    uint64_t run_id;                  /* 63-bit hash of run.txt: the idempotency key */
+    const char *report_path, *program;
+    int64_t pid;
+    uint64_t start_unix_ns;
+    int failed;
+    const char *label_source;         /* "exit", "signal" or "oracle" */
+    int exited, exit_status, signal;
+    const char *stack;                /* hex pcs separated by spaces ("" for none) */
+    const char *collect;
+    int binary;
+    size_t nobs;
+    const struct vigil_store_observation *obs;
+    size_t nsites;                    /* descriptions of the sites of its modules */
+    const struct vigil_store_site *sites;
+};
+
+/* Insert one run in one transaction. Returns 1 (added), 0 (already in the store: nothing
+ * changed), -1 (error in err; nothing was written). */
+int vigil_store_add_run(struct vigil_store *s, const struct vigil_store_run *run,
+                        char *err, size_t errlen);
+/* 1 when the store already describes the sites of this module, 0 when not, -1 on error. */
+int vigil_store_has_module(struct vigil_store *s, const char *tu_hash, char *err, size_t errlen);
+
+/* ---- Aggregation ---- */
+
+struct vigil_store_pred {
+    char tu_hash[17];
+    uint32_t site_index, kind, pred;  /* pred: branch 0 false, 1 true; return 0 <0, 1 ==0, 2 >0 */
+    struct vigil_pred_counts counts;
+    char function[128], file[512];    /* "" when the site table was not available */
+    uint32_t line;
+};
+
+struct vigil_store_totals {
+    uint64_t num_f, num_s;            /* failing / successful runs (not excluded) */
+};
+
+/* A read session: one snapshot for several queries, with a private set of excluded runs
+ * (for iterative elimination). */
+int vigil_store_read_begin(struct vigil_store *s, char *err, size_t errlen);
+void vigil_store_read_end(struct vigil_store *s);
+/* Every predicate of every observed site, counted over the runs not excluded; malloc'd. */
+int vigil_store_aggregate(struct vigil_store *s, struct vigil_store_pred **preds, size_t *npreds,
+                          struct vigil_store_totals *totals, char *err, size_t errlen);
+/* Exclude every run in which predicate p was true (inside a read session). */
+int vigil_store_exclude_true(struct vigil_store *s, const struct vigil_store_pred *p,
+                             char *err, size_t errlen);
+
+/* A name for predicate pred of a site kind: "true", "false", "< 0", "== 0", "> 0". */
+const char *vigil_pred_name(uint32_t kind, uint32_t pred);
+
+#endif

@@ -1,0 +1,122 @@
+/* Symbolization with libdwfl: it finds separate debug files (build-id, .gnu_debuglink) and
+ * handles DWARF versions and inlining, which we should not redo by hand. */
+#include "symbolize.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct vigil_symbolizer {
+    Dwfl *dwfl;
+    Dwfl_Module *module;
+};
+
+static char *debuginfo_path;   /* libdwfl's default search path for separate debug files */
+
+static const Dwfl_Callbacks offline_callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &debuginfo_path,
+};
+
+struct vigil_symbolizer *vigil_symbolizer_open(const char *path, char *err, size_t errlen)
+{
+    struct vigil_symbolizer *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        free(s);
+        return NULL;
+    }
+    s->dwfl = dwfl_begin(&offline_callbacks);
+    /* Base 0 without adding p_vaddr: the module sits at its link-time addresses. dwfl owns
+     * fd from here on. */
+    if (s->dwfl)
+        s->module = dwfl_report_elf(s->dwfl, path, path, fd, 0, false);
+    else
+        close(fd);
+    if (!s->module) {
+        snprintf(err, errlen, "%s: cannot read as ELF: %s", path, dwfl_errmsg(-1));
+        vigil_symbolizer_close(s);
+        return NULL;
+    }
+    dwfl_report_end(s->dwfl, NULL, NULL);
+    return s;
+}
+
+/* The compile unit covering address. dwfl's lookup relies on .debug_aranges, which clang
+ * does not emit by default and elfutils before 0.189 does not rebuild, so fall back to asking
+ * each unit for its ranges. */
+static int find_cu(Dwfl_Module *m, uint64_t address, Dwarf_Die *cu, Dwarf_Addr *bias)
+{
+    Dwarf_Die *die = dwfl_module_addrdie(m, address, bias);
+    if (die) {
+        *cu = *die;
+        return 0;
+    }
+    Dwarf *dw = dwfl_module_getdwarf(m, bias);
+    if (!dw)
+        return -1;
+    Dwarf_Off off = 0, next;
+    size_t header_size;
+    while (dwarf_nextcu(dw, off, &next, &header_size, NULL, NULL, NULL) == 0) {
+        if (dwarf_offdie(dw, off + header_size, cu) && dwarf_haspc(cu, address - *bias) > 0)
+            return 0;
+        off = next;
+    }
+    return -1;
+}
+
+int vigil_symbolize(struct vigil_symbolizer *s, uint64_t address, struct vigil_source_location *out)
+{
+    memset(out, 0, sizeof *out);
+    Dwarf_Die cu;
+    Dwarf_Addr bias;
+    const char *name = NULL;
+    if (find_cu(s->module, address, &cu, &bias) == 0) {
+        /* innermost subprogram or inlined subroutine: the function the user wrote the line in */
+        Dwarf_Die *scopes = NULL;
+        int n = dwarf_getscopes(&cu, address - bias, &scopes);
+        for (int i = 0; i < n && !name; i++) {
+            int tag = dwarf_tag(&scopes[i]);
+            if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+                name = dwarf_diename(&scopes[i]);
+        }
+        if (name)
+            snprintf(out->function, sizeof out->function, "%s", name);
+        free(scopes);
+        Dwarf_Line *line = dwarf_getsrc_die(&cu, address - bias);
+        const char *file = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
+        if (file) {
+            snprintf(out->file, sizeof out->file, "%s", file);
+            dwarf_lineno(line, &out->line);
+            dwarf_linecol(line, &out->column);
+        }
+    }
+    if (!out->function[0]) {
+        name = dwfl_module_addrname(s->module, address);   /* symbol table: no DWARF needed */
+        if (name)
+            snprintf(out->function, sizeof out->function, "%s", name);
+    }
+    return out->function[0] || out->file[0] ? 0 : -1;
+}
+
+void vigil_symbolizer_close(struct vigil_symbolizer *s)
+{
+    if (!s)
+        return;
+    if (s->dwfl)
+        dwfl_end(s->dwfl);
+    free(s);
+}

@@ -1,0 +1,23 @@
+/* Address -> function, file:line:column, from a binary's symbol table and DWARF (libdw).
+ * Addresses are link-time addresses of the file (a runtime PC minus the module's load bias),
+ * so the same address always means the same instruction, whatever the process layout was. */
+#ifndef VIGIL_CMD_SYMBOLIZE_H
+#define VIGIL_CMD_SYMBOLIZE_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct vigil_source_location {
+    char function[256];      /* innermost function, inlined ones included; "" when unknown */
+    char file[1024];         /* "" when there is no line information */
+    int line, column;        /* 0 when unknown */
+};
+
+struct vigil_symbolizer;
+
+/* Opens path (executable or shared object); NULL with "PATH: reason" in err. */
+struct vigil_symbolizer *vigil_symbolizer_open(const char *path, char *err, size_t errlen);
+/* 0 when at least the function or the line is known, -1 when nothing is. */
+int vigil_symbolize(struct vigil_symbolizer *s, uint64_t address, struct vigil_source_location *out);
+void vigil_symbolizer_close(struct vigil_symbolizer *s);
+
+#endif

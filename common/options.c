@@ -1,0 +1,254 @@
+/* Runtime options: the table, defaults, the VIGIL_OPTIONS parser and the help listing, all
+ * generated from options.inc. Used by libvigil (before libc is fully usable for it: no malloc,
+ * no exit, no stdio streams) and by the `vigil` command. */
+#include "options.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct vigil_option_desc vigil_option_table[] = {
+#define VIGIL_OPTION(name, type, def, help) \
+    {#name, VIGIL_OPT_##type, def, help, offsetof(struct vigil_options, name)},
+#include "options.inc"
+#undef VIGIL_OPTION
+};
+const size_t vigil_option_count = sizeof vigil_option_table / sizeof vigil_option_table[0];
+
+static const char *const type_names[] = {
+    [VIGIL_OPT_BOOL] = "bool", [VIGIL_OPT_UINT] = "uint", [VIGIL_OPT_DOUBLE] = "double",
+    [VIGIL_OPT_STRING] = "string", [VIGIL_OPT_ENUM] = "enum",
+};
+
+static const struct vigil_option_desc *find_option(const char *name, size_t len)
+{
+    for (size_t i = 0; i < vigil_option_count; i++)
+        if (strlen(vigil_option_table[i].name) == len &&
+            memcmp(vigil_option_table[i].name, name, len) == 0)
+            return &vigil_option_table[i];
+    return NULL;
+}
+
+/* The choices of an ENUM option: the "{a,b,c}" prefix of its help text. Is value one? */
+static int enum_has_choice(const char *help, const char *value)
+{
+    if (help[0] != '{')
+        return 0;
+    const char *p = help + 1, *close = strchr(help, '}');
+    size_t vlen = strlen(value);
+    while (close && p < close) {
+        const char *end = p;
+        while (end < close && *end != ',')
+            end++;
+        if ((size_t)(end - p) == vlen && memcmp(p, value, vlen) == 0)
+            return 1;
+        p = end + 1;
+    }
+    return 0;
+}
+
+static int parse_bool(const char *v, int *out)
+{
+    static const char *const yes[] = {"1", "true", "yes"}, *const no[] = {"0", "false", "no"};
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(v, yes[i]) == 0)
+            return *out = 1, 0;
+        if (strcmp(v, no[i]) == 0)
+            return *out = 0, 0;
+    }
+    return -1;
+}
+
+static int parse_uint(const char *v, uint32_t *out)
+{
+    uint64_t n = 0;
+    if (!*v)
+        return -1;
+    for (const char *p = v; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        n = n * 10 + (uint64_t)(*p - '0');
+        if (n > UINT32_MAX)
+            return -1;
+    }
+    *out = (uint32_t)n;
+    return 0;
+}
+
+static int parse_double(const char *v, double *out)
+{
+    /* Decimal or exponent notation only ("nan", "inf" and hex floats are refused). */
+    if (!*v || strspn(v, "0123456789.eE+-") != strlen(v))
+        return -1;
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (*end || errno || !isfinite(d))
+        return -1;
+    *out = d;
+    return 0;
+}
+
+static int set_option(struct vigil_options *o, const struct vigil_option_desc *d,
+                      const char *value, char *why, size_t whylen)
+{
+    void *field = (char *)o + d->offset;
+    switch (d->type) {
+    case VIGIL_OPT_BOOL:
+        if (parse_bool(value, field) == 0)
+            return 0;
+        snprintf(why, whylen, "expected 0/1, true/false or yes/no");
+        return -1;
+    case VIGIL_OPT_UINT:
+        if (parse_uint(value, field) == 0)
+            return 0;
+        snprintf(why, whylen, "expected a decimal integer 0..4294967295");
+        return -1;
+    case VIGIL_OPT_DOUBLE:
+        if (parse_double(value, field) == 0)
+            return 0;
+        snprintf(why, whylen, "expected a decimal number such as 0.001 or 1e-3");
+        return -1;
+    case VIGIL_OPT_ENUM:
+        if (!enum_has_choice(d->help, value)) {
+            const char *close = strchr(d->help, '}');
+            snprintf(why, whylen, "expected one of %.*s", close ? (int)(close - d->help + 1) : 0,
+                     d->help);
+            return -1;
+        }
+        /* fall through: stored like a string */
+    case VIGIL_OPT_STRING:
+        if (strlen(value) >= VIGIL_OPT_STRING_MAX) {
+            snprintf(why, whylen, "expected at most %d characters", VIGIL_OPT_STRING_MAX - 1);
+            return -1;
+        }
+        strcpy(field, value);
+        return 0;
+    }
+    snprintf(why, whylen, "internal error: unknown option type");
+    return -1;
+}
+
+void vigil_options_defaults(struct vigil_options *o)
+{
+    char why[8];
+    memset(o, 0, sizeof *o);
+    for (size_t i = 0; i < vigil_option_count; i++)
+        set_option(o, &vigil_option_table[i], vigil_option_table[i].def, why, sizeof why);
+}
+
+int vigil_options_set(struct vigil_options *o, const char *name, const char *value,
+                      char *why, size_t whylen)
+{
+    const struct vigil_option_desc *d = find_option(name, strlen(name));
+    if (!d) {
+        snprintf(why, whylen, "unknown option \"%s\"", name);
+        return -1;
+    }
+    /* Parse into a scratch copy so that a bad value leaves the option untouched. */
+    struct vigil_options scratch;
+    if (set_option(&scratch, d, value, why, whylen) != 0)
+        return -1;
+    size_t size = d->type == VIGIL_OPT_BOOL ? sizeof(int)
+                : d->type == VIGIL_OPT_UINT ? sizeof(uint32_t)
+                : d->type == VIGIL_OPT_DOUBLE ? sizeof(double) : VIGIL_OPT_STRING_MAX;
+    memcpy((char *)o + d->offset, (char *)&scratch + d->offset, size);
+    return 0;
+}
+
+int vigil_options_parse(struct vigil_options *o, const char *text, const char *source,
+                        void (*err)(void *arg, const char *msg), void *arg)
+{
+    int errors = 0;
+    char msg[512], why[160], key[64], value[VIGIL_OPT_STRING_MAX + 1], current[VIGIL_OPT_STRING_MAX];
+    const char *item = text ? text : "";
+    while (*item) {
+        const char *end = strchr(item, ':');
+        if (!end)
+            end = item + strlen(item);
+        int len = (int)(end - item);
+        const char *eq = memchr(item, '=', (size_t)len);
+        const char *show = len > 80 ? "..." : "";
+        int showlen = len > 80 ? 80 : len;
+        if (len == 0) {
+            /* empty item ("a=1::b=2" or a trailing ':'): nothing to do */
+        } else if (!eq || eq == item) {
+            snprintf(msg, sizeof msg, "%s: ignoring \"%.*s%s\": expected key=value", source,
+                     showlen, item, show);
+            errors++, err(arg, msg);
+        } else if (memchr(item, '.', (size_t)(eq - item))) {
+            /* "tool.key=value": a tool option, read by the runtime through vigil_tool_option */
+        } else {
+            size_t klen = (size_t)(eq - item), vlen = (size_t)(end - eq - 1);
+            const struct vigil_option_desc *d = find_option(item, klen);
+            if (!d || klen >= sizeof key) {
+                snprintf(msg, sizeof msg, "%s: ignoring \"%.*s%s\": unknown option \"%.*s\" "
+                         "(help=1 lists them)", source, showlen, item, show,
+                         (int)(klen > 40 ? 40 : klen), item);
+                errors++, err(arg, msg);
+            } else {
+                memcpy(key, item, klen);
+                key[klen] = '\0';
+                int too_long = vlen >= sizeof value;
+                if (!too_long) {
+                    memcpy(value, eq + 1, vlen);
+                    value[vlen] = '\0';
+                }
+                if (too_long || vigil_options_set(o, key, value, why, sizeof why) != 0) {
+                    if (too_long)
+                        snprintf(why, sizeof why, "expected at most %d characters",
+                                 VIGIL_OPT_STRING_MAX - 1);
+                    vigil_options_format(o, (size_t)(d - vigil_option_table), current,
+                                         sizeof current);
+                    snprintf(msg, sizeof msg, "%s: ignoring \"%.*s%s\": %s; keeping %s=%s", source,
+                             showlen, item, show, why, key, current);
+                    errors++, err(arg, msg);
+                }
+            }
+        }
+        item = *end ? end + 1 : end;
+    }
+    return errors;
+}
+
+void vigil_options_format(const struct vigil_options *o, size_t i, char *buf, size_t len)
+{
+    if (i >= vigil_option_count || len == 0) {
+        if (len)
+            buf[0] = '\0';
+        return;
+    }
+    const struct vigil_option_desc *d = &vigil_option_table[i];
+    const void *field = (const char *)o + d->offset;
+    switch (d->type) {
+    case VIGIL_OPT_BOOL:
+        snprintf(buf, len, "%d", *(const int *)field ? 1 : 0);
+        break;
+    case VIGIL_OPT_UINT:
+        snprintf(buf, len, "%u", *(const uint32_t *)field);
+        break;
+    case VIGIL_OPT_DOUBLE:
+        snprintf(buf, len, "%.15g", *(const double *)field);
+        break;
+    case VIGIL_OPT_STRING:
+    case VIGIL_OPT_ENUM:
+        snprintf(buf, len, "%s", (const char *)field);
+        break;
+    }
+}
+
+void vigil_options_help(void (*emit)(void *arg, const char *line), void *arg)
+{
+    char line[1024];
+    emit(arg, "vigil options: VIGIL_OPTIONS=name=value:name=value (tool options: tool.key=value)");
+    snprintf(line, sizeof line, "  %-16s %-7s %-10s %s", "name", "type", "default", "meaning");
+    emit(arg, line);
+    for (size_t i = 0; i < vigil_option_count; i++) {
+        const struct vigil_option_desc *d = &vigil_option_table[i];
+        snprintf(line, sizeof line, "  %-16s %-7s %-10s %s", d->name, type_names[d->type],
+                 d->def[0] ? d->def : "\"\"", d->help);
+        emit(arg, line);
+    }
+}

@@ -1,0 +1,587 @@
+/* Run report: percent-escaping of string fields and the reader of run.txt.
+ * The format is specified in docs/formats.md; the writer lives in the runtime. The reader is
+ * strict: every deviation is an error naming FILE:LINE and what was expected, because a report
+ * that parses "mostly" would give numbers nobody can trust. */
+#include "runreport.h"
+#include "sitefmt.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char hex_digits[] = "0123456789ABCDEF";
+
+/* Bytes that may appear raw in an escaped field; everything else is %XX. */
+static int is_plain_byte(unsigned char c)
+{
+    return c > 0x20 && c < 0x7f && c != '%';
+}
+
+size_t vigil_escape(const char *s, char *out, size_t outlen)
+{
+    size_t n = 0;
+#define PUT(ch) do { if (n + 1 < outlen) out[n] = (ch); n++; } while (0)
+    if (*s == '\0') {
+        PUT('%');
+    } else {
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+            if (is_plain_byte(*p)) {
+                PUT((char)*p);
+            } else {
+                PUT('%');
+                PUT(hex_digits[*p >> 4]);
+                PUT(hex_digits[*p & 15]);
+            }
+        }
+    }
+#undef PUT
+    if (outlen > 0)
+        out[n < outlen ? n : outlen - 1] = '\0';
+    return n;
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+int vigil_unescape(char *s)
+{
+    if (strcmp(s, "%") == 0) {
+        s[0] = '\0';
+        return 0;
+    }
+    char *w = s;
+    for (const char *r = s; *r; ) {
+        unsigned char c = (unsigned char)*r;
+        if (c == '%') {
+            int hi = hex_value(r[1]), lo = hi < 0 ? -1 : hex_value(r[2]);
+            /* %00 would cut the string short: vigil_escape never writes it. */
+            if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+                return -1;
+            *w++ = (char)(hi << 4 | lo);
+            r += 3;
+        } else if (is_plain_byte(c)) {
+            *w++ = *r++;
+        } else {
+            return -1;   /* a raw byte that vigil_escape would have escaped */
+        }
+    }
+    *w = '\0';
+    return 0;
+}
+
+/* ---- Reader ---- */
+
+#define MAX_FIELDS 8
+
+struct parser {
+    const char *name;        /* file name used in messages */
+    unsigned line;           /* current line number, 1-based */
+    char *field[MAX_FIELDS]; /* fields of the current line after the key */
+    int nfields;
+    struct vigil_run_report *r;
+    char *err;
+    size_t errlen;
+    /* which once-only keys were seen, by key table index */
+    unsigned char seen[16];
+    size_t cap_argv, cap_option_names, cap_option_values, cap_modules, cap_sites, cap_site_lines;
+    unsigned *site_lines;    /* line number of each site, for duplicate messages */
+};
+
+__attribute__((format(printf, 2, 3)))
+static int fail(struct parser *p, const char *fmt, ...)
+{
+    int n = snprintf(p->err, p->errlen, "%s:%u: ", p->name, p->line);
+    if (n >= 0 && (size_t)n < p->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Decimal unsigned number with no sign, spaces or leading zeros (except "0"), at most max. */
+static int parse_uint(struct parser *p, const char *text, uint64_t max, const char *what,
+                      uint64_t *out)
+{
+    uint64_t v = 0;
+    const char *s = text;
+    if (*s == '\0' || (s[0] == '0' && s[1] != '\0'))
+        goto bad;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            goto bad;
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (max - d) / 10)
+            goto bad;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+bad:
+    return fail(p, "expected %s (a decimal number 0..%llu), got \"%.40s\"", what,
+                (unsigned long long)max, text);
+}
+
+static int parse_u32(struct parser *p, const char *text, const char *what, uint32_t *out)
+{
+    uint64_t v;
+    if (parse_uint(p, text, UINT32_MAX, what, &v))
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int parse_string(struct parser *p, char *text, const char *what, char **out)
+{
+    if (vigil_unescape(text))
+        return fail(p, "expected %s (percent-escaped: %%XX, %%%% for the empty string), got \"%.40s\"",
+                    what, text);
+    *out = strdup(text);
+    return *out ? 0 : fail(p, "out of memory");
+}
+
+/* Grow *arr (element size elem) so that it holds at least n+1 elements. */
+static int reserve(struct parser *p, void **arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    void *a = realloc(*arr, ncap * elem);
+    if (!a)
+        return fail(p, "out of memory");
+    *arr = a;
+    *cap = ncap;
+    return 0;
+}
+
+static int key_program(struct parser *p)
+{
+    return parse_string(p, p->field[0], "the program path", &p->r->program);
+}
+
+static int key_arg(struct parser *p)
+{
+    struct vigil_run_report *r = p->r;
+    uint64_t i;
+    if (parse_uint(p, p->field[0], INT32_MAX - 1, "the argument index", &i))
+        return -1;
+    if (i != (uint64_t)r->argc)
+        return fail(p, "expected argument index %d (arguments in order from 0), got %llu",
+                    r->argc, (unsigned long long)i);
+    if (reserve(p, (void **)&r->argv, &p->cap_argv, (size_t)r->argc + 1, sizeof *r->argv))
+        return -1;
+    r->argv[r->argc] = NULL;
+    if (parse_string(p, p->field[1], "the argument string", &r->argv[r->argc]))
+        return -1;
+    r->argv[++r->argc] = NULL;
+    return 0;
+}
+
+static int key_pid(struct parser *p)
+{
+    uint64_t v;
+    if (parse_uint(p, p->field[0], INT64_MAX, "the process id", &v))
+        return -1;
+    p->r->pid = (int64_t)v;
+    return 0;
+}
+
+static int key_ppid(struct parser *p)
+{
+    uint64_t v;
+    if (parse_uint(p, p->field[0], INT64_MAX, "the parent process id", &v))
+        return -1;
+    p->r->ppid = (int64_t)v;
+    return 0;
+}
+
+static int key_exit(struct parser *p)
+{
+    uint64_t v;
+    if (parse_uint(p, p->field[0], 255, "the exit status", &v))
+        return -1;
+    p->r->exited = 1;
+    p->r->exit_status = (int)v;
+    return 0;
+}
+
+static int key_signal(struct parser *p)
+{
+    uint64_t v;
+    if (parse_uint(p, p->field[0], 127, "the signal number", &v))
+        return -1;
+    if (v == 0)
+        return fail(p, "expected a signal number 1..127, got 0");
+    p->r->exited = 0;
+    p->r->signal = (int)v;
+    return 0;
+}
+
+static int key_start(struct parser *p)
+{
+    return parse_uint(p, p->field[0], UINT64_MAX, "the start time in ns", &p->r->start_unix_ns);
+}
+
+static int key_duration(struct parser *p)
+{
+    return parse_uint(p, p->field[0], UINT64_MAX, "the duration in ns", &p->r->duration_ns);
+}
+
+static int key_option(struct parser *p)
+{
+    struct vigil_run_report *r = p->r;
+    size_t n = r->noptions;
+    if (reserve(p, (void **)&r->option_names, &p->cap_option_names, n, sizeof(char *)) ||
+        reserve(p, (void **)&r->option_values, &p->cap_option_values, n, sizeof(char *)))
+        return -1;
+    r->option_names[n] = r->option_values[n] = NULL;
+    r->noptions = n + 1;   /* counted now so that free() releases a half-parsed pair */
+    if (parse_string(p, p->field[0], "the option name", &r->option_names[n]))
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(r->option_names[i], r->option_names[n]) == 0)
+            return fail(p, "option \"%.40s\" is listed twice; expected each option once",
+                        r->option_names[n]);
+    return parse_string(p, p->field[1], "the option value", &r->option_values[n]);
+}
+
+static int key_tools(struct parser *p)
+{
+    return parse_string(p, p->field[0], "the tool list", &p->r->tools);
+}
+
+static int key_module(struct parser *p)
+{
+    struct vigil_run_report *r = p->r;
+    struct vigil_run_module m = {0};
+    uint64_t index;
+    if (parse_uint(p, p->field[0], UINT32_MAX, "the module index", &index))
+        return -1;
+    if (index != r->nmodules)
+        return fail(p, "expected module index %zu (modules in order from 0), got %llu",
+                    r->nmodules, (unsigned long long)index);
+    m.index = (uint32_t)index;
+    const char *h = p->field[1];
+    if (strlen(h) != 16)
+        return fail(p, "expected the tu_hash as 16 hex digits, got \"%.40s\"", h);
+    for (int i = 0; i < 16; i++) {
+        int d = hex_value(h[i]);
+        if (d < 0)
+            return fail(p, "expected the tu_hash as 16 hex digits, got \"%.40s\"", h);
+        m.tu_hash = m.tu_hash << 4 | (uint64_t)d;
+    }
+    if (parse_u32(p, p->field[2], "the module's site count", &m.nsites) ||
+        parse_u32(p, p->field[3], "the module's base id", &m.base_id))
+        return -1;
+    if ((uint64_t)m.base_id + m.nsites > UINT32_MAX)
+        return fail(p, "base id %u + %u sites exceeds the 32-bit site id space",
+                    m.base_id, m.nsites);
+    if (reserve(p, (void **)&r->modules, &p->cap_modules, r->nmodules, sizeof m))
+        return -1;
+    if (parse_string(p, p->field[4], "the module path", &m.path))
+        return -1;
+    r->modules[r->nmodules++] = m;
+    return 0;
+}
+
+static int key_site(struct parser *p)
+{
+    struct vigil_run_report *r = p->r;
+    struct vigil_run_site s = {0};
+    if (parse_u32(p, p->field[0], "the module index", &s.module) ||
+        parse_u32(p, p->field[1], "the local site index", &s.index))
+        return -1;
+    if (s.module >= r->nmodules)
+        return fail(p, "site names module %u, but only %zu module lines precede it", s.module,
+                    r->nmodules);
+    if (s.index >= r->modules[s.module].nsites)
+        return fail(p, "site index %u is out of range: module %u has %u sites", s.index,
+                    s.module, r->modules[s.module].nsites);
+    for (uint32_t k = 1; k <= VIGIL_SITE_KIND_MAX && !s.kind; k++)
+        if (strcmp(p->field[2], vigil_site_kind_name((enum vigil_site_kind)k)) == 0)
+            s.kind = k;
+    if (!s.kind)
+        return fail(p, "expected a site kind (entry, backedge, load, ...), got \"%.40s\"",
+                    p->field[2]);
+    if (parse_uint(p, p->field[3], UINT64_MAX, "the execution count", &s.execs) ||
+        parse_uint(p, p->field[4], UINT64_MAX, "the burst count", &s.bursts))
+        return -1;
+    /* Plain decimal or exponent notation only: strtod alone would also take "nan", hex, ... */
+    const char *rate = p->field[5];
+    char *end;
+    errno = 0;
+    s.rate = strtod(rate, &end);
+    if (rate[0] < '0' || rate[0] > '9' || strspn(rate, "0123456789.eE-+") != strlen(rate) ||
+        *end || errno || !(s.rate >= 0.0 && s.rate <= 1.0))
+        return fail(p, "expected the rate as a number in 0..1, got \"%.40s\"", p->field[5]);
+    if (reserve(p, (void **)&r->sites, &p->cap_sites, r->nsites, sizeof s) ||
+        reserve(p, (void **)&p->site_lines, &p->cap_site_lines, r->nsites, sizeof *p->site_lines))
+        return -1;
+    p->site_lines[r->nsites] = p->line;
+    r->sites[r->nsites++] = s;
+    r->bursts_total += s.bursts;
+    return 0;
+}
+
+enum key_flags { ONCE = 1, REQUIRED = 2 };
+
+struct key {
+    const char *name;
+    int nfields;
+    int flags;
+    int (*parse)(struct parser *p);
+};
+
+/* The keys of run.txt, in the order the writer emits them. "exit" and "signal" share one
+ * slot: exactly one of them is required. */
+static const struct key keys[] = {
+    {"program", 1, ONCE | REQUIRED, key_program},
+    {"arg", 2, 0, key_arg},
+    {"pid", 1, ONCE | REQUIRED, key_pid},
+    {"ppid", 1, ONCE | REQUIRED, key_ppid},
+    {"exit", 1, ONCE | REQUIRED, key_exit},
+    {"signal", 1, ONCE | REQUIRED, key_signal},
+    {"start_unix_ns", 1, ONCE | REQUIRED, key_start},
+    {"duration_ns", 1, ONCE | REQUIRED, key_duration},
+    {"option", 2, 0, key_option},
+    {"tools", 1, ONCE | REQUIRED, key_tools},
+    {"module", 5, 0, key_module},
+    {"site", 6, 0, key_site},
+};
+#define NKEYS (sizeof keys / sizeof keys[0])
+#define KEY_EXIT 4
+#define KEY_SIGNAL 5
+
+struct site_order {
+    uint32_t module, index;
+    unsigned line;
+};
+
+static int compare_site_order(const void *a, const void *b)
+{
+    const struct site_order *x = a, *y = b;
+    if (x->module != y->module)
+        return x->module < y->module ? -1 : 1;
+    if (x->index != y->index)
+        return x->index < y->index ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static int check_duplicate_sites(struct parser *p)
+{
+    struct vigil_run_report *r = p->r;
+    if (r->nsites < 2)
+        return 0;
+    struct site_order *order = malloc(r->nsites * sizeof *order);
+    if (!order)
+        return fail(p, "out of memory");
+    for (size_t i = 0; i < r->nsites; i++)
+        order[i] = (struct site_order){r->sites[i].module, r->sites[i].index, p->site_lines[i]};
+    qsort(order, r->nsites, sizeof *order, compare_site_order);
+    int rc = 0;
+    for (size_t i = 1; i < r->nsites && !rc; i++) {
+        if (order[i].module == order[i - 1].module && order[i].index == order[i - 1].index) {
+            p->line = order[i].line;
+            rc = fail(p, "site %u of module %u is listed twice (first on line %u); expected "
+                      "each site once", order[i].index, order[i].module, order[i - 1].line);
+        }
+    }
+    free(order);
+    return rc;
+}
+
+/* Split line (modified in place) into key and fields at single spaces. */
+static int split_line(struct parser *p, char *line, char **key)
+{
+    p->nfields = 0;
+    *key = line;
+    char *s = strchr(line, ' ');
+    while (s) {
+        *s++ = '\0';
+        if (p->nfields == MAX_FIELDS)
+            return fail(p, "too many fields on line starting \"%.20s\"", *key);
+        p->field[p->nfields++] = s;
+        s = strchr(s, ' ');
+    }
+    if (**key == '\0')
+        return fail(p, "expected a key at the start of the line, got an empty line or a space");
+    for (int i = 0; i < p->nfields; i++)
+        if (p->field[i][0] == '\0')
+            return fail(p, "expected fields separated by single spaces after \"%.20s\"", *key);
+    return 0;
+}
+
+static int parse_line(struct parser *p, char *line)
+{
+    char *key;
+    if (split_line(p, line, &key))
+        return -1;
+    for (size_t k = 0; k < NKEYS; k++) {
+        if (strcmp(key, keys[k].name) != 0)
+            continue;
+        if (p->nfields != keys[k].nfields)
+            return fail(p, "expected %d field%s after \"%s\", got %d", keys[k].nfields,
+                        keys[k].nfields == 1 ? "" : "s", key, p->nfields);
+        size_t slot = k == KEY_SIGNAL ? KEY_EXIT : k;
+        if ((keys[k].flags & ONCE) && p->seen[slot])
+            return fail(p, "\"%s\" appears twice (or with \"%s\"); expected it once", key,
+                        k == KEY_SIGNAL ? "exit" : k == KEY_EXIT ? "signal" : key);
+        p->seen[slot] = 1;
+        return keys[k].parse(p);
+    }
+    return fail(p, "unknown key \"%.40s\"; expected one of the keys of run report version %d",
+                key, VIGIL_RUN_FORMAT_VERSION);
+}
+
+int vigil_run_report_parse(const char *text, size_t len, const char *name,
+                           struct vigil_run_report *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    struct parser p = {.name = name, .r = r, .err = err, .errlen = errlen};
+    int rc = -1, ended = 0;
+    char *buf = malloc(len + 1);
+    if (!buf) {
+        fail(&p, "out of memory");
+        goto out;
+    }
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+
+    char *line = buf, *limit = buf + len;
+    for (p.line = 1; line < limit; p.line++) {
+        char *nl = memchr(line, '\n', (size_t)(limit - line));
+        if (!nl) {
+            fail(&p, "line is not terminated by a newline; the report is truncated");
+            goto out;
+        }
+        *nl = '\0';
+        if (strlen(line) != (size_t)(nl - line)) {
+            fail(&p, "unexpected NUL byte; expected text");
+            goto out;
+        }
+        if (ended) {
+            fail(&p, "text after \"end\"; expected \"end\" to be the last line");
+            goto out;
+        }
+        if (p.line == 1) {
+            if (strncmp(line, "vigil-run ", 10) != 0) {
+                fail(&p, "expected the header \"vigil-run %d\", got \"%.40s\"",
+                     VIGIL_RUN_FORMAT_VERSION, line);
+                goto out;
+            }
+            uint64_t version;
+            if (parse_uint(&p, line + 10, UINT32_MAX, "the format version", &version))
+                goto out;
+            if (version != VIGIL_RUN_FORMAT_VERSION) {
+                fail(&p, "run report version %llu is not supported; expected version %d",
+                     (unsigned long long)version, VIGIL_RUN_FORMAT_VERSION);
+                goto out;
+            }
+            r->version = (uint32_t)version;
+        } else if (strcmp(line, "end") == 0) {
+            ended = 1;
+            for (size_t k = 0; k < NKEYS; k++) {
+                if ((keys[k].flags & REQUIRED) && k != KEY_SIGNAL && !p.seen[k]) {
+                    fail(&p, "reached \"end\" without a \"%s\" line; expected one",
+                         k == KEY_EXIT ? "exit\" or \"signal" : keys[k].name);
+                    goto out;
+                }
+            }
+        } else if (parse_line(&p, line)) {
+            goto out;
+        }
+        line = nl + 1;
+    }
+    if (p.line == 1) {
+        fail(&p, "empty file; expected the header \"vigil-run %d\"", VIGIL_RUN_FORMAT_VERSION);
+        goto out;
+    }
+    if (!ended) {
+        p.line--;
+        fail(&p, "no \"end\" line: the report is torn (truncated); expected \"end\" last");
+        goto out;
+    }
+    if (check_duplicate_sites(&p))
+        goto out;
+    rc = 0;
+out:
+    free(buf);
+    free(p.site_lines);
+    if (rc)
+        vigil_run_report_free(r);
+    return rc;
+}
+
+int vigil_run_report_load(const char *path, struct vigil_run_report *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    char file[4096];
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(file, sizeof file, "%s/%s", path, VIGIL_RUN_FILE);
+    else
+        snprintf(file, sizeof file, "%s", path);
+
+    FILE *f = fopen(file, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s (expected a run report directory or its %s)",
+                 file, strerror(errno), VIGIL_RUN_FILE);
+        return -1;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *text = malloc(cap);
+    while (text) {
+        len += fread(text + len, 1, cap - len, f);
+        if (len < cap)
+            break;
+        char *t = realloc(text, cap * 2);
+        if (!t) {
+            free(text);
+            text = NULL;
+            break;
+        }
+        text = t;
+        cap *= 2;
+    }
+    int read_error = ferror(f);
+    fclose(f);
+    if (!text || read_error) {
+        snprintf(err, errlen, "%s: %s", file, text ? "read error" : "out of memory");
+        free(text);
+        return -1;
+    }
+    int rc = vigil_run_report_parse(text, len, file, r, err, errlen);
+    free(text);
+    return rc;
+}
+
+void vigil_run_report_free(struct vigil_run_report *r)
+{
+    free(r->program);
+    for (int i = 0; i < r->argc; i++)
+        free(r->argv[i]);
+    free(r->argv);
+    for (size_t i = 0; i < r->noptions; i++) {
+        free(r->option_names[i]);
+        free(r->option_values[i]);
+    }
+    free(r->option_names);
+    free(r->option_values);
+    free(r->tools);
+    for (size_t i = 0; i < r->nmodules; i++)
+        free(r->modules[i].path);
+    free(r->modules);
+    free(r->sites);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,374 @@
+/* vigil-cc: a drop-in cc that instruments C sources for vigil.
+ * main() runs a list of small named stages over one job; the per-source work (front end,
+ * transform, optimize, back end) and the link are in pipeline.c, the command line
+ * classification in args.c, and every environment variable in settings.inc. */
+#include "pipeline.h"
+
+#include <errno.h>
+#include <llvm/Config/llvm-config.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+struct setting_info {
+    const char *name, *def, *meaning;
+};
+static const struct setting_info setting_table[] = {
+#define VIGIL_CC_SETTING(field, name, def, meaning) {name, def, meaning},
+#include "settings.inc"
+#undef VIGIL_CC_SETTING
+};
+
+/* ---- small helpers ---- */
+
+void vcc_cmd_push(struct vcc_cmd *c, const char *arg)
+{
+    if (c->n + 2 > c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 64;
+        c->v = realloc(c->v, (size_t)c->cap * sizeof *c->v);
+        if (!c->v) { perror("vigil-cc"); exit(1); }
+    }
+    c->v[c->n++] = (char *)arg;
+    c->v[c->n] = NULL;
+}
+
+void vcc_cmd_free(struct vcc_cmd *c)
+{
+    free(c->v);
+    c->v = NULL;
+    c->n = c->cap = 0;
+}
+
+int vcc_setting_on(const char *value)
+{
+    return value && (!strcmp(value, "1") || !strcasecmp(value, "yes") || !strcasecmp(value, "on") ||
+                     !strcasecmp(value, "true"));
+}
+
+/* ---- temporary files: removed at exit and on the usual termination signals ---- */
+
+static char **temps;
+static int ntemps, temps_cap, keep_temps_flag;
+
+static void remove_temps(void)
+{
+    if (keep_temps_flag) return;
+    for (int i = 0; i < ntemps; i++) unlink(temps[i]);
+    ntemps = 0;
+}
+
+static void on_signal(int sig)
+{
+    remove_temps();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+char *vcc_temp_file(const struct vcc_job *job, const char *suffix)
+{
+    const char *dir = job->settings.tmpdir && *job->settings.tmpdir ? job->settings.tmpdir : "/tmp";
+    size_t len = strlen(dir) + strlen(suffix) + 32;
+    char *path = malloc(len);
+    if (!path) { perror("vigil-cc"); exit(1); }
+    snprintf(path, len, "%s/vigil-cc-XXXXXX%s", dir, suffix);
+    /* Block the signals that remove temps while the list grows. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    int fd = mkstemps(path, (int)strlen(suffix));
+    if (fd >= 0) {
+        close(fd);
+        if (ntemps == temps_cap) {
+            temps_cap = temps_cap ? temps_cap * 2 : 16;
+            temps = realloc(temps, (size_t)temps_cap * sizeof *temps);
+            if (!temps) { perror("vigil-cc"); exit(1); }
+        }
+        temps[ntemps++] = strdup(path); /* the caller may free its copy */
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (fd < 0) {
+        fprintf(stderr, "vigil-cc: cannot create a temporary file in %s: %s\n", dir, strerror(errno));
+        free(path);
+        return NULL;
+    }
+    if (job->keep_temps) fprintf(stderr, "vigil-cc: keeping %s\n", path);
+    return path;
+}
+
+/* ---- running commands ---- */
+
+static void print_command(char **argv)
+{
+    fputs("vigil-cc: run:", stderr);
+    for (int i = 0; argv[i]; i++) {
+        const char *a = argv[i];
+        int plain = *a != 0;
+        for (const char *p = a; *p; p++)
+            if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=+./,:@%", *p))
+                plain = 0;
+        if (plain) {
+            fprintf(stderr, " %s", a);
+        } else {
+            fputs(" '", stderr);
+            for (const char *p = a; *p; p++) {
+                if (*p == '\'') fputs("'\\''", stderr);
+                else fputc(*p, stderr);
+            }
+            fputc('\'', stderr);
+        }
+    }
+    fputc('\n', stderr);
+}
+
+int vcc_run(const struct vcc_job *job, char **argv)
+{
+    if (job->verbose) print_command(argv);
+    pid_t pid;
+    int err = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+    if (err) {
+        fprintf(stderr, "vigil-cc: cannot run %s: %s\n", argv[0], strerror(err));
+        return 127;
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, "vigil-cc: waiting for %s: %s\n", argv[0], strerror(errno));
+            return 1;
+        }
+    }
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) {
+        fprintf(stderr, "vigil-cc: %s killed by signal %d\n", argv[0], WTERMSIG(status));
+        return 128 + WTERMSIG(status);
+    }
+    return 1;
+}
+
+static int on_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    if (!path) return 0;
+    char buf[PATH_MAX];
+    for (const char *p = path;;) {
+        const char *colon = strchr(p, ':');
+        size_t len = colon ? (size_t)(colon - p) : strlen(p);
+        if (len == 0) snprintf(buf, sizeof buf, "./%s", name);
+        else snprintf(buf, sizeof buf, "%.*s/%s", (int)len, p, name);
+        if (access(buf, X_OK) == 0) return 1;
+        if (!colon) return 0;
+        p = colon + 1;
+    }
+}
+
+/* ---- stages ---- */
+
+enum { CONTINUE = -1 };
+
+static int stage_settings(struct vcc_job *job)
+{
+    struct vcc_settings *s = &job->settings;
+#define VIGIL_CC_SETTING(field, name, def, meaning) s->field = getenv(name) ? getenv(name) : def;
+#include "settings.inc"
+#undef VIGIL_CC_SETTING
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, "VIGIL_CC_", 9) != 0) continue;
+        size_t len = strcspn(*e, "=");
+        int known = 0;
+        for (size_t i = 0; i < sizeof setting_table / sizeof setting_table[0]; i++)
+            if (strlen(setting_table[i].name) == len && !strncmp(setting_table[i].name, *e, len))
+                known = 1;
+        if (!known)
+            fprintf(stderr, "vigil-cc: warning: unknown setting %.*s (see vigil-cc --vigil-help)\n",
+                    (int)len, *e);
+    }
+    job->verbose = vcc_setting_on(s->verbose);
+    job->keep_temps = keep_temps_flag = vcc_setting_on(s->keep_temps);
+    job->debug = vcc_setting_on(s->debug);
+    job->verify = vcc_setting_on(s->verify);
+    if (!strcmp(s->placement, "late")) {
+        job->late = 1;
+    } else if (strcmp(s->placement, "early") != 0) {
+        fprintf(stderr, "vigil-cc: warning: VIGIL_CC_PLACEMENT=%s is not early or late; using early\n",
+                s->placement);
+    }
+    return CONTINUE;
+}
+
+static int stage_locate_clang(struct vcc_job *job)
+{
+    if (*job->settings.clang) {
+        job->clang = job->settings.clang;
+    } else {
+        static const char versioned[] = "clang-" STR(LLVM_VERSION_MAJOR);
+        job->clang = on_path(versioned) ? versioned : "clang";
+    }
+    return CONTINUE;
+}
+
+static int stage_classify(struct vcc_job *job)
+{
+    int argc;
+    char **argv = vcc_expand_response_files(job->orig_argc, job->orig_argv, &argc);
+    char err[256];
+    if (vcc_classify(argc, argv, &job->args, err, sizeof err) < 0) {
+        /* clang words the error in its own terms */
+        job->args.action = VCC_PASS_THROUGH;
+        job->args.pass_reason = err[0] ? strdup(err) : "malformed command line";
+    }
+    if (vcc_setting_on(job->settings.disable)) {
+        job->args.action = VCC_PASS_THROUGH;
+        job->args.pass_reason = "VIGIL_CC_DISABLE";
+    }
+    return CONTINUE;
+}
+
+/* Hands the original command line to clang, unchanged. */
+static int stage_pass_through(struct vcc_job *job)
+{
+    if (job->args.action != VCC_PASS_THROUGH) return CONTINUE;
+    if (job->verbose) fprintf(stderr, "vigil-cc: pass-through (%s)\n", job->args.pass_reason);
+    struct vcc_cmd cmd = {0};
+    vcc_cmd_push(&cmd, job->clang);
+    for (int i = 0; i < job->orig_argc; i++) vcc_cmd_push(&cmd, job->orig_argv[i]);
+    if (job->verbose) print_command(cmd.v);
+    fflush(NULL);
+    execvp(cmd.v[0], cmd.v);
+    fprintf(stderr, "vigil-cc: cannot run %s: %s\n", cmd.v[0], strerror(errno));
+    return 127;
+}
+
+static int stage_locate_runtime(struct vcc_job *job)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n < 0) {
+        fprintf(stderr, "vigil-cc: cannot find its own executable: %s\n", strerror(errno));
+        return 1;
+    }
+    self[n] = 0;
+    char *slash = strrchr(self, '/');
+    if (slash) *slash = 0;
+    char joined[PATH_MAX + 8];
+    snprintf(joined, sizeof joined, "%s/../lib", self);
+    if (!realpath(joined, job->libdir)) snprintf(job->libdir, sizeof job->libdir, "%s", joined);
+    return CONTINUE;
+}
+
+/* Inputs clang compiles as they are under -c/-S (assembly, C++, ...): one clang call each, with
+ * the user's arguments minus the other inputs. */
+static int compile_other(struct vcc_job *job, const struct vcc_input *in)
+{
+    const struct vcc_args *a = &job->args;
+    struct vcc_cmd cmd = {0};
+    vcc_cmd_push(&cmd, job->clang);
+    for (int i = 0; i < a->argc; i++) {
+        unsigned r = a->roles[i];
+        if ((r & VCC_IS_INPUT) && i != in->argi) continue;
+        if (r & VCC_IS_OUTPUT) continue;
+        vcc_cmd_push(&cmd, a->argv[i]);
+    }
+    if (a->output) {
+        vcc_cmd_push(&cmd, "-o");
+        vcc_cmd_push(&cmd, a->output);
+    }
+    int status = vcc_run(job, cmd.v);
+    vcc_cmd_free(&cmd);
+    return status;
+}
+
+static int stage_compile(struct vcc_job *job)
+{
+    const struct vcc_args *a = &job->args;
+    job->objects = calloc((size_t)a->ninputs + 1, sizeof *job->objects);
+    if (!job->objects) { perror("vigil-cc"); return 1; }
+    for (int k = 0; k < a->ninputs; k++) {
+        const struct vcc_input *in = &a->inputs[k];
+        int status;
+        if (in->lang == VCC_LANG_OTHER) {
+            if (a->action == VCC_LINK) continue; /* the link step takes it as it is */
+            status = compile_other(job, in);
+        } else {
+            char *out;
+            if (a->action == VCC_LINK) out = vcc_temp_file(job, ".o");
+            else out = a->output ? strdup(a->output) : vcc_default_output(a, in);
+            if (!out) return 1;
+            job->objects[k] = out;
+            status = vcc_compile_source(job, in, out);
+        }
+        if (status) return status;
+    }
+    return a->action == VCC_LINK ? CONTINUE : 0;
+}
+
+static int stage_link(struct vcc_job *job)
+{
+    return vcc_link(job);
+}
+
+struct stage {
+    const char *name;
+    int (*run)(struct vcc_job *job); /* CONTINUE, or the exit status to stop with */
+};
+
+static const struct stage stages[] = {
+    {"settings", stage_settings},
+    {"locate-clang", stage_locate_clang},
+    {"classify", stage_classify},
+    {"pass-through", stage_pass_through},
+    {"locate-runtime", stage_locate_runtime},
+    {"compile", stage_compile},
+    {"link", stage_link},
+};
+
+static void print_help(void)
+{
+    printf("vigil-cc: a drop-in C compiler (clang) that instruments C sources for vigil.\n"
+           "Usage: vigil-cc [clang/gcc arguments]   (CC=vigil-cc make, ./configure, cmake)\n\n"
+           "Executables get the vigil runtime (libvigil.a) linked in. Shared libraries do not:\n"
+           "their __vigil_* references bind to the runtime of the executable that loads them; a\n"
+           "program not built with vigil-cc needs LD_PRELOAD=libvigil.so to load them.\n\n"
+           "Environment (compiler settings; the runtime reads VIGIL_OPTIONS):\n");
+    for (size_t i = 0; i < sizeof setting_table / sizeof setting_table[0]; i++) {
+        const struct setting_info *s = &setting_table[i];
+        printf("  %-24s default %-8s %s\n", s->name, *s->def ? s->def : "(none)", s->meaning);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && !strcmp(argv[1], "--vigil-help")) {
+        print_help();
+        return 0;
+    }
+    static struct vcc_job job;
+    job.orig_argc = argc - 1;
+    job.orig_argv = argv + 1;
+    atexit(remove_temps);
+    static const int fatal[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+        if (signal(fatal[i], on_signal) == SIG_IGN) signal(fatal[i], SIG_IGN); /* keep nohup's choice */
+
+    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
+        int status = stages[i].run(&job);
+        if (status != CONTINUE) {
+            if (job.verbose && status)
+                fprintf(stderr, "vigil-cc: stage %s failed (status %d)\n", stages[i].name, status);
+            return status;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,209 @@
+/* Module-level emission (common/abi.h): the runtime interface the emitted code calls, and per
+ * translation unit the site table, counters, state, descriptor and registering constructor.
+ * Counters and state are sized only when every site is known, so the code refers to
+ * placeholder globals that xe_emit_tables replaces. */
+#include "xform.h"
+
+#include "abi.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(sizeof(struct __vigil_site_state) == 32, "site state is 4 x i64 in emitted code");
+_Static_assert(offsetof(struct __vigil_site_state, instr_execs) == 0, "instr_execs is word 0");
+_Static_assert(offsetof(struct __vigil_module, counters) == 16 && offsetof(struct __vigil_module, tu_hash) == 32 &&
+               offsetof(struct __vigil_module, next) == 48 && sizeof(struct __vigil_module) == 56,
+               "descriptor layout matches module_type on LP64");
+
+/* Priority of the registering constructor: before ordinary constructors (65535), so that
+ * instrumented code they run finds its module registered; 0-100 are reserved. */
+#define REGISTER_PRIORITY 101
+
+static void declare(struct vigil_xform *x, struct rt_fn *out, const char *name, LLVMTypeRef ret,
+                    LLVMTypeRef *params, unsigned nparams)
+{
+    LLVMTypeRef type = LLVMFunctionType(ret, params, nparams, 0);
+    LLVMValueRef fn = LLVMGetNamedFunction(x->module, name);
+    if (!fn) {
+        fn = LLVMAddFunction(x->module, name, type);
+        unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+        LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(x->ctx, nounwind, 0));
+    }
+    out->fn = fn;
+    out->type = type;
+}
+
+static LLVMValueRef placeholder(struct vigil_xform *x, LLVMTypeRef type, const char *name)
+{
+    LLVMValueRef g = LLVMAddGlobal(x->module, type, name);
+    LLVMSetLinkage(g, LLVMExternalLinkage);
+    return g;
+}
+
+void xe_declare_runtime(struct vigil_xform *x)
+{
+    LLVMTypeRef p = x->ptr, i32 = x->i32, i64 = x->i64;
+    LLVMTypeRef fields[] = {i32, i32, p, vigil_pointer_to(i32), p, i64, i32, i32, p};
+    x->module_type = LLVMStructTypeInContext(x->ctx, fields, 9, 0);
+    LLVMTypeRef m = vigil_pointer_to(x->module_type);
+
+    x->burst_left = LLVMGetNamedGlobal(x->module, "__vigil_burst_left");
+    if (!x->burst_left) {
+        x->burst_left = LLVMAddGlobal(x->module, i32, "__vigil_burst_left");
+        LLVMSetAlignment(x->burst_left, 4);
+    }
+    LLVMSetThreadLocal(x->burst_left, 1);
+    LLVMSetThreadLocalMode(x->burst_left, LLVMInitialExecTLSModel);
+
+    x->descriptor = LLVMAddGlobal(x->module, x->module_type, "__vigil_module");
+    LLVMSetLinkage(x->descriptor, LLVMInternalLinkage);
+    LLVMSetAlignment(x->descriptor, 8);
+    x->counters = placeholder(x, i32, "__vigil_counters.placeholder");
+    x->state = placeholder(x, i64, "__vigil_state.placeholder");
+
+    declare(x, &x->register_module, "__vigil_register_module", x->void_t, &m, 1);
+    LLVMTypeRef site_args[] = {m, i32};
+    declare(x, &x->dispatch_enter, "__vigil_dispatch_enter", i32, site_args, 2);
+    declare(x, &x->burst_end, "__vigil_burst_end", i32, site_args, 2);
+    LLVMTypeRef access_args[] = {m, i32, p, i64};
+    declare(x, &x->probe_load, "__vigil_probe_load", x->void_t, access_args, 4);
+    declare(x, &x->probe_store, "__vigil_probe_store", x->void_t, access_args, 4);
+    LLVMTypeRef branch_args[] = {m, i32, i32};
+    declare(x, &x->probe_branch, "__vigil_probe_branch", x->void_t, branch_args, 3);
+    LLVMTypeRef return_args[] = {m, i32, i64};
+    declare(x, &x->probe_return, "__vigil_probe_return", x->void_t, return_args, 3);
+    LLVMTypeRef call_args[] = {m, i32, p};
+    declare(x, &x->probe_call, "__vigil_probe_call", x->void_t, call_args, 3);
+    x->prof_kind = LLVMGetMDKindIDInContext(x->ctx, "prof", 4);
+}
+
+LLVMValueRef xe_call(struct vigil_xform *x, const struct rt_fn *f, LLVMValueRef *args, unsigned nargs)
+{
+    return LLVMBuildCall2(x->builder, f->type, f->fn, args, nargs, "");
+}
+
+void xe_set_weights(struct vigil_xform *x, LLVMValueRef branch, uint32_t first, uint32_t second)
+{
+    LLVMMetadataRef ops[] = {
+        LLVMMDStringInContext2(x->ctx, "branch_weights", 14),
+        LLVMValueAsMetadata(LLVMConstInt(x->i32, first, 0)),
+        LLVMValueAsMetadata(LLVMConstInt(x->i32, second, 0)),
+    };
+    LLVMSetMetadata(branch, x->prof_kind, LLVMMetadataAsValue(x->ctx, LLVMMDNodeInContext2(x->ctx, ops, 3)));
+}
+
+/* Replace a placeholder by a zeroed internal array of `count` elements. */
+static LLVMValueRef replace_placeholder(struct vigil_xform *x, LLVMValueRef placeholder, LLVMTypeRef element,
+                                        uint64_t count, const char *name)
+{
+    LLVMTypeRef type = LLVMArrayType(element, (unsigned)count);
+    LLVMValueRef g = LLVMAddGlobal(x->module, type, name);
+    LLVMSetLinkage(g, LLVMInternalLinkage);
+    LLVMSetInitializer(g, LLVMConstNull(type));
+    LLVMSetAlignment(g, 8);
+    LLVMReplaceAllUsesWith(placeholder, LLVMConstPointerCast(g, LLVMTypeOf(placeholder)));
+    LLVMDeleteGlobal(placeholder);
+    return g;
+}
+
+/* Append {priority, ctor, null} to @llvm.global_ctors, creating it if needed; the C API has
+ * no helper, so the appending array is rebuilt. */
+static void add_constructor(struct vigil_xform *x, LLVMValueRef ctor)
+{
+    LLVMValueRef old = LLVMGetNamedGlobal(x->module, "llvm.global_ctors");
+    LLVMTypeRef entry_type;
+    unsigned nold = 0;
+    if (old) {
+        LLVMTypeRef array_type = LLVMGlobalGetValueType(old);
+        entry_type = LLVMGetElementType(array_type);
+        nold = LLVMGetArrayLength(array_type);
+        LLVMSetValueName2(old, "llvm.global_ctors.old", 21);
+    } else {
+        LLVMTypeRef fields[] = {x->i32, vigil_pointer_to(LLVMFunctionType(x->void_t, NULL, 0, 0)), x->ptr};
+        entry_type = LLVMStructTypeInContext(x->ctx, fields, 3, 0);
+    }
+    unsigned nfields = LLVMCountStructElementTypes(entry_type);
+    LLVMTypeRef field_types[3];
+    LLVMGetStructElementTypes(entry_type, field_types);
+    LLVMValueRef fields[3] = {
+        LLVMConstInt(x->i32, REGISTER_PRIORITY, 0),
+        LLVMConstPointerCast(ctor, field_types[1]),
+        nfields > 2 ? LLVMConstNull(field_types[2]) : NULL,
+    };
+    LLVMValueRef *entries = calloc(nold + 1, sizeof *entries);
+    if (!entries) {
+        fputs("vigil-cc: out of memory\n", stderr);
+        abort();
+    }
+    LLVMValueRef old_init = old ? LLVMGetInitializer(old) : NULL;
+    for (unsigned i = 0; i < nold; i++)
+        entries[i] = LLVMGetOperand(old_init, i);
+    entries[nold] = LLVMConstNamedStruct(entry_type, fields, nfields);
+    LLVMValueRef array = LLVMConstArray(entry_type, entries, nold + 1);
+    LLVMValueRef g = LLVMAddGlobal(x->module, LLVMTypeOf(array), "llvm.global_ctors");
+    LLVMSetLinkage(g, LLVMAppendingLinkage);
+    LLVMSetInitializer(g, array);
+    if (old)
+        LLVMDeleteGlobal(old);
+    free(entries);
+}
+
+static LLVMValueRef make_constructor(struct vigil_xform *x)
+{
+    LLVMValueRef ctor = LLVMAddFunction(x->module, "__vigil_module_ctor", LLVMFunctionType(x->void_t, NULL, 0, 0));
+    LLVMSetLinkage(ctor, LLVMInternalLinkage);
+    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+    LLVMAddAttributeAtIndex(ctor, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(x->ctx, nounwind, 0));
+    LLVMPositionBuilderAtEnd(x->builder, LLVMAppendBasicBlockInContext(x->ctx, ctor, "entry"));
+    LLVMSetCurrentDebugLocation2(x->builder, NULL);
+    LLVMValueRef arg = x->descriptor;
+    xe_call(x, &x->register_module, &arg, 1);
+    LLVMBuildRetVoid(x->builder);
+    return ctor;
+}
+
+int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen)
+{
+    uint32_t nsites = vigil_sitefmt_count(x->sites);
+    if (nsites == 0) {   /* nothing instrumented: leave no trace in the module */
+        LLVMDeleteGlobal(x->counters);
+        LLVMDeleteGlobal(x->state);
+        LLVMDeleteGlobal(x->descriptor);
+        free(vigil_sitefmt_finish(x->sites, 0, &(size_t){0}));
+        x->sites = NULL;
+        return 0;
+    }
+    size_t len = 0;
+    unsigned char *blob = vigil_sitefmt_finish(x->sites, x->hash, &len);
+    x->sites = NULL;
+    if (!blob) {
+        snprintf(err, errlen, "vigil-cc: cannot encode the site table (%u sites)", nsites);
+        return -1;
+    }
+    LLVMValueRef table = LLVMAddGlobal(x->module, LLVMArrayType(x->i8, (unsigned)len), "__vigil_sites");
+    LLVMSetLinkage(table, LLVMPrivateLinkage);
+    LLVMSetGlobalConstant(table, 1);
+    LLVMSetInitializer(table, LLVMConstStringInContext(x->ctx, (const char *)blob, (unsigned)len, 1));
+    LLVMSetSection(table, VIGIL_SITES_SECTION);
+    LLVMSetAlignment(table, 8);
+    free(blob);
+
+    LLVMValueRef counters = replace_placeholder(x, x->counters, x->i32, nsites, "__vigil_counters");
+    LLVMValueRef state = replace_placeholder(x, x->state, x->i64, (uint64_t)nsites * 4, "__vigil_state");
+    LLVMValueRef fields[] = {
+        LLVMConstInt(x->i32, VIGIL_ABI_VERSION, 0),
+        LLVMConstInt(x->i32, nsites, 0),
+        LLVMConstPointerCast(table, x->ptr),
+        LLVMConstPointerCast(counters, vigil_pointer_to(x->i32)),
+        LLVMConstPointerCast(state, x->ptr),
+        LLVMConstInt(x->i64, x->hash, 0),
+        LLVMConstInt(x->i32, 0, 0),
+        LLVMConstInt(x->i32, 0, 0),
+        LLVMConstNull(x->ptr),
+    };
+    LLVMSetInitializer(x->descriptor, LLVMConstStructInContext(x->ctx, fields, 9, 0));
+    add_constructor(x, make_constructor(x));
+    return 0;
+}

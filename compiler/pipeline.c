@@ -1,0 +1,379 @@
+/* The per-source pipeline (front end -> load -> [pre-optimize] -> transform -> optimize ->
+ * write -> back end) and the link. The front and back ends are clang processes so that every
+ * language and codegen flag behaves as with plain clang; the IR work runs in-process. */
+#include "pipeline.h"
+#include "transform.h"
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <llvm/Config/llvm-config.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct source_job {
+    const struct vcc_input *in;
+    const char *output;
+    char *bc_front, *bc_opt;   /* temporary bitcode: from the front end, after optimization */
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMTargetMachineRef tm;
+    int fallback;              /* the transform failed: compile the original module */
+};
+
+static void note(const struct vcc_job *job, const struct source_job *sj, const char *what)
+{
+    if (job->verbose) fprintf(stderr, "vigil-cc: %s: %s\n", what, sj->in->path);
+}
+
+/* ---- pipeline strings (all known to parse in LLVM 14-16; a bad string can abort) ---- */
+
+static const char *full_pipeline(char level)
+{
+    switch (level) {
+    case '1': return "default<O1>";
+    case '2': return "default<O2>";
+    case '3': return "default<O3>";
+    case 's': return "default<Os>";
+    case 'z': return "default<Oz>";
+    default: return "default<O0>"; /* always-inline and friends: what clang runs at -O0 */
+    }
+}
+
+/* placement=late: simplification up to and including the inliner... */
+static const char *late_pre_pipeline(char level)
+{
+    switch (level) {
+    case '1': return "thinlto-pre-link<O1>";
+    case '2': return "thinlto-pre-link<O2>";
+    case '3': return "thinlto-pre-link<O3>";
+    case 's': return "thinlto-pre-link<Os>";
+    case 'z': return "thinlto-pre-link<Oz>";
+    default: return NULL;
+    }
+}
+
+/* ...then, after the transform, a cleanup that promotes the transform's stack slots again and
+ * does the loop optimizations of the module optimization pipeline. */
+static const char *late_post_pipeline(char level)
+{
+    static const char light[] =
+        "function(sroa,early-cse<memssa>,instcombine,simplifycfg,loop-mssa(licm),gvn,dse,"
+        "instcombine,simplifycfg),globaldce,constmerge";
+    static const char full[] =
+        "function(sroa,early-cse<memssa>,instcombine,simplifycfg,jump-threading,"
+        "correlated-propagation,instcombine,loop-mssa(licm),gvn,memcpyopt,dse,"
+        "loop(loop-rotate,indvars,loop-deletion,loop-unroll-full),loop-distribute,loop-vectorize,"
+        "loop-load-elim,instcombine,simplifycfg,slp-vectorizer,instcombine,loop-unroll<O2>,"
+        "instcombine,loop-mssa(licm),alignment-from-assumptions,loop-sink,instsimplify,"
+        "div-rem-pairs,simplifycfg),globaldce,constmerge";
+    switch (level) {
+    case '0': return NULL;
+    case '1': case 'z': return light;
+    default: return full;
+    }
+}
+
+/* ---- stages ---- */
+
+static int stage_front_end(struct vcc_job *job, struct source_job *sj)
+{
+    const struct vcc_args *a = &job->args;
+    sj->bc_front = vcc_temp_file(job, ".bc");
+    if (!sj->bc_front) return 1;
+    struct vcc_cmd cmd = {0};
+    vcc_cmd_push(&cmd, job->clang);
+    /* The site table wants file:line, and the leak tool maps PCs to lines. */
+    if (!a->has_debug_flag) vcc_cmd_push(&cmd, "-gline-tables-only");
+    for (int i = 0; i < a->argc; i++) {
+        unsigned r = a->roles[i];
+        if ((r & VCC_TO_FE) || (r & VCC_IS_LANG) || i == sj->in->argi)
+            vcc_cmd_push(&cmd, a->argv[i]);
+    }
+    /* Dependency output exactly as plain clang would write it for the user's output. */
+    char *dep_file = vcc_dep_file(a, sj->in), *dep_target = vcc_dep_target(a, sj->in);
+    if (dep_file) { vcc_cmd_push(&cmd, "-MF"); vcc_cmd_push(&cmd, dep_file); }
+    if (dep_target) { vcc_cmd_push(&cmd, "-MQ"); vcc_cmd_push(&cmd, dep_target); }
+    vcc_cmd_push(&cmd, "-Xclang");
+    vcc_cmd_push(&cmd, "-disable-llvm-passes");
+    vcc_cmd_push(&cmd, "-emit-llvm");
+    vcc_cmd_push(&cmd, "-c");
+    vcc_cmd_push(&cmd, "-o");
+    vcc_cmd_push(&cmd, sj->bc_front);
+    int status = vcc_run(job, cmd.v);
+    vcc_cmd_free(&cmd);
+    free(dep_file);
+    free(dep_target);
+    return status;
+}
+
+static int load_module(struct vcc_job *job, struct source_job *sj)
+{
+    LLVMMemoryBufferRef buf;
+    char *msg = NULL;
+    if (LLVMCreateMemoryBufferWithContentsOfFile(sj->bc_front, &buf, &msg)) {
+        fprintf(stderr, "vigil-cc: cannot read %s: %s\n", sj->bc_front, msg ? msg : "?");
+        LLVMDisposeMessage(msg);
+        return 1;
+    }
+    int bad = LLVMParseBitcodeInContext2(sj->ctx, buf, &sj->mod);
+    LLVMDisposeMemoryBuffer(buf);
+    if (bad) {
+        fprintf(stderr, "vigil-cc: cannot parse the bitcode of %s (is %s from LLVM %d?)\n",
+                sj->in->path, job->clang, LLVM_VERSION_MAJOR);
+        return 1;
+    }
+    return 0;
+}
+
+static LLVMCodeGenOptLevel codegen_level(char level)
+{
+    switch (level) {
+    case '0': return LLVMCodeGenLevelNone;
+    case '1': return LLVMCodeGenLevelLess;
+    case '3': return LLVMCodeGenLevelAggressive;
+    default: return LLVMCodeGenLevelDefault;
+    }
+}
+
+static int stage_load(struct vcc_job *job, struct source_job *sj)
+{
+    note(job, sj, "load");
+    sj->ctx = LLVMContextCreate();
+    if (load_module(job, sj)) return 1;
+    /* A target machine gives the optimizer its cost model; without one (a target this build
+     * does not include) the passes still run, with generic costs. */
+    const char *triple = LLVMGetTarget(sj->mod);
+    char *default_triple = NULL;
+    if (!triple || !*triple) triple = default_triple = LLVMGetDefaultTargetTriple();
+    LLVMTargetRef target;
+    char *msg = NULL;
+    if (!LLVMGetTargetFromTriple(triple, &target, &msg))
+        sj->tm = LLVMCreateTargetMachine(target, triple, "", "", codegen_level(job->args.opt_level),
+                                         LLVMRelocDefault, LLVMCodeModelDefault);
+    else if (job->debug)
+        fprintf(stderr, "vigil-cc: note: no LLVM target for %s (%s): generic optimization costs\n",
+                triple, msg ? msg : "?");
+    LLVMDisposeMessage(msg);
+    LLVMDisposeMessage(default_triple);
+    return 0;
+}
+
+static int run_passes(struct vcc_job *job, struct source_job *sj, const char *passes)
+{
+    if (!passes || !*passes) return 0;
+    if (job->verbose) fprintf(stderr, "vigil-cc: passes %s: %s\n", passes, sj->in->path);
+    const struct vcc_args *a = &job->args;
+    char level = a->opt_level;
+    /* The tuning clang derives from the -O level and -f flags (clang's defaults). */
+    int loop_vec = level == '2' || level == '3' || level == 's';
+    int slp_vec = loop_vec || level == 'z';
+    int unroll = level != '0' && level != '1';
+    if (a->loop_vectorize >= 0) loop_vec = a->loop_vectorize;
+    if (a->slp_vectorize >= 0) slp_vec = a->slp_vectorize;
+    if (a->unroll_loops >= 0) unroll = a->unroll_loops;
+    LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+    LLVMPassBuilderOptionsSetLoopVectorization(opts, loop_vec);
+    LLVMPassBuilderOptionsSetSLPVectorization(opts, slp_vec);
+    LLVMPassBuilderOptionsSetLoopUnrolling(opts, unroll);
+    LLVMPassBuilderOptionsSetLoopInterleaving(opts, unroll);
+    LLVMErrorRef err = LLVMRunPasses(sj->mod, passes, sj->tm, opts);
+    LLVMDisposePassBuilderOptions(opts);
+    if (err) {
+        char *msg = LLVMGetErrorMessage(err);
+        fprintf(stderr, "vigil-cc: pipeline '%s' failed on %s: %s\n", passes, sj->in->path, msg);
+        LLVMDisposeErrorMessage(msg);
+        return 1;
+    }
+    return 0;
+}
+
+static int stage_pre_optimize(struct vcc_job *job, struct source_job *sj)
+{
+    if (!job->late) return 0;
+    const char *custom = job->settings.late_pre;
+    return run_passes(job, sj, *custom ? custom : late_pre_pipeline(job->args.opt_level));
+}
+
+/* Back to the module as the front end wrote it, compiled as plain clang would. */
+static int fall_back(struct vcc_job *job, struct source_job *sj)
+{
+    LLVMDisposeModule(sj->mod);
+    sj->mod = NULL;
+    sj->fallback = 1;
+    return load_module(job, sj);
+}
+
+static int stage_transform(struct vcc_job *job, struct source_job *sj)
+{
+    note(job, sj, "transform");
+    const struct vcc_settings *s = &job->settings;
+    struct vigil_transform_settings ts = {
+        .debug = job->debug,
+        .probe_accesses = vcc_setting_on(s->probe_accesses),
+        .probe_branches = vcc_setting_on(s->probe_branches),
+        .probe_returns = vcc_setting_on(s->probe_returns),
+        .probe_calls = vcc_setting_on(s->probe_calls),
+        .source_name = sj->in->path,
+    };
+    struct vigil_transform_stats stats = {0};
+    char err[512] = "";
+    if (vigil_transform_module(sj->mod, &ts, &stats, err, sizeof err) < 0) {
+        if (job->debug)
+            fprintf(stderr, "vigil-cc: note: %s compiled uninstrumented: %s\n", sj->in->path,
+                    err[0] ? err : "the transform gave up");
+        return fall_back(job, sj);
+    }
+    char *msg = NULL;
+    if (job->verify && LLVMVerifyModule(sj->mod, LLVMReturnStatusAction, &msg)) {
+        size_t line = strcspn(msg, "\n");
+        fprintf(stderr, "vigil-cc: warning: %s: the vigil transform produced invalid IR (%.*s); "
+                        "compiling it uninstrumented\n", sj->in->path, (int)line, msg);
+        LLVMDisposeMessage(msg);
+        return fall_back(job, sj);
+    }
+    LLVMDisposeMessage(msg);
+    if (job->debug)
+        fprintf(stderr, "vigil-cc: note: %s: %u functions, %u transformed, %u skipped, "
+                        "%u entry and %u back-edge checks, %u probes\n",
+                sj->in->path, stats.functions_seen, stats.functions_transformed,
+                stats.functions_skipped, stats.entry_checks, stats.backedge_checks, stats.probes);
+    return 0;
+}
+
+static int stage_optimize(struct vcc_job *job, struct source_job *sj)
+{
+    char level = job->args.opt_level;
+    if (job->late && !sj->fallback && level != '0') {
+        const char *custom = job->settings.late_post;
+        return run_passes(job, sj, *custom ? custom : late_post_pipeline(level));
+    }
+    return run_passes(job, sj, full_pipeline(level));
+}
+
+static int stage_write(struct vcc_job *job, struct source_job *sj)
+{
+    sj->bc_opt = vcc_temp_file(job, ".bc");
+    if (!sj->bc_opt) return 1;
+    if (LLVMWriteBitcodeToFile(sj->mod, sj->bc_opt) != 0) {
+        fprintf(stderr, "vigil-cc: cannot write %s\n", sj->bc_opt);
+        return 1;
+    }
+    return 0;
+}
+
+static int stage_back_end(struct vcc_job *job, struct source_job *sj)
+{
+    const struct vcc_args *a = &job->args;
+    struct vcc_cmd cmd = {0};
+    vcc_cmd_push(&cmd, job->clang);
+    for (int i = 0; i < a->argc; i++)
+        if (a->roles[i] & VCC_TO_BE) vcc_cmd_push(&cmd, a->argv[i]);
+    vcc_cmd_push(&cmd, "-Wno-unused-command-line-argument");
+    vcc_cmd_push(&cmd, a->action == VCC_ASSEMBLY ? "-S" : "-c");
+    vcc_cmd_push(&cmd, "-Xclang");
+    vcc_cmd_push(&cmd, "-disable-llvm-passes");
+    vcc_cmd_push(&cmd, sj->bc_opt);
+    vcc_cmd_push(&cmd, "-o");
+    vcc_cmd_push(&cmd, sj->output);
+    int status = vcc_run(job, cmd.v);
+    vcc_cmd_free(&cmd);
+    return status;
+}
+
+struct source_stage {
+    const char *name;
+    int (*run)(struct vcc_job *job, struct source_job *sj); /* 0, or the exit status */
+};
+
+static const struct source_stage source_stages[] = {
+    {"front-end", stage_front_end},
+    {"load", stage_load},
+    {"pre-optimize", stage_pre_optimize},
+    {"transform", stage_transform},
+    {"optimize", stage_optimize},
+    {"write", stage_write},
+    {"back-end", stage_back_end},
+};
+
+int vcc_compile_source(struct vcc_job *job, const struct vcc_input *in, const char *output)
+{
+    static int llvm_ready;
+    if (!llvm_ready) {
+        /* The asm parser too: modules with inline asm need it. */
+        LLVMInitializeNativeTarget();
+        LLVMInitializeNativeAsmPrinter();
+        LLVMInitializeNativeAsmParser();
+        llvm_ready = 1;
+    }
+    struct source_job sj = {.in = in, .output = output};
+    int status = 0;
+    for (size_t i = 0; i < sizeof source_stages / sizeof source_stages[0] && !status; i++) {
+        status = source_stages[i].run(job, &sj);
+        if (status && job->verbose)
+            fprintf(stderr, "vigil-cc: stage %s failed for %s\n", source_stages[i].name, in->path);
+    }
+    if (sj.mod) LLVMDisposeModule(sj.mod);
+    if (sj.tm) LLVMDisposeTargetMachine(sj.tm);
+    if (sj.ctx) LLVMContextDispose(sj.ctx);
+    free(sj.bc_front);
+    free(sj.bc_opt);
+    return status;
+}
+
+/* ---- link ---- */
+
+int vcc_link(struct vcc_job *job)
+{
+    const struct vcc_args *a = &job->args;
+    int runtime = !a->shared && !a->nostdlib && !a->relocatable;
+    char archive[PATH_MAX + 32], dynlist[PATH_MAX + 64];
+    snprintf(archive, sizeof archive, "%s/libvigil.a", job->libdir);
+    snprintf(dynlist, sizeof dynlist, "-Wl,--dynamic-list=%s/vigil.dynlist", job->libdir);
+    if (runtime && access(archive, R_OK) != 0) {
+        fprintf(stderr, "vigil-cc: the vigil runtime is missing: %s\n", archive);
+        return 1;
+    }
+    struct vcc_cmd cmd = {0};
+    vcc_cmd_push(&cmd, job->clang);
+    int k = 0;
+    for (int i = 0; i < a->argc; i++) {
+        unsigned r = a->roles[i];
+        if (r & VCC_IS_INPUT) {
+            const struct vcc_input *in = &a->inputs[k];
+            const char *object = job->objects ? job->objects[k] : NULL;
+            k++;
+            if (!object) {
+                vcc_cmd_push(&cmd, in->path);
+            } else if (in->xlang) { /* an object, whatever -x says for the inputs around it */
+                vcc_cmd_push(&cmd, "-x");
+                vcc_cmd_push(&cmd, "none");
+                vcc_cmd_push(&cmd, object);
+                vcc_cmd_push(&cmd, "-x");
+                vcc_cmd_push(&cmd, in->xlang);
+            } else {
+                vcc_cmd_push(&cmd, object);
+            }
+        } else if (r & (VCC_TO_LINK | VCC_IS_OUTPUT | VCC_IS_LANG)) {
+            vcc_cmd_push(&cmd, a->argv[i]);
+        }
+    }
+    if (runtime) {
+        vcc_cmd_push(&cmd, "-Wl,--whole-archive");
+        vcc_cmd_push(&cmd, archive);
+        vcc_cmd_push(&cmd, "-Wl,--no-whole-archive");
+        if (!a->static_link) vcc_cmd_push(&cmd, dynlist);
+        vcc_cmd_push(&cmd, "-lpthread");
+        vcc_cmd_push(&cmd, "-ldl");
+        vcc_cmd_push(&cmd, "-lm");
+    }
+    int status = vcc_run(job, cmd.v);
+    vcc_cmd_free(&cmd);
+    return status;
+}

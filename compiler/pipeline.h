@@ -1,0 +1,51 @@
+/* vigil-cc internals shared by the driver (driver.c: settings, processes, temporary files, the
+ * stage list) and the per-source pipeline (pipeline.c: front end, transform, optimize, back end,
+ * link). */
+#ifndef VIGIL_CC_PIPELINE_H
+#define VIGIL_CC_PIPELINE_H
+#include "args.h"
+
+#include <limits.h>
+
+struct vcc_settings {
+#define VIGIL_CC_SETTING(field, name, def, meaning) const char *field;
+#include "settings.inc"
+#undef VIGIL_CC_SETTING
+};
+
+struct vcc_job {
+    struct vcc_settings settings;  /* raw values, defaults filled in */
+    int verbose, keep_temps, debug, verify, late;
+    int orig_argc;
+    char **orig_argv;              /* argv as vigil-cc got it (argv[0] excluded) */
+    struct vcc_args args;
+    const char *clang;
+    char libdir[PATH_MAX];         /* <dir of vigil-cc>/../lib */
+    char **objects;                /* per input: the object compiled for it (link), or NULL */
+};
+
+/* A growable argv. */
+struct vcc_cmd {
+    char **v;
+    int n, cap;
+};
+void vcc_cmd_push(struct vcc_cmd *c, const char *arg);
+void vcc_cmd_free(struct vcc_cmd *c);
+
+/* "1", "yes", "on", "true" (case-insensitive) -> 1; anything else -> 0. */
+int vcc_setting_on(const char *value);
+
+/* Run a command (argv[0] looked up in PATH) and wait; prints it first under VIGIL_CC_VERBOSE.
+ * Returns its exit status, or 128+signal, or 127 when it could not be started. */
+int vcc_run(const struct vcc_job *job, char **argv);
+
+/* A new empty temporary file in $TMPDIR ending in suffix; removed at exit unless
+ * VIGIL_CC_KEEP_TEMPS. Returns a malloc'd path, or NULL (message printed). */
+char *vcc_temp_file(const struct vcc_job *job, const char *suffix);
+
+/* Compile one C source to output (an object, or assembly with -S). Returns 0 or an exit status. */
+int vcc_compile_source(struct vcc_job *job, const struct vcc_input *in, const char *output);
+/* Link: the user's arguments with the sources replaced by job->objects, plus the runtime. */
+int vcc_link(struct vcc_job *job);
+
+#endif

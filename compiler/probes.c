@@ -1,0 +1,214 @@
+/* Probes of the instrumented copy: memory accesses, conditional branches, call results and
+ * calls. The checking copy never gets any. */
+#include "xform.h"
+
+#include <string.h>
+
+static int is_lifetime_marker(LLVMValueRef inst)
+{
+    return xf_is_call_to_prefix(inst, "llvm.lifetime.");
+}
+
+/* A pointer-typed cast whose every user is a lifetime marker (typed-pointer IR casts a slot to
+ * i8* for llvm.lifetime.start/end). */
+static int only_feeds_lifetime_markers(LLVMValueRef cast)
+{
+    for (LLVMUseRef use = LLVMGetFirstUse(cast); use; use = LLVMGetNextUse(use))
+        if (!is_lifetime_marker(LLVMGetUser(use)))
+            return 0;
+    return 1;
+}
+
+/* A stack slot nobody else can see: used only as the address of loads and stores, and by
+ * lifetime markers. Its accesses are not probed. Must run before probes take addresses. */
+static int is_private_slot(LLVMValueRef alloca)
+{
+    for (LLVMUseRef use = LLVMGetFirstUse(alloca); use; use = LLVMGetNextUse(use)) {
+        LLVMValueRef user = LLVMGetUser(use);
+        if (LLVMIsALoadInst(user) && LLVMGetOperand(user, 0) == alloca)
+            continue;
+        if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == alloca && LLVMGetOperand(user, 0) != alloca)
+            continue;
+        if (is_lifetime_marker(user) || (LLVMIsABitCastInst(user) && only_feeds_lifetime_markers(user)))
+            continue;
+        return 0;
+    }
+    return 1;
+}
+
+void xf_find_private_slots(struct xfunc *f)
+{
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(f->prologue); inst; inst = LLVMGetNextInstruction(inst))
+        if (LLVMIsAAllocaInst(inst) && is_private_slot(inst))
+            ptrmap_put(&f->private_slots, inst, inst);
+}
+
+/* Addresses whose accesses are not worth a probe: private slots, vigil's own globals, and
+ * non-default address spaces (the probes take a generic pointer). */
+static int skip_address(struct xfunc *f, LLVMValueRef address)
+{
+    if (LLVMGetPointerAddressSpace(LLVMTypeOf(address)) != 0)
+        return 1;
+    LLVMValueRef base = address;
+    while (LLVMIsAConstantExpr(base) || LLVMIsABitCastInst(base))
+        base = LLVMGetOperand(base, 0);
+    if (ptrmap_get(&f->private_slots, base))
+        return 1;
+    if (LLVMIsAGlobalValue(base)) {
+        size_t len = 0;
+        const char *name = LLVMGetValueName2(base, &len);
+        return strncmp(name, "__vigil_", 8) == 0;
+    }
+    return 0;
+}
+
+static uint32_t access_size(struct vigil_xform *x, LLVMTypeRef type)
+{
+    unsigned long long size = LLVMStoreSizeOfType(x->layout, type);
+    return size > UINT32_MAX ? 0 : (uint32_t)size;
+}
+
+static void probe_access(struct xfunc *f, LLVMValueRef at, int is_store, LLVMValueRef address,
+                         LLVMValueRef size, uint32_t aux)
+{
+    struct vigil_xform *x = f->x;
+    if (!x->settings->probe_accesses || skip_address(f, address))
+        return;
+    uint32_t site = xs_add(x, is_store ? VIGIL_SITE_STORE : VIGIL_SITE_LOAD, f->name,
+                           LLVMInstructionGetDebugLoc(at), aux);
+    LLVMPositionBuilderBefore(x->builder, at);
+    LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0),
+                           LLVMBuildPointerCast(x->builder, address, x->ptr, ""), size};
+    xe_call(x, is_store ? &x->probe_store : &x->probe_load, args, 4);
+    x->stats->probes++;
+}
+
+static void probe_fixed_access(struct xfunc *f, LLVMValueRef at, int is_store, LLVMValueRef address,
+                               LLVMTypeRef type)
+{
+    uint32_t size = access_size(f->x, type);
+    probe_access(f, at, is_store, address, LLVMConstInt(f->x->i64, size, 0), size);
+}
+
+/* llvm.memcpy/memmove (dst, src, len, ...) read src and write dst; llvm.memset writes dst. */
+static void probe_mem_intrinsic(struct xfunc *f, LLVMValueRef call, const char *name)
+{
+    struct vigil_xform *x = f->x;
+    LLVMValueRef len = LLVMGetOperand(call, 2);
+    uint32_t aux = 0;
+    if (LLVMIsAConstantInt(len) && LLVMConstIntGetZExtValue(len) <= UINT32_MAX)
+        aux = (uint32_t)LLVMConstIntGetZExtValue(len);
+    LLVMPositionBuilderBefore(x->builder, call);
+    LLVMValueRef len64 = LLVMBuildZExtOrBitCast(x->builder, len, x->i64, "");
+    if (strncmp(name, "llvm.memset", 11) != 0)
+        probe_access(f, call, 0, LLVMGetOperand(call, 1), len64, aux);
+    probe_access(f, call, 1, LLVMGetOperand(call, 0), len64, aux);
+}
+
+/* The result of a call as the int64_t the probe takes: integers sign-extended (i1 and wider
+ * than 64 bits: zero-extended / truncated), pointers converted. NULL for other types. */
+static LLVMValueRef result_as_i64(struct vigil_xform *x, LLVMValueRef value)
+{
+    LLVMTypeRef type = LLVMTypeOf(value);
+    switch (LLVMGetTypeKind(type)) {
+    case LLVMPointerTypeKind:
+        return LLVMBuildPtrToInt(x->builder, value, x->i64, "");
+    case LLVMIntegerTypeKind: {
+        unsigned width = LLVMGetIntTypeWidth(type);
+        if (width == 1)
+            return LLVMBuildZExt(x->builder, value, x->i64, "");
+        if (width < 64)
+            return LLVMBuildSExt(x->builder, value, x->i64, "");
+        if (width > 64)
+            return LLVMBuildTrunc(x->builder, value, x->i64, "");
+        return value;
+    }
+    default:
+        return NULL;
+    }
+}
+
+static void probe_call(struct xfunc *f, LLVMValueRef call)
+{
+    struct vigil_xform *x = f->x;
+    LLVMValueRef callee = LLVMGetCalledValue(call);
+    const char *name = xf_callee_name(call);
+    if (strncmp(name, "llvm.mem", 8) == 0 &&
+        (!strncmp(name, "llvm.memcpy", 11) || !strncmp(name, "llvm.memmove", 12) || !strncmp(name, "llvm.memset", 11))) {
+        probe_mem_intrinsic(f, call, name);
+        return;
+    }
+    if (strncmp(name, "llvm.", 5) == 0 || strncmp(name, "__vigil_", 8) == 0 || LLVMIsAInlineAsm(callee))
+        return;
+    LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(call);
+    if (x->settings->probe_calls) {
+        uint32_t site = xs_add(x, VIGIL_SITE_CALL, f->name, loc, 0);
+        LLVMPositionBuilderBefore(x->builder, call);
+        LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0),
+                               LLVMBuildPointerCast(x->builder, callee, x->ptr, "")};
+        xe_call(x, &x->probe_call, args, 3);
+        x->stats->probes++;
+    }
+    /* Nothing may come between a musttail call and its ret. */
+    if (x->settings->probe_returns && !vigil_is_musttail(call)) {
+        LLVMTypeKind kind = LLVMGetTypeKind(LLVMTypeOf(call));
+        if (kind != LLVMIntegerTypeKind && kind != LLVMPointerTypeKind)
+            return;
+        uint32_t site = xs_add(x, VIGIL_SITE_RETURN, f->name, loc, 0);
+        LLVMPositionBuilderBefore(x->builder, LLVMGetNextInstruction(call));
+        LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0), result_as_i64(x, call)};
+        xe_call(x, &x->probe_return, args, 3);
+        x->stats->probes++;
+    }
+}
+
+static void probe_branch(struct xfunc *f, LLVMValueRef br)
+{
+    struct vigil_xform *x = f->x;
+    if (!x->settings->probe_branches)
+        return;
+    uint32_t site = xs_add(x, VIGIL_SITE_BRANCH, f->name, LLVMInstructionGetDebugLoc(br), 0);
+    LLVMPositionBuilderBefore(x->builder, br);
+    LLVMValueRef taken = LLVMBuildZExt(x->builder, LLVMGetCondition(br), x->i32, "");
+    LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0), taken};
+    xe_call(x, &x->probe_branch, args, 3);
+    x->stats->probes++;
+}
+
+static void probe_instruction(struct xfunc *f, LLVMValueRef inst)
+{
+    switch (LLVMGetInstructionOpcode(inst)) {
+    case LLVMLoad:
+        probe_fixed_access(f, inst, 0, LLVMGetOperand(inst, 0), LLVMTypeOf(inst));
+        break;
+    case LLVMStore:
+        probe_fixed_access(f, inst, 1, LLVMGetOperand(inst, 1), LLVMTypeOf(LLVMGetOperand(inst, 0)));
+        break;
+    case LLVMAtomicRMW:     /* read-modify-write: reported as the write */
+        probe_fixed_access(f, inst, 1, LLVMGetOperand(inst, 0), LLVMTypeOf(LLVMGetOperand(inst, 1)));
+        break;
+    case LLVMAtomicCmpXchg:
+        probe_fixed_access(f, inst, 1, LLVMGetOperand(inst, 0), LLVMTypeOf(LLVMGetOperand(inst, 2)));
+        break;
+    case LLVMCall:
+        probe_call(f, inst);
+        break;
+    case LLVMBr:
+        if (LLVMIsConditional(inst))
+            probe_branch(f, inst);
+        break;
+    default:
+        break;
+    }
+}
+
+void xf_insert_probes(struct xfunc *f)
+{
+    LLVMBuilderRef b = f->x->builder;
+    for (size_t i = 0; i < f->cloned.n; i++) {
+        LLVMValueRef inst = f->cloned.v[i];
+        LLVMSetCurrentDebugLocation2(b, xf_debug_loc(f, inst));
+        probe_instruction(f, inst);
+    }
+    LLVMSetCurrentDebugLocation2(b, NULL);
+}

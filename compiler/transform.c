@@ -1,0 +1,199 @@
+/* vigil_transform_module: which functions are transformed, in which order the pieces run
+ * (see xform.h), and verification. */
+#include "xform.h"
+
+#include <llvm-c/Analysis.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void valvec_push(struct valvec *vec, LLVMValueRef value)
+{
+    if (vec->n == vec->cap) {
+        size_t cap = vec->cap ? vec->cap * 2 : 16;
+        LLVMValueRef *v = realloc(vec->v, cap * sizeof *v);
+        if (!v) {
+            fputs("vigil-cc: out of memory\n", stderr);
+            abort();
+        }
+        vec->v = v;
+        vec->cap = cap;
+    }
+    vec->v[vec->n++] = value;
+}
+
+void valvec_free(struct valvec *vec)
+{
+    free(vec->v);
+    memset(vec, 0, sizeof *vec);
+}
+
+/* The called function's name, looking through pointer casts; "" for indirect calls. */
+const char *xf_callee_name(LLVMValueRef call)
+{
+    LLVMValueRef callee = LLVMGetCalledValue(call);
+    while (callee && LLVMIsAConstantExpr(callee) && LLVMGetConstOpcode(callee) == LLVMBitCast)
+        callee = LLVMGetOperand(callee, 0);
+    if (!callee || !LLVMIsAFunction(callee))
+        return "";
+    size_t len = 0;
+    return LLVMGetValueName2(callee, &len);
+}
+
+int xf_is_call_to_prefix(LLVMValueRef inst, const char *prefix)
+{
+    return LLVMIsACallInst(inst) && strncmp(xf_callee_name(inst), prefix, strlen(prefix)) == 0;
+}
+
+static int has_fn_attribute(LLVMValueRef fn, const char *name)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    return kind && LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind) != NULL;
+}
+
+/* Why fn must be left as it is, or NULL when it can be transformed. */
+static const char *reason_to_skip(LLVMValueRef fn)
+{
+    size_t len = 0;
+    const char *name = LLVMGetValueName2(fn, &len);
+    if (LLVMGetLinkage(fn) == LLVMAvailableExternallyLinkage)
+        return "available_externally";
+    if (strncmp(name, "__vigil_", 8) == 0)
+        return "reserved __vigil_ name";
+    if (has_fn_attribute(fn, "naked"))
+        return "naked function";
+    for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(fn); block; block = LLVMGetNextBasicBlock(block))
+        for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst; inst = LLVMGetNextInstruction(inst)) {
+            switch (LLVMGetInstructionOpcode(inst)) {
+            case LLVMCallBr:
+                return "asm goto (callbr)";
+            case LLVMInvoke: case LLVMLandingPad: case LLVMResume: case LLVMCleanupRet:
+            case LLVMCatchRet: case LLVMCatchSwitch: case LLVMCatchPad: case LLVMCleanupPad:
+                return "exception handling";
+            default:
+                break;
+            }
+            if (LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMTokenTypeKind)
+                return "token-typed value";
+            if (LLVMIsACallInst(inst)) {
+                LLVMValueRef callee = LLVMGetCalledValue(inst);
+                if (LLVMIsAFunction(callee) && has_fn_attribute(callee, "noduplicate"))
+                    return "call to a noduplicate function";
+            }
+        }
+    return NULL;
+}
+
+static void transform_function(struct vigil_xform *x, LLVMValueRef fn)
+{
+    struct xfunc f = {.x = x, .fn = fn};
+    size_t len = 0;
+    f.name = LLVMGetValueName2(fn, &len);
+    f.subprogram = LLVMGetSubprogram(fn);
+    ptrmap_init(&f.clones);
+    ptrmap_init(&f.private_slots);
+    LLVMSetCurrentDebugLocation2(x->builder, NULL);
+
+    xf_demote(&f);
+    xf_make_prologue(&f);
+    xf_find_backedges(&f);
+    xf_clone_body(&f);
+    xf_find_private_slots(&f);
+    xf_insert_checks(&f);
+    xf_insert_probes(&f);
+
+    ptrmap_free(&f.clones);
+    ptrmap_free(&f.private_slots);
+    valvec_free(&f.blocks);
+    valvec_free(&f.cloned);
+    valvec_free(&f.backedge_from);
+    valvec_free(&f.backedge_to);
+}
+
+static int verify(LLVMModuleRef m, const char *what, char *err, size_t errlen)
+{
+    char *message = NULL;
+    if (!LLVMVerifyModule(m, LLVMReturnStatusAction, &message)) {
+        LLVMDisposeMessage(message);
+        return 0;
+    }
+    snprintf(err, errlen, "vigil-cc: %s does not verify: %s", what, message ? message : "?");
+    LLVMDisposeMessage(message);
+    return -1;
+}
+
+int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_settings *settings,
+                           struct vigil_transform_stats *stats, char *err, size_t errlen)
+{
+    struct vigil_transform_stats ignored;
+    if (!stats)
+        stats = &ignored;
+    memset(stats, 0, sizeof *stats);
+    if (LLVMGetNamedGlobal(m, "__vigil_module")) {
+        if (settings->debug)
+            fprintf(stderr, "vigil-cc: note: module already instrumented, left as it is\n");
+        return 0;
+    }
+    if (verify(m, "the input module", err, errlen) != 0)
+        return -1;
+
+    struct vigil_xform x = {.module = m, .settings = settings, .stats = stats};
+    x.ctx = LLVMGetModuleContext(m);
+    x.builder = LLVMCreateBuilderInContext(x.ctx);
+    x.layout = LLVMGetModuleDataLayout(m);
+    x.void_t = LLVMVoidTypeInContext(x.ctx);
+    x.i1 = LLVMInt1TypeInContext(x.ctx);
+    x.i8 = LLVMInt8TypeInContext(x.ctx);
+    x.i32 = LLVMInt32TypeInContext(x.ctx);
+    x.i64 = LLVMInt64TypeInContext(x.ctx);
+    x.ptr = vigil_pointer_to(x.i8);
+    x.sites = vigil_sitefmt_builder_new(settings->source_name ? settings->source_name : "");
+    if (!x.sites) {
+        LLVMDisposeBuilder(x.builder);
+        snprintf(err, errlen, "vigil-cc: out of memory");
+        return -1;
+    }
+
+    /* The functions to visit, collected first: the transform adds declarations. */
+    struct valvec functions = {0};
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
+        if (!LLVMIsDeclaration(fn))
+            valvec_push(&functions, fn);
+    xe_declare_runtime(&x);
+
+    int rc = 0;
+    for (size_t i = 0; i < functions.n && rc == 0; i++) {
+        LLVMValueRef fn = functions.v[i];
+        stats->functions_seen++;
+        const char *reason = reason_to_skip(fn);
+        if (reason) {
+            stats->functions_skipped++;
+            if (settings->debug) {
+                size_t len = 0;
+                fprintf(stderr, "vigil-cc: note: %s: not instrumented (%s)\n", LLVMGetValueName2(fn, &len), reason);
+            }
+            continue;
+        }
+        transform_function(&x, fn);
+        stats->functions_transformed++;
+        if (LLVMVerifyFunction(fn, LLVMReturnStatusAction)) {
+            size_t len = 0;
+            char what[300];
+            snprintf(what, sizeof what, "function %s after the transform", LLVMGetValueName2(fn, &len));
+            rc = verify(m, what, err, errlen);
+            if (rc == 0) {  /* the function verifier and the module verifier disagree: be safe */
+                snprintf(err, errlen, "vigil-cc: %s does not verify", what);
+                rc = -1;
+            }
+        }
+    }
+    if (rc == 0)
+        rc = xe_emit_tables(&x, err, errlen);
+    else
+        free(vigil_sitefmt_finish(x.sites, 0, &(size_t){0}));
+    if (rc == 0)
+        rc = verify(m, "the transformed module", err, errlen);
+    valvec_free(&functions);
+    LLVMDisposeBuilder(x.builder);
+    return rc;
+}

@@ -1,0 +1,108 @@
+/* Internal interface between the pieces of the vigil transform (transform.h is the public one).
+ *
+ * Per function, in this order (transform.c drives it):
+ *   demote.c  PHIs and values used outside their block -> stack slots; static allocas -> a new
+ *             prologue block shared by both copies;
+ *   clone.c   back-edges of the original body (DFS), then the instrumented copy;
+ *   probes.c  which stack slots never escape (before any probe takes an address);
+ *   checks.c  dispatch checks at entry and on back-edges of both copies;
+ *   probes.c  probes in the instrumented copy.
+ * Per module: emit.c declares the runtime interface and finally emits the site table,
+ * counters, state, descriptor and constructor; sites.c collects site records. */
+#ifndef VIGIL_XFORM_H
+#define VIGIL_XFORM_H
+#include "compat.h"
+#include "ptrmap.h"
+#include "sitefmt.h"
+#include "transform.h"
+
+#include <llvm-c/DebugInfo.h>
+#include <llvm-c/Target.h>
+#include <stdint.h>
+
+/* A growable array of values. */
+struct valvec {
+    LLVMValueRef *v;
+    size_t n, cap;
+};
+void valvec_push(struct valvec *vec, LLVMValueRef value);
+void valvec_free(struct valvec *vec);
+
+/* A runtime entry point: its declaration and function type (for LLVMBuildCall2). */
+struct rt_fn {
+    LLVMValueRef fn;
+    LLVMTypeRef type;
+};
+
+/* Module-wide state of one transform run. */
+struct vigil_xform {
+    LLVMModuleRef module;
+    LLVMContextRef ctx;
+    LLVMBuilderRef builder;
+    LLVMTargetDataRef layout;
+    const struct vigil_transform_settings *settings;
+    struct vigil_transform_stats *stats;
+
+    LLVMTypeRef void_t, i1, i8, i32, i64, ptr;   /* ptr: i8* (typed) or ptr (opaque) */
+    LLVMTypeRef module_type;                     /* struct __vigil_module */
+    LLVMValueRef burst_left;                     /* TLS uint32_t __vigil_burst_left */
+    LLVMValueRef descriptor;                     /* this module's struct __vigil_module */
+    LLVMValueRef counters, state;                /* i32 / i64 placeholders, replaced by emit */
+    struct rt_fn register_module, dispatch_enter, burst_end;
+    struct rt_fn probe_load, probe_store, probe_branch, probe_return, probe_call;
+    unsigned prof_kind;                          /* !prof metadata kind */
+
+    /* Site records (sites.c). */
+    struct vigil_sitefmt_builder *sites;
+    uint64_t hash;                               /* FNV-1a over source name and records */
+};
+
+/* One function being transformed. */
+struct xfunc {
+    struct vigil_xform *x;
+    LLVMValueRef fn;
+    const char *name;
+    LLVMMetadataRef subprogram;          /* NULL when the function has no debug info */
+    LLVMBasicBlockRef prologue;          /* shared stack slots, then the entry check */
+    struct valvec blocks;                /* original body blocks as values, entry first */
+    struct ptrmap clones;                /* original instruction/block -> its clone */
+    struct valvec cloned;                /* clones of original instructions, in order */
+    struct ptrmap private_slots;         /* allocas that never escape -> non-NULL */
+    struct valvec backedge_from, backedge_to;  /* back-edges (blocks as values) */
+};
+
+/* demote.c */
+void xf_demote(struct xfunc *f);
+void xf_make_prologue(struct xfunc *f);
+/* clone.c */
+void xf_find_backedges(struct xfunc *f);
+void xf_clone_body(struct xfunc *f);
+LLVMBasicBlockRef xf_clone_block(struct xfunc *f, LLVMBasicBlockRef original);
+/* probes.c */
+void xf_find_private_slots(struct xfunc *f);
+void xf_insert_probes(struct xfunc *f);
+/* checks.c */
+void xf_insert_checks(struct xfunc *f);
+
+/* sites.c: a new site record; loc is a DILocation or NULL. Returns the local index. */
+uint32_t xs_add(struct vigil_xform *x, enum vigil_site_kind kind, const char *function,
+                LLVMMetadataRef loc, uint32_t aux);
+/* The site for a function's entry: the line of its DISubprogram. */
+uint32_t xs_add_entry(struct vigil_xform *x, const char *function, LLVMMetadataRef subprogram);
+/* The debug location to give code inserted near inst: its own, else line 0 of the function's
+ * subprogram, else NULL (function without debug info). */
+LLVMMetadataRef xf_debug_loc(struct xfunc *f, LLVMValueRef inst);
+
+/* emit.c */
+void xe_declare_runtime(struct vigil_xform *x);
+int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen);
+/* Call a runtime entry point at the builder's position. */
+LLVMValueRef xe_call(struct vigil_xform *x, const struct rt_fn *f, LLVMValueRef *args, unsigned nargs);
+/* Branch weights making the first successor `first` : `second` as likely. */
+void xe_set_weights(struct vigil_xform *x, LLVMValueRef branch, uint32_t first, uint32_t second);
+
+/* Small helpers (transform.c). */
+int xf_is_call_to_prefix(LLVMValueRef inst, const char *prefix);
+const char *xf_callee_name(LLVMValueRef call);
+
+#endif

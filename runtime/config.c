@@ -1,0 +1,98 @@
+/* Reading VIGIL_OPTIONS: the one place the runtime reads the environment. The table-driven
+ * parser (common/options.c) checks types; the ranges the sampler relies on are checked here. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SOURCE "VIGIL_OPTIONS"
+
+/* Copy of VIGIL_OPTIONS with ':' turned into NULs: the "tool.key=value" items are looked up
+ * here by vigil_tool_option. Written once by __vigil_read_options (start-up). */
+static char tool_items[4096];
+static size_t tool_items_len;
+
+static void report_error(void *arg, const char *msg)
+{
+    (void)arg;
+    __vigil_message("%s", msg);
+}
+
+static void emit_help_line(void *arg, const char *line)
+{
+    (void)arg;
+    size_t n = strlen(line);
+    ssize_t w = write(2, line, n);
+    w = write(2, "\n", 1);
+    (void)w;
+}
+
+/* Ranges beyond the types: a value out of range is reported and the default restored. */
+static void check_ranges(struct vigil_options *o)
+{
+    struct {
+        const char *name;
+        int bad;
+        const char *expected;
+    } checks[] = {
+        {"ninstr", o->ninstr < 1, "a burst length >= 1"},
+        {"decrement", o->decrement < 1, "a factor >= 1"},
+        {"interval", o->interval < 1, "a reset count >= 1"},
+        {"interval_growth", o->interval_growth < 1, "a factor >= 1"},
+        {"rate_floor", !(o->rate_floor > 0 && o->rate_floor <= 1), "a rate in (0, 1]"},
+        {"bursty_rate", !(o->bursty_rate > 0 && o->bursty_rate <= 1), "a rate in (0, 1]"},
+        {"out", o->out[0] == '\0', "a directory name"},
+    };
+    char why[128];
+    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
+        if (!checks[i].bad)
+            continue;
+        for (size_t k = 0; k < vigil_option_count; k++) {
+            if (strcmp(vigil_option_table[k].name, checks[i].name) != 0)
+                continue;
+            char value[VIGIL_OPT_STRING_MAX];
+            vigil_options_format(o, k, value, sizeof value);
+            vigil_options_set(o, checks[i].name, vigil_option_table[k].def, why, sizeof why);
+            __vigil_message("%s: ignoring \"%s=%s\": expected %s; keeping %s=%s", SOURCE,
+                            checks[i].name, value, checks[i].expected, checks[i].name,
+                            vigil_option_table[k].def);
+        }
+    }
+}
+
+void __vigil_read_options(struct vigil_options *o)
+{
+    vigil_options_defaults(o);
+    const char *text = getenv(SOURCE);
+    if (text) {
+        vigil_options_parse(o, text, SOURCE, report_error, NULL);
+        size_t len = strlen(text);
+        if (len >= sizeof tool_items) {
+            __vigil_message("%s is longer than %zu bytes: tool options after that are ignored",
+                            SOURCE, sizeof tool_items - 1);
+            len = sizeof tool_items - 1;
+        }
+        memcpy(tool_items, text, len);
+        for (size_t i = 0; i < len; i++)
+            if (tool_items[i] == ':')
+                tool_items[i] = '\0';
+        tool_items_len = len;
+    }
+    check_ranges(o);
+    if (o->help)
+        vigil_options_help(emit_help_line, NULL);
+}
+
+const char *__vigil_find_tool_option(const char *tool, const char *key)
+{
+    size_t tlen = strlen(tool), klen = strlen(key);
+    const char *found = NULL;
+    for (size_t i = 0; i < tool_items_len; i += strlen(tool_items + i) + 1) {
+        const char *item = tool_items + i;
+        if (strncmp(item, tool, tlen) == 0 && item[tlen] == '.' &&
+            strncmp(item + tlen + 1, key, klen) == 0 && item[tlen + 1 + klen] == '=')
+            found = item + tlen + 1 + klen + 1;   /* the last one given wins */
+    }
+    return found;
+}

@@ -1,0 +1,178 @@
+/* The malloc family, always on, in both copies. Every function forwards to glibc's own
+ * allocator entry points (__libc_malloc, ...), which are plain link-time symbols: no dlsym,
+ * hence no bootstrap problem when dlsym itself allocates. With no tool listening, each
+ * function costs one predictable branch over glibc. Events raised while the thread is inside
+ * the runtime or a tool (the re-entrancy guard) are not delivered: tools' and the runtime's
+ * own allocations are invisible. Pointers are never interpreted here, so a free of a pointer
+ * vigil never saw (allocated before start-up, or by code that bypasses these symbols) passes
+ * straight to glibc, as it would without vigil. */
+#include "internal.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern void *__libc_malloc(size_t);
+extern void __libc_free(void *);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void *__libc_valloc(size_t);
+extern void *__libc_pvalloc(size_t);
+
+/* Slow paths, out of line so that the hooks stay small. frame: the hook's own frame, whose
+ * return address is the allocation site. */
+__attribute__((noinline)) static void alloc_event(void *p, size_t size, void *frame)
+{
+    struct vigil_thread *th = &__vigil_thread;
+    if (!p || th->in_runtime)
+        return;
+    th->in_runtime = 1;
+    __vigil_deliver_alloc(p, size, frame);
+    th->in_runtime = 0;
+}
+
+__attribute__((noinline)) static void free_event(void *p)
+{
+    struct vigil_thread *th = &__vigil_thread;
+    if (!p || th->in_runtime)
+        return;
+    th->in_runtime = 1;
+    __vigil_deliver_free(p);
+    th->in_runtime = 0;
+}
+
+#define ALLOC_EVENT(p, size)                                                   \
+    do {                                                                       \
+        if (unlikely(__vigil_wants(VIGIL_EV_ALLOC)))                           \
+            alloc_event((p), (size), __builtin_frame_address(0));              \
+    } while (0)
+
+void *malloc(size_t size)
+{
+    void *p = __libc_malloc(size);
+    ALLOC_EVENT(p, size);
+    return p;
+}
+
+void free(void *p)
+{
+    /* Before the block is released: once free, another thread may get the same address. */
+    if (unlikely(__vigil_wants(VIGIL_EV_FREE)))
+        free_event(p);
+    __libc_free(p);
+}
+
+void *calloc(size_t n, size_t size)
+{
+    void *p = __libc_calloc(n, size);
+    ALLOC_EVENT(p, n * size);
+    return p;
+}
+
+static inline void *realloc_hooked(void *old, size_t size, void *frame)
+{
+    if (likely(!__vigil_wants(VIGIL_EV_ALLOC | VIGIL_EV_FREE)))
+        return __libc_realloc(old, size);
+    if (!old) {
+        void *p = __libc_malloc(size);
+        if (__vigil_wants(VIGIL_EV_ALLOC))
+            alloc_event(p, size, frame);
+        return p;
+    }
+    /* The old block is reported released first (see free); if realloc then fails, it is
+     * still live and reported allocated again. */
+    size_t old_size = malloc_usable_size(old);
+    if (__vigil_wants(VIGIL_EV_FREE))
+        free_event(old);
+    void *p = __libc_realloc(old, size);
+    if (__vigil_wants(VIGIL_EV_ALLOC)) {
+        if (p)
+            alloc_event(p, size, frame);
+        else if (size != 0)
+            alloc_event(old, old_size, frame);
+    }
+    return p;
+}
+
+void *realloc(void *old, size_t size)
+{
+    return realloc_hooked(old, size, __builtin_frame_address(0));
+}
+
+void *reallocarray(void *old, size_t n, size_t size)
+{
+    size_t bytes;
+    if (__builtin_mul_overflow(n, size, &bytes)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return realloc_hooked(old, bytes, __builtin_frame_address(0));
+}
+
+int posix_memalign(void **out, size_t align, size_t size)
+{
+    /* glibc's own argument check, so that results do not change under vigil. */
+    if (align % sizeof(void *) != 0 || (align & (align - 1)) != 0 || align == 0)
+        return EINVAL;
+    int saved = errno;
+    void *p = __libc_memalign(align, size);
+    if (!p) {
+        errno = saved;
+        return ENOMEM;
+    }
+    *out = p;
+    ALLOC_EVENT(p, size);
+    return 0;
+}
+
+void *aligned_alloc(size_t align, size_t size)
+{
+    void *p = __libc_memalign(align, size);
+    ALLOC_EVENT(p, size);
+    return p;
+}
+
+void *memalign(size_t align, size_t size)
+{
+    void *p = __libc_memalign(align, size);
+    ALLOC_EVENT(p, size);
+    return p;
+}
+
+void *valloc(size_t size)
+{
+    void *p = __libc_valloc(size);
+    ALLOC_EVENT(p, size);
+    return p;
+}
+
+void *pvalloc(size_t size)
+{
+    void *p = __libc_pvalloc(size);
+    ALLOC_EVENT(p, size);
+    return p;
+}
+
+char *strdup(const char *s)
+{
+    size_t len = strlen(s) + 1;
+    char *p = __libc_malloc(len);
+    if (p)
+        memcpy(p, s, len);
+    ALLOC_EVENT(p, len);
+    return p;
+}
+
+char *strndup(const char *s, size_t max)
+{
+    size_t len = strnlen(s, max);
+    char *p = __libc_malloc(len + 1);
+    if (p) {
+        memcpy(p, s, len);
+        p[len] = '\0';
+    }
+    ALLOC_EVENT(p, len + 1);
+    return p;
+}

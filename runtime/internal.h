@@ -1,0 +1,120 @@
+/* libvigil internals shared between the runtime sources. Tools never include this (tool.h only).
+ * Every symbol here is hidden: the runtime's exported surface is abi.h, tool.h and vigil.h. */
+#ifndef VIGIL_RT_INTERNAL_H
+#define VIGIL_RT_INTERNAL_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "abi.h"
+#include "options.h"
+#include "schedule.h"
+#include "sitefmt.h"
+#include "vigil/tool.h"
+
+#define HIDDEN __attribute__((visibility("hidden")))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define RELAXED_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define RELAXED_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+
+/* ---- init.c: start-up, options in force, process identity ---- */
+
+/* Options in force. Written once by __vigil_init (under the init-once guard), read-only after. */
+extern struct vigil_options __vigil_opts HIDDEN;
+/* The schedule built from __vigil_opts; written by __vigil_init, read by the sampler. */
+extern struct vigil_schedule __vigil_sched HIDDEN;
+
+struct vigil_process {
+    pid_t pid, ppid;                 /* this process (reset in a fork child) */
+    uint64_t start_unix_ns;          /* CLOCK_REALTIME at start (reset in a fork child) */
+    uint64_t start_mono_ns;          /* CLOCK_MONOTONIC at start (reset in a fork child) */
+    char exe[4096];                  /* /proc/self/exe, or argv[0] when unreadable */
+    const char *name;                /* basename of exe: the report directory's prefix */
+    int argc;
+    char **argv;                     /* deep copy taken by the constructor (before getopt) */
+    char out_dir[4096];              /* absolute report directory (out made absolute at init) */
+};
+/* Written by __vigil_init (and the constructor for argv, the fork child handler for the
+ * identity fields); read by the report writer and vigil_now_ns. */
+extern struct vigil_process __vigil_proc HIDDEN;
+
+/* Run the one-time start-up now if it has not run (any entry point may call it). */
+void __vigil_ensure_init(void) HIDDEN;
+/* 1 once start-up has completed. */
+int __vigil_is_ready(void) HIDDEN;
+/* One diagnostic line on stderr: "vigil: " + text + "\n", one write(2). */
+void __vigil_message(const char *fmt, ...) HIDDEN __attribute__((format(printf, 1, 2)));
+uint64_t __vigil_mono_ns(void) HIDDEN;
+uint64_t __vigil_unix_ns(void) HIDDEN;
+/* The tool options part of VIGIL_OPTIONS ("tool.key=value" items), kept by init. */
+const char *__vigil_find_tool_option(const char *tool, const char *key) HIDDEN;
+
+/* ---- config.c: reading VIGIL_OPTIONS (the one place the environment is read) ---- */
+void __vigil_read_options(struct vigil_options *o) HIDDEN;
+
+/* ---- registry.c: modules ---- */
+struct vigil_module_node {
+    struct __vigil_module *m;
+    struct vigil_sitefmt_table table;   /* decoded once at registration */
+    int table_ok;                       /* 0: blob malformed, sites have no description */
+    int unloaded;                       /* its object was dlclose'd: m must not be touched */
+    const char *path;                   /* the binary holding the module (copied) */
+    uint64_t tu_hash;                   /* copied from m: still known after an unload */
+    uint32_t nsites, base_id;           /* copied from m */
+    struct vigil_module_node *next;     /* registration order */
+};
+/* First registered module (acquire load); nodes are never freed. */
+struct vigil_module_node *__vigil_modules(void) HIDDEN;
+/* Register m if needed; 0 when m is refused (ABI mismatch). */
+int __vigil_ensure_registered(struct __vigil_module *m) HIDDEN;
+/* After dlclose: mark the modules whose object is gone. */
+void __vigil_modules_check_unloaded(void) HIDDEN;
+
+/* ---- tools.c: enabled tools and event delivery ---- */
+
+/* OR of the event masks of the enabled tools; 0 = nobody listens (the hooks' one branch).
+ * Written by __vigil_tools_start (init) and __vigil_tools_fini (exit); read everywhere. */
+extern uint32_t __vigil_active_events HIDDEN;
+static inline uint32_t __vigil_wants(uint32_t ev)
+{
+    return RELAXED_LOAD(&__vigil_active_events) & ev;
+}
+
+/* Per-thread runtime state (kept small: it is static TLS even when libvigil.so is dlopened). */
+struct vigil_thread {
+    int in_runtime;          /* re-entrancy guard: events raised while set are not delivered */
+    int exit_reported;       /* VIGIL_THREAD_EXIT already delivered for this thread */
+    void *hook_frame;        /* frame of the hook delivering an event (stack capture starts there) */
+    uintptr_t stack_lo, stack_hi;   /* this thread's stack bounds, 0 until first needed */
+};
+extern __thread struct vigil_thread __vigil_thread HIDDEN;
+
+void __vigil_tools_start(void) HIDDEN;          /* from init: enable and init tools */
+void __vigil_tools_fini(void) HIDDEN;           /* from the final report: stop events, fini */
+void __vigil_tools_names(char *buf, size_t len) HIDDEN;   /* "a,b" of running tools */
+/* Delivery; callers have checked __vigil_wants() and the guard, and hold the guard. */
+void __vigil_deliver_alloc(void *p, size_t size, void *frame) HIDDEN;
+void __vigil_deliver_free(void *p) HIDDEN;
+void __vigil_deliver_lock(const void *lock, enum vigil_lock_op op) HIDDEN;
+void __vigil_deliver_thread(enum vigil_thread_op op, uint64_t id) HIDDEN;
+
+/* ---- stack.c ---- */
+/* Walk frame pointers from frame (a frame of this thread), with bounds checks. */
+uint32_t __vigil_walk_stack(void *frame, uintptr_t *pcs, uint32_t max) HIDDEN;
+
+/* ---- thread_hooks.c ---- */
+void __vigil_resolve_real_functions(void) HIDDEN;
+
+/* ---- report.c ---- */
+enum vigil_report_end { VIGIL_END_EXIT, VIGIL_END_SIGNAL, VIGIL_END_FLUSH };
+/* Write the report. Final reports (exit, signal) are written once per process and run the
+ * tools' fini; a flush is written any number of times and is replaced by the final one. */
+int __vigil_write_report(enum vigil_report_end how, int status) HIDDEN;
+void __vigil_report_after_fork(void) HIDDEN;
+
+/* ---- process.c / signals.c ---- */
+void __vigil_process_start(void) HIDDEN;    /* on_exit, atfork: from init */
+void __vigil_signals_install(void) HIDDEN;  /* fatal-signal handlers: from init */
+
+#endif

@@ -1,0 +1,68 @@
+/* Probes of the instrumented copy: map (module, local site) to the process-wide id and hand
+ * the event to the enabled tools that asked for it. Nobody listening: one branch. */
+#include "internal.h"
+
+/* A probe can run for a module whose dispatch checks never fired (a burst begun elsewhere
+ * flows into it), so the module may still need registering. */
+static inline vigil_site_t site_id(struct __vigil_module *m, uint32_t site)
+{
+    if (unlikely(__atomic_load_n(&m->registered, __ATOMIC_ACQUIRE) != 1) &&
+        !__vigil_ensure_registered(m))
+        return VIGIL_NO_SITE;
+    return m->base_id + site;
+}
+
+/* Enabled tools, for the frequent events (defined in tools.c). */
+extern const struct vigil_tool *__vigil_enabled_tools[] HIDDEN;
+extern unsigned __vigil_enabled_count HIDDEN;
+
+#define FOR_TOOLS(ev, hook, ...)                                                      \
+    do {                                                                              \
+        struct vigil_thread *th = &__vigil_thread;                                    \
+        if (th->in_runtime)                                                           \
+            return;                                                                   \
+        th->in_runtime = 1;                                                           \
+        vigil_site_t id = site_id(m, site);                                           \
+        unsigned n = RELAXED_LOAD(&__vigil_enabled_count);                            \
+        for (unsigned i = 0; i < n; i++) {                                            \
+            const struct vigil_tool *t = __vigil_enabled_tools[i];                    \
+            if ((t->events & (ev)) && t->hook)                                        \
+                t->hook(__VA_ARGS__);                                                 \
+        }                                                                             \
+        th->in_runtime = 0;                                                           \
+    } while (0)
+
+void __vigil_probe_load(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size)
+{
+    if (likely(!__vigil_wants(VIGIL_EV_ACCESS)))
+        return;
+    FOR_TOOLS(VIGIL_EV_ACCESS, on_access, addr, (size_t)size, 0, id);
+}
+
+void __vigil_probe_store(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size)
+{
+    if (likely(!__vigil_wants(VIGIL_EV_ACCESS)))
+        return;
+    FOR_TOOLS(VIGIL_EV_ACCESS, on_access, addr, (size_t)size, 1, id);
+}
+
+void __vigil_probe_branch(struct __vigil_module *m, uint32_t site, uint32_t taken)
+{
+    if (likely(!__vigil_wants(VIGIL_EV_BRANCH)))
+        return;
+    FOR_TOOLS(VIGIL_EV_BRANCH, on_branch, id, taken != 0);
+}
+
+void __vigil_probe_return(struct __vigil_module *m, uint32_t site, int64_t value)
+{
+    if (likely(!__vigil_wants(VIGIL_EV_RETURN)))
+        return;
+    FOR_TOOLS(VIGIL_EV_RETURN, on_return, id, value);
+}
+
+void __vigil_probe_call(struct __vigil_module *m, uint32_t site, const void *callee)
+{
+    if (likely(!__vigil_wants(VIGIL_EV_CALL)))
+        return;
+    FOR_TOOLS(VIGIL_EV_CALL, on_call, id, callee);
+}

@@ -1,0 +1,94 @@
+/* The process's life: the exit handler that writes the final report, the _exit/_Exit paths
+ * that skip exit handlers, fork children (their own identity and report), and the public
+ * vigil_flush_report. */
+#include "internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "vigil/vigil.h"
+
+/* A vfork child (or a raw clone) shares the parent's memory and never ran our fork handler:
+ * it must not write anything. */
+static int is_our_process(void)
+{
+    return __vigil_is_ready() && getpid() == __vigil_proc.pid;
+}
+
+/* on_exit (not atexit): it receives the status given to exit() or returned by main. */
+static void exit_handler(int status, void *unused)
+{
+    (void)unused;
+    if (is_our_process())
+        __vigil_write_report(VIGIL_END_EXIT, status);
+}
+
+static void reset_site_counts(void)
+{
+    /* The parent's executions stay in the parent's report: make every check count from zero
+     * here, keeping its schedule (level, resets, countdown). */
+    for (struct vigil_module_node *n = __vigil_modules(); n; n = __atomic_load_n(&n->next, __ATOMIC_ACQUIRE)) {
+        if (n->unloaded)
+            continue;
+        struct __vigil_module *m = n->m;
+        for (uint32_t i = 0; i < n->nsites; i++) {
+            struct __vigil_site_state *st = &m->state[i];
+            uint32_t counter = m->counters[i], ncheck0 = vigil_schedule_ncheck0(&__vigil_sched, st->level);
+            uint64_t pending = counter <= ncheck0 ? ncheck0 - counter : 0;
+            st->instr_execs = 0;
+            st->bursts = 0;
+            st->check_execs = (uint64_t)0 - pending;   /* cancels the pending countdown (mod 2^64) */
+        }
+    }
+}
+
+static void fork_child(void)
+{
+    struct vigil_process *p = &__vigil_proc;
+    p->pid = getpid();
+    p->ppid = getppid();
+    p->start_mono_ns = __vigil_mono_ns();
+    p->start_unix_ns = __vigil_unix_ns();
+    __vigil_report_after_fork();
+    reset_site_counts();
+    struct vigil_thread *th = &__vigil_thread;
+    if (__vigil_wants(VIGIL_EV_THREAD) && !th->in_runtime) {
+        th->in_runtime = 1;
+        __vigil_deliver_thread(VIGIL_THREAD_FORK_CHILD, (uint64_t)pthread_self());
+        th->in_runtime = 0;
+    }
+}
+
+void __vigil_process_start(void)
+{
+    if (on_exit(exit_handler, NULL) != 0)
+        __vigil_message("cannot register the exit handler: no report at exit");
+    pthread_atfork(NULL, NULL, fork_child);
+}
+
+/* _exit and _Exit skip the exit handlers: write the report here, then end the process as
+ * glibc does. */
+__attribute__((noreturn)) static void exit_now(int status)
+{
+    if (is_our_process())
+        __vigil_write_report(VIGIL_END_EXIT, status);
+    for (;;)
+        syscall(SYS_exit_group, status);
+}
+
+void _exit(int status)
+{
+    exit_now(status);
+}
+
+void _Exit(int status)
+{
+    exit_now(status);
+}
+
+int vigil_flush_report(void)
+{
+    return __vigil_write_report(VIGIL_END_FLUSH, 0);
+}

@@ -1,0 +1,155 @@
+/* The module registry: one node per registered translation unit, in registration order.
+ * Base ids are handed out in that order. The lock is taken only to register; readers walk
+ * the list without it (nodes are appended with release stores and never freed). */
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <sched.h>
+#include <string.h>
+
+extern void *__libc_malloc(size_t);
+
+/* Registration lock: a spin flag, not a pthread mutex (our own pthread_mutex_lock would
+ * report it to tools). Taken by __vigil_ensure_registered only. */
+static int registry_lock;
+/* Head and tail of the node list; written under registry_lock. */
+static struct vigil_module_node *head, *tail;
+/* Next process-wide site id to hand out; written under registry_lock. */
+static uint32_t next_base_id;
+
+static void lock(void)
+{
+    while (__atomic_exchange_n(&registry_lock, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
+}
+
+static void unlock(void)
+{
+    __atomic_store_n(&registry_lock, 0, __ATOMIC_RELEASE);
+}
+
+struct vigil_module_node *__vigil_modules(void)
+{
+    return __atomic_load_n(&head, __ATOMIC_ACQUIRE);
+}
+
+static const char *module_path(const struct __vigil_module *m)
+{
+    Dl_info info;
+    struct link_map *map = NULL;
+    const char *path = __vigil_proc.exe;
+    /* The main program's link map has an empty name: it keeps the /proc/self/exe path. */
+    if (dladdr1(m, &info, (void **)&map, RTLD_DL_LINKMAP) && map && map->l_name && map->l_name[0])
+        path = map->l_name;
+    size_t len = strlen(path);
+    char *copy = __libc_malloc(len + 1);
+    if (!copy)
+        return "?";
+    memcpy(copy, path, len + 1);
+    return copy;
+}
+
+/* Rejection is remembered in m->registered (2) so that the message is printed once and the
+ * module's checks are switched off. */
+#define REGISTERED 1
+#define REFUSED 2
+
+static int register_locked(struct __vigil_module *m)
+{
+    if (m->registered)
+        return m->registered == REGISTERED;
+    if (m->abi_version != VIGIL_ABI_VERSION) {
+        __vigil_message("module %p built for ABI version %u, this runtime has version %u: "
+                        "not monitored (rebuild it with this vigil-cc)", (void *)m,
+                        m->abi_version, VIGIL_ABI_VERSION);
+        __atomic_store_n(&m->registered, REFUSED, __ATOMIC_RELEASE);
+        return 0;
+    }
+    struct vigil_module_node *n = __libc_malloc(sizeof *n);   /* the runtime's own memory */
+    if (!n) {
+        __vigil_message("out of memory registering a module: not monitored");
+        __atomic_store_n(&m->registered, REFUSED, __ATOMIC_RELEASE);
+        return 0;
+    }
+    memset(n, 0, sizeof *n);
+    n->m = m;
+    char err[160];
+    size_t len = 0;
+    if (m->site_blob && memcmp(m->site_blob, VIGIL_SITEFMT_MAGIC, 8) == 0) {
+        const struct vigil_sitefmt_header *h = (const void *)m->site_blob;
+        len = h->total_size;
+    }
+    if (vigil_sitefmt_open(m->site_blob, len, &n->table, err, sizeof err) == 0) {
+        n->table_ok = n->table.nsites == m->nsites;
+        if (!n->table_ok)
+            __vigil_message("module with %u sites has a site table of %u sites: sites unnamed",
+                            m->nsites, n->table.nsites);
+    } else {
+        __vigil_message("module's site table is unreadable (%s): sites unnamed", err);
+    }
+    n->path = module_path(m);
+    m->base_id = next_base_id;
+    n->tu_hash = m->tu_hash;
+    n->nsites = m->nsites;
+    n->base_id = m->base_id;
+    next_base_id += m->nsites;
+    if (tail)
+        __atomic_store_n(&tail->next, n, __ATOMIC_RELEASE);
+    else
+        __atomic_store_n(&head, n, __ATOMIC_RELEASE);
+    tail = n;
+    __atomic_store_n(&m->registered, REGISTERED, __ATOMIC_RELEASE);
+    if (__vigil_opts.verbosity >= 2)
+        __vigil_message("module %s: %u sites, ids %u..%u", n->path, m->nsites, m->base_id,
+                        m->base_id + m->nsites - 1);
+    return 1;
+}
+
+int __vigil_ensure_registered(struct __vigil_module *m)
+{
+    uint32_t state = __atomic_load_n(&m->registered, __ATOMIC_ACQUIRE);
+    if (likely(state == REGISTERED))
+        return 1;
+    if (state == REFUSED)
+        return 0;
+    __vigil_ensure_init();
+    lock();
+    int ok = register_locked(m);
+    unlock();
+    return ok;
+}
+
+void __vigil_register_module(struct __vigil_module *m)
+{
+    __vigil_ensure_registered(m);
+}
+
+void __vigil_modules_check_unloaded(void)
+{
+    Dl_info info;
+    for (struct vigil_module_node *n = __vigil_modules(); n; n = __atomic_load_n(&n->next, __ATOMIC_ACQUIRE))
+        if (!n->unloaded && !dladdr(n->m, &info))
+            RELAXED_STORE(&n->unloaded, 1);
+}
+
+int vigil_site_lookup(vigil_site_t site, struct vigil_site_info *info)
+{
+    for (struct vigil_module_node *n = __vigil_modules(); n; n = __atomic_load_n(&n->next, __ATOMIC_ACQUIRE)) {
+        if (RELAXED_LOAD(&n->unloaded) || site < n->base_id || site - n->base_id >= n->nsites)
+            continue;
+        if (!n->table_ok)
+            break;
+        struct vigil_site_view v;
+        vigil_sitefmt_get(&n->table, site - n->base_id, &v);
+        info->kind = vigil_site_kind_name(v.kind);
+        info->function = v.function;
+        info->file = v.file;
+        info->line = v.line;
+        info->column = v.column;
+        return 0;
+    }
+    info->kind = info->function = info->file = "?";
+    info->line = info->column = 0;
+    return -1;
+}

@@ -1,0 +1,358 @@
+/* The run report writer (format: docs/formats.md, "Run report"; reader: common/runreport.c).
+ * It may run from an exit handler, _exit, or a fatal-signal handler, so it avoids stdio and
+ * malloc: run.txt is formatted into a static buffer and written with write(2); directories
+ * are created, cleaned and renamed with plain system calls. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "runreport.h"
+
+/* One writer at a time: owner's thread id, 0 when free. Taken by __vigil_write_report. */
+static pid_t report_owner;
+/* 0 until the final report (exit or signal) is claimed, then 1: written once per process.
+ * Reset in a fork child. */
+static int final_claimed;
+/* The temporary report directory while a report is being written, else "" (for
+ * vigil_report_open). Written by the report owner only. */
+static char report_tmp_dir[4200];
+
+static pid_t my_tid(void)
+{
+    return (pid_t)syscall(SYS_gettid);
+}
+
+/* ---- buffered writer over a file descriptor (static buffer: guarded by report_owner) ---- */
+struct writer {
+    int fd;
+    int failed;       /* errno of the first failed write, 0 if none */
+    size_t used;
+    char buf[16384];
+};
+static struct writer run_file;
+
+static void flush_writer(struct writer *w)
+{
+    size_t done = 0;
+    while (done < w->used && !w->failed) {
+        ssize_t n = write(w->fd, w->buf + done, w->used - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            w->failed = n < 0 ? errno : EIO;
+        else
+            done += (size_t)n;
+    }
+    w->used = 0;
+}
+
+static void put(struct writer *w, const char *s, size_t n)
+{
+    while (n) {
+        if (w->used == sizeof w->buf)
+            flush_writer(w);
+        size_t room = sizeof w->buf - w->used, k = n < room ? n : room;
+        memcpy(w->buf + w->used, s, k);
+        w->used += k, s += k, n -= k;
+    }
+}
+
+static void putf(struct writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(struct writer *w, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        put(w, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+/* A string field, escaped (vigil_escape) piece by piece so that any length fits. */
+static void put_escaped(struct writer *w, const char *s)
+{
+    char piece[1025], escaped[3 * 1024 + 1];
+    if (!*s) {
+        vigil_escape(s, escaped, sizeof escaped);
+        put(w, escaped, strlen(escaped));
+        return;
+    }
+    while (*s) {
+        size_t n = strnlen(s, sizeof piece - 1);
+        memcpy(piece, s, n);
+        piece[n] = '\0';
+        size_t len = vigil_escape(piece, escaped, sizeof escaped);
+        put(w, escaped, len);
+        s += n;
+    }
+}
+
+/* ---- directories ---- */
+
+static int mkdir_p(const char *path)
+{
+    char buf[4096];
+    size_t len = strlen(path);
+    if (len >= sizeof buf)
+        return errno = ENAMETOOLONG, -1;
+    memcpy(buf, path, len + 1);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return -1;
+    struct stat st;
+    if (stat(buf, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode))
+        return errno = ENOTDIR, -1;
+    return 0;
+}
+
+/* Remove a directory of plain files (a report directory); no opendir: it allocates. */
+static void remove_flat_dir(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char buf[4096];
+    for (;;) {
+        long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+        if (n <= 0)
+            break;
+        for (long off = 0; off < n;) {
+            /* struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name */
+            unsigned short reclen;
+            memcpy(&reclen, buf + off + 16, sizeof reclen);
+            const char *name = buf + off + 19;
+            if (strcmp(name, ".") != 0 && strcmp(name, ".."))
+                unlinkat(fd, name, 0);
+            off += reclen;
+        }
+    }
+    close(fd);
+    rmdir(path);
+}
+
+/* ---- run.txt ---- */
+
+static void write_run_txt(struct writer *w, enum vigil_report_end how, int status)
+{
+    const struct vigil_process *p = &__vigil_proc;
+    putf(w, "vigil-run %d\n", VIGIL_RUN_FORMAT_VERSION);
+    put(w, "program ", 8);
+    put_escaped(w, p->exe);
+    put(w, "\n", 1);
+    for (int i = 0; i < p->argc; i++) {
+        putf(w, "arg %d ", i);
+        put_escaped(w, p->argv[i]);
+        put(w, "\n", 1);
+    }
+    putf(w, "pid %lld\nppid %lld\n", (long long)p->pid, (long long)p->ppid);
+    if (how == VIGIL_END_SIGNAL)
+        putf(w, "signal %d\n", status);
+    else
+        putf(w, "exit %d\n", status & 0xff);
+    putf(w, "start_unix_ns %llu\nduration_ns %llu\n", (unsigned long long)p->start_unix_ns,
+         (unsigned long long)(__vigil_mono_ns() - p->start_mono_ns));
+    char value[VIGIL_OPT_STRING_MAX];
+    for (size_t i = 0; i < vigil_option_count; i++) {
+        vigil_options_format(&__vigil_opts, i, value, sizeof value);
+        put(w, "option ", 7);
+        put_escaped(w, vigil_option_table[i].name);
+        put(w, " ", 1);
+        put_escaped(w, value);
+        put(w, "\n", 1);
+    }
+    char tools[512];
+    __vigil_tools_names(tools, sizeof tools);
+    put(w, "tools ", 6);
+    put_escaped(w, tools);
+    put(w, "\n", 1);
+
+    uint32_t index = 0;
+    for (struct vigil_module_node *n = __vigil_modules(); n;
+         n = __atomic_load_n(&n->next, __ATOMIC_ACQUIRE), index++) {
+        putf(w, "module %u %016llx %u %u ", index, (unsigned long long)n->tu_hash, n->nsites,
+             n->base_id);
+        put_escaped(w, n->path);
+        put(w, "\n", 1);
+    }
+    index = 0;
+    for (struct vigil_module_node *n = __vigil_modules(); n;
+         n = __atomic_load_n(&n->next, __ATOMIC_ACQUIRE), index++) {
+        if (!n->table_ok || RELAXED_LOAD(&n->unloaded))
+            continue;
+        struct __vigil_module *m = n->m;
+        for (uint32_t i = 0; i < n->nsites; i++) {
+            struct vigil_site_view v;
+            vigil_sitefmt_get(&n->table, i, &v);
+            if (v.kind != VIGIL_SITE_ENTRY && v.kind != VIGIL_SITE_BACKEDGE)
+                continue;
+            const struct __vigil_site_state *st = &m->state[i];
+            uint64_t execs = vigil_schedule_execs(&__vigil_sched, st, RELAXED_LOAD(&m->counters[i]));
+            if (execs == 0)
+                continue;
+            putf(w, "site %u %u %s %llu %llu %.6g\n", index, i, vigil_site_kind_name(v.kind),
+                 (unsigned long long)execs,
+                 (unsigned long long)RELAXED_LOAD(&st->bursts),
+                 vigil_schedule_rate(&__vigil_sched, RELAXED_LOAD(&st->level)));
+        }
+    }
+    put(w, "end\n", 4);
+}
+
+static void summary_line(const char *dir, enum vigil_report_end how, int status, int written)
+{
+    uint64_t sites = 0, bursts = 0;
+    for (struct vigil_module_node *n = __vigil_modules(); n; n = __atomic_load_n(&n->next, __ATOMIC_ACQUIRE)) {
+        if (RELAXED_LOAD(&n->unloaded))
+            continue;
+        for (uint32_t i = 0; i < n->nsites; i++) {
+            const struct __vigil_site_state *st = &n->m->state[i];
+            bursts += RELAXED_LOAD(&st->bursts);
+            sites += RELAXED_LOAD(&st->level) != 0;
+        }
+    }
+    uint64_t ns = __vigil_mono_ns() - __vigil_proc.start_mono_ns;
+    __vigil_message("%s (pid %d): %s %d after %llu.%03llu s; %llu dispatch checks fired, "
+                    "%llu bursts; report %s", __vigil_proc.name, (int)__vigil_proc.pid,
+                    how == VIGIL_END_SIGNAL ? "signal" : "exit", how == VIGIL_END_SIGNAL ? status : status & 0xff,
+                    (unsigned long long)(ns / 1000000000u),
+                    (unsigned long long)(ns / 1000000u % 1000u), (unsigned long long)sites,
+                    (unsigned long long)bursts, written ? dir : "not written");
+}
+
+static int write_report_locked(enum vigil_report_end how, int status)
+{
+    const struct vigil_process *p = &__vigil_proc;
+    char final_dir[4200];
+    int final = how != VIGIL_END_FLUSH;
+    snprintf(final_dir, sizeof final_dir, "%s/%s.%d", p->out_dir, p->name, (int)p->pid);
+    if (!__vigil_opts.report) {
+        if (final)
+            __vigil_tools_fini();
+        if (final && __vigil_opts.summary)
+            summary_line(final_dir, how, status, 0);
+        return 0;
+    }
+    snprintf(report_tmp_dir, sizeof report_tmp_dir, "%s/.%s.%d.tmp", p->out_dir, p->name,
+             (int)p->pid);
+    const char *step = "";
+    int err = 0;
+    if (mkdir_p(p->out_dir) != 0) {
+        err = errno, step = "";
+    } else {
+        remove_flat_dir(report_tmp_dir);   /* a leftover of a crash in the report, or a flush */
+        if (mkdir(report_tmp_dir, 0777) != 0) {
+            err = errno, step = "";
+        } else {
+            char path[4300];
+            snprintf(path, sizeof path, "%s/%s", report_tmp_dir, VIGIL_RUN_FILE);
+            struct writer *w = &run_file;
+            w->used = 0;
+            w->failed = 0;
+            w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+            if (w->fd < 0) {
+                err = errno, step = " (run.txt)";
+            } else {
+                write_run_txt(w, how, status);
+                flush_writer(w);
+                if (close(w->fd) != 0 && !w->failed)
+                    w->failed = errno;
+                if (w->failed)
+                    err = w->failed, step = " (run.txt)";
+            }
+        }
+    }
+    if (err)
+        report_tmp_dir[0] = '\0';   /* vigil_report_open: no directory, nothing more to say */
+    if (final)
+        __vigil_tools_fini();   /* tools write next to run.txt through vigil_report_open */
+    int written = 0;
+    if (!err) {
+        int rc = rename(report_tmp_dir, final_dir);
+        if (rc != 0 && (errno == EEXIST || errno == ENOTEMPTY)) {
+            remove_flat_dir(final_dir);   /* an earlier flush of this process (or an exec'd image) */
+            rc = rename(report_tmp_dir, final_dir);
+        }
+        if (rc != 0)
+            err = errno, step = " (rename)";
+        written = !err;
+    }
+    if (err) {
+        __vigil_message("cannot write report to %s%s: %s", final_dir, step, strerror(err));
+        snprintf(report_tmp_dir, sizeof report_tmp_dir, "%s/.%s.%d.tmp", p->out_dir, p->name,
+                 (int)p->pid);
+        remove_flat_dir(report_tmp_dir);
+    }
+    report_tmp_dir[0] = '\0';
+    if (final && __vigil_opts.summary)
+        summary_line(final_dir, how, status, written);
+    return err ? -1 : 0;
+}
+
+int __vigil_write_report(enum vigil_report_end how, int status)
+{
+    __vigil_ensure_init();
+    if (how != VIGIL_END_FLUSH &&
+        __atomic_exchange_n(&final_claimed, 1, __ATOMIC_ACQ_REL) != 0)
+        return 0;   /* the final report is written (or being written) already */
+    pid_t self = my_tid(), free_owner = 0;
+    if (__atomic_load_n(&report_owner, __ATOMIC_ACQUIRE) == self)
+        return -1;   /* a signal interrupted this thread's own report: give up */
+    while (!__atomic_compare_exchange_n(&report_owner, &free_owner, self, 0, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED)) {
+        free_owner = 0;
+        syscall(SYS_sched_yield);
+    }
+    struct vigil_thread *th = &__vigil_thread;
+    int saved_guard = th->in_runtime, saved_errno = errno;
+    th->in_runtime = 1;   /* the report's own work (and the tools' fini) raises no events */
+    int r = write_report_locked(how, status);
+    th->in_runtime = saved_guard;
+    errno = saved_errno;
+    __atomic_store_n(&report_owner, 0, __ATOMIC_RELEASE);
+    return r;
+}
+
+void __vigil_report_after_fork(void)
+{
+    /* The child is a new process: its own report, whoever held the writer in the parent. */
+    __atomic_store_n(&final_claimed, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&report_owner, 0, __ATOMIC_RELAXED);
+    report_tmp_dir[0] = '\0';
+}
+
+FILE *vigil_report_open(const struct vigil_tool *tool, const char *filename)
+{
+    if (__atomic_load_n(&report_owner, __ATOMIC_ACQUIRE) == my_tid() && !report_tmp_dir[0])
+        return NULL;   /* the report itself could not be written: already said so */
+    if (!report_tmp_dir[0] || __atomic_load_n(&report_owner, __ATOMIC_ACQUIRE) != my_tid() ||
+        !filename || !filename[0] || strchr(filename, '/') || strcmp(filename, VIGIL_RUN_FILE) == 0 ||
+        filename[0] == '.') {
+        if (tool)
+            vigil_tool_message(tool, "cannot open report file \"%s\" here (only from fini, a plain "
+                               "file name other than run.txt)", filename ? filename : "(null)");
+        return NULL;
+    }
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", report_tmp_dir, filename);
+    FILE *f = fopen(path, "w");
+    if (!f && tool)
+        vigil_tool_message(tool, "cannot write %s: %s", path, strerror(errno));
+    return f;
+}

@@ -1,0 +1,44 @@
+/* Fatal signals: write the report, then die of the same signal so that the exit status does
+ * not change. A handler is installed only where the program (or its parent) left the default
+ * disposition; the program may replace it later. SA_RESETHAND puts the default back on entry,
+ * so a second fault (in the report itself, or another Ctrl-C) ends the process at once. */
+#include "internal.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
+                                    SIGTERM, SIGINT, SIGHUP};
+
+static void fatal_handler(int sig)
+{
+    int saved = errno;
+    if (__vigil_is_ready() && getpid() == __vigil_proc.pid)
+        __vigil_write_report(VIGIL_END_SIGNAL, sig);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
+    /* Blocked while this handler runs: delivered, with the default action, when it returns
+     * (a faulting instruction would also fault again). */
+    raise(sig);
+    errno = saved;
+}
+
+void __vigil_signals_install(void)
+{
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(fatal_signals[i], NULL, &old) != 0)
+            continue;
+        if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = fatal_handler;
+        sa.sa_flags = SA_RESETHAND | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        sigaction(fatal_signals[i], &sa, NULL);
+    }
+}

@@ -1,0 +1,52 @@
+/* Stack capture by walking frame pointers. Code built without frame pointers leaves garbage
+ * in the frame register, so every step is checked: the next frame must lie above the current
+ * one, within this thread's stack, aligned, and not absurdly far; the walk stops otherwise.
+ * Reads stay inside the stack bounds, so a bad chain ends the walk, never the program. */
+#include "internal.h"
+
+#include <pthread.h>
+
+/* This thread's stack bounds, found once (pthread_getattr_np may allocate: our guard is held
+ * by every caller, so that allocation is not reported). */
+static int stack_bounds(uintptr_t *lo, uintptr_t *hi)
+{
+    struct vigil_thread *th = &__vigil_thread;
+    if (!th->stack_hi) {
+        pthread_attr_t attr;
+        void *addr;
+        size_t size;
+        th->stack_hi = 1;   /* "tried": a failure is not retried on every allocation */
+        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+            if (pthread_attr_getstack(&attr, &addr, &size) == 0 && size) {
+                th->stack_lo = (uintptr_t)addr;
+                th->stack_hi = (uintptr_t)addr + size;
+            }
+            pthread_attr_destroy(&attr);
+        }
+    }
+    *lo = th->stack_lo;
+    *hi = th->stack_hi;
+    return *hi > *lo + 16;
+}
+
+uint32_t __vigil_walk_stack(void *frame, uintptr_t *pcs, uint32_t max)
+{
+    uintptr_t lo, hi;
+    uint32_t depth = 0;
+    if (!frame || !stack_bounds(&lo, &hi))
+        return 0;
+    uintptr_t fp = (uintptr_t)frame;
+    while (depth < max) {
+        if (fp < lo || fp > hi - 2 * sizeof(uintptr_t) || (fp & (sizeof(uintptr_t) - 1)))
+            break;
+        const uintptr_t *record = (const uintptr_t *)fp;   /* [saved frame pointer, return address] */
+        uintptr_t pc = record[1], next = record[0];
+        if (pc < 4096)
+            break;
+        pcs[depth++] = pc;
+        if (next <= fp || next - fp > (64u << 20))
+            break;
+        fp = next;
+    }
+    return depth;
+}

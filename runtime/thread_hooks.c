@@ -1,0 +1,297 @@
+/* pthread hooks, always on: locks (mutex, rwlock, spinlock, condvar), thread create / join /
+ * exit. The real functions come from dlsym(RTLD_NEXT) and are resolved together, at start-up
+ * or by the first hook called before it: each pointer starts at a stub that resolves them all
+ * and then calls the real function, so a hook costs one indirect call and, with no tool
+ * listening, one predictable branch. */
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+extern void *__libc_malloc(size_t);
+extern void __libc_free(void *);
+
+/* X(return type, name, parameter list, argument list) */
+#define REAL_FUNCTIONS(X)                                                                        \
+    X(int, pthread_mutex_lock, (pthread_mutex_t * m), (m))                                       \
+    X(int, pthread_mutex_trylock, (pthread_mutex_t * m), (m))                                    \
+    X(int, pthread_mutex_timedlock, (pthread_mutex_t * m, const struct timespec *t), (m, t))     \
+    X(int, pthread_mutex_unlock, (pthread_mutex_t * m), (m))                                     \
+    X(int, pthread_rwlock_rdlock, (pthread_rwlock_t * l), (l))                                   \
+    X(int, pthread_rwlock_wrlock, (pthread_rwlock_t * l), (l))                                   \
+    X(int, pthread_rwlock_tryrdlock, (pthread_rwlock_t * l), (l))                                \
+    X(int, pthread_rwlock_trywrlock, (pthread_rwlock_t * l), (l))                                \
+    X(int, pthread_rwlock_unlock, (pthread_rwlock_t * l), (l))                                   \
+    X(int, pthread_spin_lock, (pthread_spinlock_t * l), (l))                                     \
+    X(int, pthread_spin_trylock, (pthread_spinlock_t * l), (l))                                  \
+    X(int, pthread_spin_unlock, (pthread_spinlock_t * l), (l))                                   \
+    X(int, pthread_cond_wait, (pthread_cond_t * c, pthread_mutex_t * m), (c, m))                 \
+    X(int, pthread_cond_timedwait,                                                               \
+      (pthread_cond_t * c, pthread_mutex_t * m, const struct timespec *t), (c, m, t))            \
+    X(int, pthread_create,                                                                       \
+      (pthread_t * t, const pthread_attr_t *a, void *(*fn)(void *), void *arg), (t, a, fn, arg)) \
+    X(int, pthread_join, (pthread_t t, void **ret), (t, ret))                                    \
+    X(int, dlclose, (void *h), (h))
+
+/* real_<name>: the real function (or its resolving stub until start-up resolved it). Written
+ * by __vigil_resolve_real_functions, read by the hooks. */
+#define DECLARE_REAL(ret, name, params, args) \
+    static ret stub_##name params;            \
+    static ret(*real_##name) params = stub_##name;
+REAL_FUNCTIONS(DECLARE_REAL)
+/* pthread_exit is noreturn: kept apart. Written like the others. */
+static void (*real_pthread_exit)(void *);
+
+#define REAL(name) (RELAXED_LOAD(&real_##name))
+
+/* Set on a thread while it resolves: a hook re-entered from dlsym cannot be served. */
+static __thread int resolving;
+
+static void *lookup(const char *name)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+    if (!p) {
+        __vigil_message("cannot find the real %s (dlsym: %s); aborting", name, dlerror());
+        abort();
+    }
+    return p;
+}
+
+void __vigil_resolve_real_functions(void)
+{
+    if (resolving) {
+        __vigil_message("a pthread function was called while resolving pthread functions; aborting");
+        abort();
+    }
+    resolving = 1;
+#define RESOLVE(ret, name, params, args) \
+    if (RELAXED_LOAD(&real_##name) == stub_##name) RELAXED_STORE(&real_##name, (ret(*) params)lookup(#name));
+    REAL_FUNCTIONS(RESOLVE)
+    if (!RELAXED_LOAD(&real_pthread_exit))
+        RELAXED_STORE(&real_pthread_exit, (void (*)(void *))lookup("pthread_exit"));
+    resolving = 0;
+}
+
+#define DEFINE_STUB(ret, name, params, args)     \
+    static ret stub_##name params                \
+    {                                            \
+        __vigil_resolve_real_functions();        \
+        return REAL(name) args;                  \
+    }
+REAL_FUNCTIONS(DEFINE_STUB)
+
+/* ---- lock events ---- */
+
+__attribute__((noinline)) static void lock_event(const void *lock, enum vigil_lock_op op)
+{
+    struct vigil_thread *th = &__vigil_thread;
+    if (th->in_runtime)
+        return;
+    th->in_runtime = 1;
+    __vigil_deliver_lock(lock, op);
+    th->in_runtime = 0;
+}
+
+#define ACQUIRED(r, lock, op)                                        \
+    do {                                                             \
+        if (unlikely(__vigil_wants(VIGIL_EV_LOCK)) && (r) == 0)      \
+            lock_event((lock), (op));                                \
+    } while (0)
+/* Releases are reported before the real release: another thread cannot be seen acquiring
+ * the lock before this thread is seen releasing it. */
+#define RELEASING(lock)                                              \
+    do {                                                             \
+        if (unlikely(__vigil_wants(VIGIL_EV_LOCK)))                  \
+            lock_event((lock), VIGIL_LOCK_RELEASE);                  \
+    } while (0)
+
+int pthread_mutex_lock(pthread_mutex_t *m)
+{
+    int r = REAL(pthread_mutex_lock)(m);
+    ACQUIRED(r, m, VIGIL_LOCK_ACQUIRE);
+    return r;
+}
+
+int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+    int r = REAL(pthread_mutex_trylock)(m);
+    ACQUIRED(r, m, VIGIL_LOCK_ACQUIRE);
+    return r;
+}
+
+int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t)
+{
+    int r = REAL(pthread_mutex_timedlock)(m, t);
+    ACQUIRED(r, m, VIGIL_LOCK_ACQUIRE);
+    return r;
+}
+
+int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+    RELEASING(m);
+    return REAL(pthread_mutex_unlock)(m);
+}
+
+int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+    int r = REAL(pthread_rwlock_rdlock)(l);
+    ACQUIRED(r, l, VIGIL_LOCK_ACQUIRE_SHARED);
+    return r;
+}
+
+int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+    int r = REAL(pthread_rwlock_wrlock)(l);
+    ACQUIRED(r, l, VIGIL_LOCK_ACQUIRE);
+    return r;
+}
+
+int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
+{
+    int r = REAL(pthread_rwlock_tryrdlock)(l);
+    ACQUIRED(r, l, VIGIL_LOCK_ACQUIRE_SHARED);
+    return r;
+}
+
+int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
+{
+    int r = REAL(pthread_rwlock_trywrlock)(l);
+    ACQUIRED(r, l, VIGIL_LOCK_ACQUIRE);
+    return r;
+}
+
+int pthread_rwlock_unlock(pthread_rwlock_t *l)
+{
+    RELEASING(l);
+    return REAL(pthread_rwlock_unlock)(l);
+}
+
+int pthread_spin_lock(pthread_spinlock_t *l)
+{
+    int r = REAL(pthread_spin_lock)(l);
+    ACQUIRED(r, (const void *)l, VIGIL_LOCK_ACQUIRE);
+    return r;
+}
+
+int pthread_spin_trylock(pthread_spinlock_t *l)
+{
+    int r = REAL(pthread_spin_trylock)(l);
+    ACQUIRED(r, (const void *)l, VIGIL_LOCK_ACQUIRE);
+    return r;
+}
+
+int pthread_spin_unlock(pthread_spinlock_t *l)
+{
+    RELEASING((const void *)l);
+    return REAL(pthread_spin_unlock)(l);
+}
+
+/* A condition wait releases the mutex and holds it again when it returns (also on timeout). */
+int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+    RELEASING(m);
+    int r = REAL(pthread_cond_wait)(c, m);
+    ACQUIRED(r == 0 || r == ETIMEDOUT ? 0 : r, m, VIGIL_LOCK_ACQUIRE);
+    return r;
+}
+
+int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t)
+{
+    RELEASING(m);
+    int r = REAL(pthread_cond_timedwait)(c, m, t);
+    ACQUIRED(r == 0 || r == ETIMEDOUT ? 0 : r, m, VIGIL_LOCK_ACQUIRE);
+    return r;
+}
+
+/* ---- threads ---- */
+
+__attribute__((noinline)) static void thread_event(enum vigil_thread_op op, uint64_t id)
+{
+    struct vigil_thread *th = &__vigil_thread;
+    if (th->in_runtime)
+        return;
+    th->in_runtime = 1;
+    __vigil_deliver_thread(op, id);
+    th->in_runtime = 0;
+}
+
+static void thread_exit_event(void)
+{
+    struct vigil_thread *th = &__vigil_thread;
+    if (th->exit_reported || !__vigil_wants(VIGIL_EV_THREAD))
+        return;
+    th->exit_reported = 1;
+    thread_event(VIGIL_THREAD_EXIT, (uint64_t)pthread_self());
+}
+
+struct start_args {
+    void *(*fn)(void *);
+    void *arg;
+};
+
+static void exit_cleanup(void *unused)
+{
+    (void)unused;
+    thread_exit_event();
+}
+
+/* Runs the program's start routine between a START and an EXIT event; the cleanup handler
+ * also reports threads that end by pthread_exit or cancellation. */
+static void *thread_start(void *p)
+{
+    struct start_args a = *(struct start_args *)p;
+    __libc_free(p);
+    if (__vigil_wants(VIGIL_EV_THREAD))
+        thread_event(VIGIL_THREAD_START, (uint64_t)pthread_self());
+    void *ret;
+    pthread_cleanup_push(exit_cleanup, NULL);
+    ret = a.fn(a.arg);
+    pthread_cleanup_pop(1);
+    return ret;
+}
+
+int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+    if (likely(!__vigil_wants(VIGIL_EV_THREAD)))
+        return REAL(pthread_create)(t, attr, fn, arg);
+    struct start_args *a = __libc_malloc(sizeof *a);   /* the runtime's own memory */
+    if (!a)
+        return REAL(pthread_create)(t, attr, fn, arg);
+    a->fn = fn;
+    a->arg = arg;
+    int r = REAL(pthread_create)(t, attr, thread_start, a);
+    if (r != 0)
+        __libc_free(a);
+    return r;
+}
+
+int pthread_join(pthread_t t, void **ret)
+{
+    int r = REAL(pthread_join)(t, ret);
+    if (unlikely(__vigil_wants(VIGIL_EV_THREAD)) && r == 0)
+        thread_event(VIGIL_THREAD_JOIN, (uint64_t)t);
+    return r;
+}
+
+void pthread_exit(void *ret)
+{
+    /* Threads not started through our wrapper (the main thread) are reported here. */
+    thread_exit_event();
+    if (!RELAXED_LOAD(&real_pthread_exit))
+        __vigil_resolve_real_functions();
+    RELAXED_LOAD(&real_pthread_exit)(ret);
+    __builtin_unreachable();
+}
+
+/* dlclose: a module whose object goes away must no longer be read by the report. */
+int dlclose(void *h)
+{
+    int r = REAL(dlclose)(h);
+    if (r == 0 && __vigil_is_ready())
+        __vigil_modules_check_unloaded();
+    return r;
+}

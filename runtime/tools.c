@@ -1,0 +1,163 @@
+/* Tools: found in the "vigil_tools" section, enabled by tools=a,b, started at init, finished
+ * by the final report. Event delivery for the rare events and the services of tool.h. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_TOOLS 16
+
+/* Every tool linked into the runtime: pointers placed by VIGIL_REGISTER_TOOL. The linker
+ * defines the bounds; weak, so that a runtime without any tool still links. */
+extern const struct vigil_tool *const __start_vigil_tools[] __attribute__((weak)) HIDDEN;
+extern const struct vigil_tool *const __stop_vigil_tools[] __attribute__((weak)) HIDDEN;
+
+/* The enabled tools, in the order of tools=. Written by __vigil_tools_start (init, before
+ * __vigil_active_events is published), read by every delivery. */
+const struct vigil_tool *__vigil_enabled_tools[MAX_TOOLS] HIDDEN;
+unsigned __vigil_enabled_count HIDDEN;
+
+/* See internal.h. */
+uint32_t __vigil_active_events;
+__thread struct vigil_thread __vigil_thread __attribute__((tls_model("initial-exec")));
+
+static const struct vigil_tool *find_tool(const char *name, size_t len)
+{
+    if (!__start_vigil_tools)
+        return NULL;
+    for (const struct vigil_tool *const *t = __start_vigil_tools; t < __stop_vigil_tools; t++)
+        if (*t && strlen((*t)->name) == len && memcmp((*t)->name, name, len) == 0)
+            return *t;
+    return NULL;
+}
+
+static void available_tools(char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    if (__start_vigil_tools)
+        for (const struct vigil_tool *const *t = __start_vigil_tools; t < __stop_vigil_tools; t++)
+            if (*t && n < len)
+                n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", (*t)->name);
+    if (!buf[0])
+        snprintf(buf, len, "none");
+}
+
+void __vigil_tools_start(void)
+{
+    const char *list = __vigil_opts.tools;
+    uint32_t events = 0;
+    struct vigil_thread *th = &__vigil_thread;
+    th->in_runtime = 1;   /* what tools allocate in init is theirs, not the program's */
+    while (*list) {
+        size_t len = strcspn(list, ",");
+        if (len) {
+            const struct vigil_tool *t = find_tool(list, len);
+            int duplicate = 0;
+            for (unsigned i = 0; i < __vigil_enabled_count; i++)
+                duplicate |= __vigil_enabled_tools[i] == t;
+            if (!t) {
+                char avail[256];
+                available_tools(avail, sizeof avail);
+                __vigil_message("tools: unknown tool \"%.*s\" ignored (available: %s)", (int)len,
+                                list, avail);
+            } else if (t->api_version != VIGIL_TOOL_API_VERSION) {
+                __vigil_message("tools: %s is built for tool API %u, not %u: disabled", t->name,
+                                t->api_version, VIGIL_TOOL_API_VERSION);
+            } else if (!duplicate && __vigil_enabled_count == MAX_TOOLS) {
+                __vigil_message("tools: more than %d tools: %s disabled", MAX_TOOLS, t->name);
+            } else if (!duplicate) {
+                if (t->init && t->init() != 0) {
+                    __vigil_message("tools: %s failed to start: disabled", t->name);
+                } else {
+                    __vigil_enabled_tools[__vigil_enabled_count] = t;
+                    RELAXED_STORE(&__vigil_enabled_count, __vigil_enabled_count + 1);
+                    events |= t->events;
+                }
+            }
+        }
+        list += len;
+        if (*list == ',')
+            list++;
+    }
+    th->in_runtime = 0;
+    __atomic_store_n(&__vigil_active_events, events, __ATOMIC_RELEASE);
+}
+
+void __vigil_tools_fini(void)
+{
+    /* Events stop first: a tool writing its report must not receive events meanwhile. */
+    __atomic_store_n(&__vigil_active_events, 0, __ATOMIC_RELEASE);
+    for (unsigned i = 0; i < __vigil_enabled_count; i++)
+        if (__vigil_enabled_tools[i]->fini)
+            __vigil_enabled_tools[i]->fini();
+}
+
+void __vigil_tools_names(char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (unsigned i = 0; i < __vigil_enabled_count && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "", __vigil_enabled_tools[i]->name);
+}
+
+#define DELIVER(ev, hook, ...)                                                  \
+    for (unsigned i = 0; i < __vigil_enabled_count; i++) {                      \
+        const struct vigil_tool *t = __vigil_enabled_tools[i];                  \
+        if ((t->events & (ev)) && t->hook)                                      \
+            t->hook(__VA_ARGS__);                                               \
+    }
+
+void __vigil_deliver_alloc(void *p, size_t size, void *frame)
+{
+    struct vigil_stack where;
+    where.depth = __vigil_walk_stack(frame, where.pc, VIGIL_MAX_STACK);
+    __vigil_thread.hook_frame = frame;
+    DELIVER(VIGIL_EV_ALLOC, on_alloc, p, size, &where);
+    __vigil_thread.hook_frame = NULL;
+}
+
+void __vigil_deliver_free(void *p)
+{
+    DELIVER(VIGIL_EV_FREE, on_free, p);
+}
+
+void __vigil_deliver_lock(const void *lock, enum vigil_lock_op op)
+{
+    DELIVER(VIGIL_EV_LOCK, on_lock, lock, op);
+}
+
+void __vigil_deliver_thread(enum vigil_thread_op op, uint64_t id)
+{
+    DELIVER(VIGIL_EV_THREAD, on_thread, op, id);
+}
+
+/* ---- services of tool.h ---- */
+
+const char *vigil_tool_option(const struct vigil_tool *tool, const char *key)
+{
+    if (!tool || !tool->name || !key)
+        return NULL;
+    return __vigil_find_tool_option(tool->name, key);
+}
+
+void vigil_tool_message(const struct vigil_tool *tool, const char *fmt, ...)
+{
+    char text[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    __vigil_message("%s: %s", tool && tool->name ? tool->name : "?", text);
+}
+
+void vigil_capture_stack(struct vigil_stack *out, uint32_t max_depth)
+{
+    if (max_depth > VIGIL_MAX_STACK)
+        max_depth = VIGIL_MAX_STACK;
+    /* Inside an event: start at the hook's frame, skipping the tool's and the runtime's. */
+    void *frame = __vigil_thread.hook_frame;
+    out->depth = __vigil_walk_stack(frame ? frame : __builtin_frame_address(0), out->pc, max_depth);
+}

@@ -1,0 +1,354 @@
+#!/usr/bin/env bash
+# End-to-end tests: every program in tests/e2e/progs/ is built with plain clang and with
+# vigil-cc at -O0 and -O2; the vigil builds run in every mode and their output (stdout+stderr,
+# without vigil's own "vigil:" lines) and exit status must equal the plain build's. Then the
+# report checks (rates in run.txt, `vigil sites`, `vigil stats`, `vigil run`) and the -MD -MF
+# comparison.
+#
+# Prints one line per test, "PASS name" or "FAIL name: reason"; exit 1 if any failed.
+#
+# Environment:
+#   VIGILCC     compiler under test (default build/bin/vigil-cc); VIGILCC=clang checks the harness
+#   VIGIL       the vigil command (default build/bin/vigil)
+#   PLAINCC     reference compiler (default clang)
+#   E2E_WORK    scratch directory (default: a fresh temporary directory, removed unless E2E_KEEP=1)
+#   E2E_ONLY    run only the programs whose name matches this extended regex
+#   E2E_OPT     optimization levels (default "-O0 -O2"); E2E_MODES (default "off adaptive bursty full")
+#   E2E_TIMEOUT seconds per program run (default 60)
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+PROGS=$ROOT/tests/e2e/progs
+VIGILCC=${VIGILCC:-$ROOT/build/bin/vigil-cc}
+VIGIL=${VIGIL:-$ROOT/build/bin/vigil}
+PLAINCC=${PLAINCC:-clang}
+E2E_OPT=${E2E_OPT:--O0 -O2}
+E2E_MODES=${E2E_MODES:-off adaptive bursty full}
+E2E_TIMEOUT=${E2E_TIMEOUT:-60}
+E2E_ONLY=${E2E_ONLY:-}
+CFLAGS_COMMON="-std=gnu11 -Wall -Wno-unused-variable"
+if [ -z "${E2E_WORK:-}" ]; then
+    E2E_WORK=$(mktemp -d /tmp/vigil-e2e.XXXXXX)
+    [ "${E2E_KEEP:-0}" = 1 ] || trap 'rm -rf "$E2E_WORK"' EXIT
+fi
+mkdir -p "$E2E_WORK"
+ulimit -c 0
+
+passed=0 failed=0
+pass() { echo "PASS $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+
+# "// e2e-KEY: value" directive of a program source ("" when absent).
+directive() { sed -n "s|^// e2e-$2: *||p" "$1" | head -n1; }
+
+# The most telling line of a failed build's log.
+first_error() {
+    { grep -m1 -E 'error:|undefined reference|Assertion|Segmentation|Abort|core dumped' "$1" || head -n1 "$1"; } | cut -c1-240
+}
+
+vigil_cc_usable() { command -v "$VIGILCC" >/dev/null 2>&1 || [ -x "$VIGILCC" ]; }
+
+# build CC OPT PROG DIR: build program PROG (name without .c) into DIR/PROG. Writes DIR/build.log.
+build_program() {
+    local cc=$1 opt=$2 prog=$3 dir=$4 src=$PROGS/$3.c extra shlib plugin link f objs=()
+    mkdir -p "$dir"
+    extra=$(directive "$src" sources)
+    shlib=$(directive "$src" shlib)
+    plugin=$(directive "$src" plugin)
+    link=$(directive "$src" link)
+    (
+        set -e
+        cd "$dir"
+        local libflags=""
+        if [ -n "$shlib" ]; then
+            $cc $CFLAGS_COMMON $opt -shared -fPIC -o "lib${shlib%.c}.so" "$PROGS/$shlib"
+            libflags="-L$dir -l${shlib%.c} -Wl,-rpath,$dir"
+        fi
+        if [ -n "$plugin" ]; then
+            $cc $CFLAGS_COMMON $opt -shared -fPIC -o "${plugin%.c}.so" "$PROGS/$plugin"
+        fi
+        if [ -n "$extra" ]; then
+            # Separate compilation: every file with -c, then one link.
+            for f in "$src" $(for e in $extra; do echo "$PROGS/$e"; done); do
+                $cc $CFLAGS_COMMON $opt -I"$PROGS" -c "$f" -o "$(basename "${f%.c}").o"
+                objs+=("$(basename "${f%.c}").o")
+            done
+            $cc $opt -o "$prog" "${objs[@]}" $libflags $link
+        else
+            $cc $CFLAGS_COMMON $opt -I"$PROGS" -o "$prog" "$src" $libflags $link
+        fi
+    ) >"$dir/build.log" 2>&1
+}
+
+# run_program DIR PROG MODE: runs DIR/PROG (cwd DIR) and leaves DIR/out.MODE (filtered output)
+# and DIR/status.MODE. MODE "plain" runs without VIGIL_OPTIONS.
+run_program() {
+    local dir=$1 prog=$2 mode=$3 args status
+    args=$(directive "$PROGS/$prog.c" args)
+    args=${args//@BUILD@/$dir}
+    rm -rf "$dir/reports.$mode"
+    # The outer redirection hides the shell's own "Aborted" message for signal deaths.
+    {
+        (
+            cd "$dir" || exit 125
+            if [ "$mode" = plain ]; then
+                exec env -u VIGIL_OPTIONS timeout -k 5 "$E2E_TIMEOUT" "./$prog" $args
+            else
+                export VIGIL_OPTIONS="mode=$mode:out=$dir/reports.$mode"
+                exec timeout -k 5 "$E2E_TIMEOUT" "./$prog" $args
+            fi
+        ) </dev/null >"$dir/raw.$mode" 2>&1
+    } 2>/dev/null
+    status=$?
+    echo "$status" >"$dir/status.$mode"
+    grep -v '^vigil:' "$dir/raw.$mode" >"$dir/out.$mode" || true
+}
+
+# compare_runs EXPECTED_DIR ACTUAL_DIR MODE: prints why the run differs (nothing when equal).
+compare_runs() {
+    local expected=$1 actual=$2 mode=$3 es as
+    es=$(cat "$expected/status.plain")
+    as=$(cat "$actual/status.$mode")
+    if [ "$as" = 124 ] || [ "$as" = 137 ] && [ "$es" != "$as" ]; then
+        echo "mode $mode: timed out or killed after ${E2E_TIMEOUT}s (status $as)"
+        return
+    fi
+    if [ "$es" != "$as" ]; then
+        echo "mode $mode: exit status $as, expected $es"
+        return
+    fi
+    if ! cmp -s "$expected/out.plain" "$actual/out.$mode"; then
+        local first
+        first=$(diff "$expected/out.plain" "$actual/out.$mode" | grep -m1 '^[<>]' | cut -c1-120)
+        echo "mode $mode: output differs ($first)"
+    fi
+}
+
+# Every process of a run must leave one complete report whose exit/signal line matches.
+check_reports() {
+    local dir=$1 mode=$2 want=$3 status=$4 n complete
+    n=$(find "$dir/reports.$mode" -mindepth 2 -maxdepth 2 -name run.txt 2>/dev/null | wc -l)
+    complete=$(find "$dir/reports.$mode" -mindepth 2 -maxdepth 2 -name run.txt -exec tail -n1 {} \; 2>/dev/null | grep -c '^end$')
+    if [ "$n" != "$want" ]; then
+        echo "mode $mode: $n run reports, expected $want"
+    elif [ "$complete" != "$want" ]; then
+        echo "mode $mode: $((want - complete)) torn run reports (no 'end' line)"
+    elif [ "$status" -gt 128 ]; then
+        grep -qx "signal $((status - 128))" "$dir"/reports."$mode"/*/run.txt \
+            || echo "mode $mode: no report says 'signal $((status - 128))'"
+    elif [ "$want" = 1 ]; then
+        grep -qx "exit $status" "$dir"/reports."$mode"/*/run.txt \
+            || echo "mode $mode: report does not say 'exit $status'"
+    fi
+}
+
+programs=()
+for src in "$PROGS"/*.c; do
+    grep -q '^int main(' "$src" || continue
+    name=$(basename "$src" .c)
+    [ -n "$E2E_ONLY" ] && ! [[ $name =~ $E2E_ONLY ]] && continue
+    programs+=("$name")
+done
+
+if ! vigil_cc_usable; then
+    fail "e2e/vigil-cc" "$VIGILCC not found (run make, or set VIGILCC)"
+    echo "e2e: $passed passed, $failed failed" >&2
+    exit 1
+fi
+
+# Self-test of the comparison: a run with a different argument must be reported as different.
+selftest_dir=$E2E_WORK/selftest
+if build_program "$PLAINCC" -O0 exit_code "$selftest_dir"; then
+    run_program "$selftest_dir" exit_code plain
+    cp "$selftest_dir/status.plain" "$selftest_dir/status.changed"
+    echo "a changed line" >"$selftest_dir/out.changed"
+    echo 0 >"$selftest_dir/status.other"
+    cp "$selftest_dir/out.plain" "$selftest_dir/out.other"
+    if [ -n "$(compare_runs "$selftest_dir" "$selftest_dir" changed)" ] \
+        && [ -n "$(compare_runs "$selftest_dir" "$selftest_dir" other)" ] \
+        && [ -z "$(compare_runs "$selftest_dir" "$selftest_dir" plain)" ]; then
+        pass "e2e/selftest-compare"
+    else
+        fail "e2e/selftest-compare" "the output comparison does not notice a difference"
+    fi
+else
+    fail "e2e/selftest-compare" "plain build of exit_code failed"
+fi
+
+for opt in $E2E_OPT; do
+    for prog in "${programs[@]}"; do
+        name="e2e/$prog $opt"
+        plain_dir=$E2E_WORK/plain$opt/$prog
+        vigil_dir=$E2E_WORK/vigil$opt/$prog
+        if ! build_program "$PLAINCC" "$opt" "$prog" "$plain_dir"; then
+            fail "$name" "plain build failed: $(first_error "$plain_dir/build.log")"
+            continue
+        fi
+        run_program "$plain_dir" "$prog" plain
+        if ! build_program "$VIGILCC" "$opt" "$prog" "$vigil_dir"; then
+            fail "$name" "vigil-cc build failed: $(first_error "$vigil_dir/build.log")"
+            continue
+        fi
+        problems="" report_problems=""
+        want_reports=$(directive "$PROGS/$prog.c" reports)
+        for mode in $E2E_MODES; do
+            run_program "$vigil_dir" "$prog" "$mode"
+            why=$(compare_runs "$plain_dir" "$vigil_dir" "$mode")
+            [ -n "$why" ] && problems+="${problems:+; }$why"
+            if [ "$VIGILCC" != "$PLAINCC" ] && [ "$(basename "$VIGILCC")" = vigil-cc ]; then
+                why=$(check_reports "$vigil_dir" "$mode" "${want_reports:-1}" "$(cat "$plain_dir/status.plain")")
+                [ -n "$why" ] && report_problems+="${report_problems:+; }$why"
+            fi
+        done
+        if [ -z "$problems" ]; then pass "$name"; else fail "$name" "$problems"; fi
+        if [ "$(basename "$VIGILCC")" = vigil-cc ]; then
+            if [ -z "$report_problems" ]; then pass "e2e-report/$prog $opt"; else fail "e2e-report/$prog $opt" "$report_problems"; fi
+        fi
+    done
+done
+
+# ---- -MD -MF: the dependency file must be byte-identical to clang's ----
+dep_check() {
+    local name="e2e/depfile -MD -MF" d=$E2E_WORK/depfile cc kind
+    rm -rf "$d"
+    for kind in plain vigil; do
+        cc=$PLAINCC
+        [ $kind = vigil ] && cc=$VIGILCC
+        mkdir -p "$d/$kind/obj"
+        cp "$PROGS/multi_file.c" "$PROGS/multi_file.h" "$d/$kind/"
+        (cd "$d/$kind" && $cc -std=gnu11 -O2 -MD -MF obj/multi_file.d -MT obj/multi_file.o -c multi_file.c -o obj/multi_file.o \
+            && $cc -std=gnu11 -O2 -MMD -MP -c multi_file.c -o obj/second.o) >"$d/$kind.log" 2>&1 \
+            || { fail "$name" "$kind compile failed: $(head -n1 "$d/$kind.log")"; return; }
+    done
+    if ! cmp -s "$d/plain/obj/multi_file.d" "$d/vigil/obj/multi_file.d"; then
+        fail "$name" "-MD -MF output differs from clang's: $(diff "$d/plain/obj/multi_file.d" "$d/vigil/obj/multi_file.d" | grep -m1 '^[<>]')"
+    elif ! cmp -s "$d/plain/obj/second.d" "$d/vigil/obj/second.d"; then
+        fail "$name" "-MMD -MP output differs from clang's: $(diff "$d/plain/obj/second.d" "$d/vigil/obj/second.d" | grep -m1 '^[<>]')"
+    else
+        pass "$name"
+    fi
+}
+[ -z "$E2E_ONLY" ] && dep_check
+
+# ---- Report checks: rates in run.txt, `vigil sites`, `vigil stats`, `vigil run` ----
+report_checks() {
+    local d=$E2E_WORK/report src=$PROGS/hot_and_rare.c bin checker="python3 $ROOT/tests/e2e/report_check.py"
+    local run_adaptive run_off out
+    mkdir -p "$d"
+    bin=$d/hot_and_rare
+    if ! (cd "$d" && $VIGILCC -std=gnu11 -O2 -g -o "$bin" "$src") >"$d/build.log" 2>&1; then
+        fail "e2e-rates/build" "vigil-cc -O2 -g hot_and_rare.c failed: $(first_error "$d/build.log")"
+        return
+    fi
+    for mode in adaptive off full; do
+        rm -rf "$d/out.$mode"
+        (cd "$d" && VIGIL_OPTIONS="mode=$mode:out=$d/out.$mode" timeout -k 5 "$E2E_TIMEOUT" "$bin") >"$d/run.$mode.log" 2>&1
+    done
+    run_adaptive=$(find "$d/out.adaptive" -name run.txt 2>/dev/null | head -n1)
+    run_off=$(find "$d/out.off" -name run.txt 2>/dev/null | head -n1)
+    run_full=$(find "$d/out.full" -name run.txt 2>/dev/null | head -n1)
+    if [ -z "$run_adaptive" ] || [ -z "$run_off" ] || [ -z "$run_full" ]; then
+        fail "e2e-rates/report" "no run.txt written (adaptive: ${run_adaptive:-none}, off: ${run_off:-none}, full: ${run_full:-none})"
+        return
+    fi
+    # A check passes when report_check.py accepts it; each has a negative control that must fail.
+    rate_check() {  # NAME RUN_TXT GOOD_EXPECTATIONS... -- WRONG_EXPECTATION
+        local name=$1 run=$2 wrong out; shift 2
+        local good=()
+        while [ "$1" != -- ]; do good+=("$1"); shift; done
+        wrong=$2
+        if ! out=$($checker "$run" "$src" "${good[@]}" 2>&1); then
+            fail "e2e-rates/$name" "$(echo "$out" | tr '\n' ' ' | cut -c1-300)"
+        elif $checker "$run" "$src" "$wrong" >/dev/null 2>&1; then
+            fail "e2e-rates/$name" "negative control '$wrong' was accepted: the check cannot fail"
+        else
+            pass "e2e-rates/$name"
+        fi
+    }
+    rate_check "report-complete" "$run_adaptive" complete "exit == 0" "option mode == adaptive" \
+        -- "exit == 1"
+    rate_check "rare-path-stays-at-100%" "$run_adaptive" \
+        "rare_path entry rate == 1" "rare_path entry execs == 3" "rare_path entry bursts >= 1" "rare_path entry count == 1" \
+        -- "rare_path entry rate < 1"
+    rate_check "hot-loop-reaches-floor" "$run_adaptive" \
+        "hot_loop backedge rate == 0.001" "hot_loop backedge execs >= 29999999" "hot_loop backedge bursts > 10" \
+        -- "hot_loop backedge rate > 0.001"
+    rate_check "site-lines" "$run_adaptive" \
+        "rare_path entry line in @rare_path..@rare_path+1" "hot_loop entry line in @hot_loop..@hot_loop+1" \
+        "hot_loop backedge line in @hot_loop_start..@hot_loop_end" \
+        -- "rare_path entry line == @rare_path+5"
+    rate_check "mode-off-no-bursts" "$run_off" \
+        "* * bursts == 0" "hot_loop backedge execs >= 29999999" "option mode == off" \
+        -- "* * bursts > 0"
+    rate_check "mode-full-always-sampled" "$run_full" \
+        "hot_loop backedge rate == 1" "rare_path entry rate == 1" "option mode == full" \
+        -- "hot_loop backedge rate < 1"
+
+    # `vigil sites BINARY`: function names and file:line of the dispatch checks.
+    if [ ! -x "$VIGIL" ]; then
+        fail "e2e-cmd/vigil" "$VIGIL not found"
+        return
+    fi
+    local rare_line hot_line
+    rare_line=$(grep -n 'LINE:rare_path ' "$src" | cut -d: -f1)
+    hot_line=$(grep -n 'LINE:hot_loop ' "$src" | cut -d: -f1)
+    if out=$(timeout 30 "$VIGIL" sites "$bin" 2>&1); then
+        if ! echo "$out" | grep -E "rare_path" | grep -qE "hot_and_rare\.c:($rare_line|$((rare_line + 1)))\b"; then
+            fail "e2e-cmd/vigil-sites" "no line naming rare_path at hot_and_rare.c:$rare_line: $(echo "$out" | head -n3 | tr '\n' '|')"
+        elif ! echo "$out" | grep -E "hot_loop" | grep -E "backedge" | grep -qE "hot_and_rare\.c:[0-9]+"; then
+            fail "e2e-cmd/vigil-sites" "no backedge line for hot_loop with file:line"
+        elif echo "$out" | grep -q "no_such_function"; then
+            fail "e2e-cmd/vigil-sites" "prints a function that does not exist"
+        else
+            pass "e2e-cmd/vigil-sites"
+        fi
+    else
+        fail "e2e-cmd/vigil-sites" "exit status $?: $(echo "$out" | head -n1)"
+    fi
+    # `vigil stats RUNDIR` (text and JSON).
+    local rundir
+    rundir=$(dirname "$run_adaptive")
+    if out=$(timeout 30 "$VIGIL" stats "$rundir" 2>&1); then
+        if echo "$out" | grep -E 'hot_loop' | grep -qE "hot_and_rare\.c:[0-9]+" \
+            && echo "$out" | grep -E 'rare_path' | grep -qE "hot_and_rare\.c:($rare_line|$((rare_line + 1)))\b"; then
+            pass "e2e-cmd/vigil-stats"
+        else
+            fail "e2e-cmd/vigil-stats" "expected lines naming hot_loop and rare_path with hot_and_rare.c:LINE; got: $(echo "$out" | head -n4 | tr '\n' '|')"
+        fi
+    else
+        fail "e2e-cmd/vigil-stats" "exit status $?: $(echo "$out" | head -n1)"
+    fi
+    if out=$(timeout 30 "$VIGIL" stats --json "$rundir" 2>&1); then
+        if echo "$out" | python3 -c '
+import json, sys
+doc = json.load(sys.stdin)
+text = json.dumps(doc)
+sys.exit(0 if "hot_loop" in text and "rare_path" in text and "hot_and_rare.c" in text else 1)'; then
+            pass "e2e-cmd/vigil-stats-json"
+        else
+            fail "e2e-cmd/vigil-stats-json" "not JSON, or missing hot_loop/rare_path/hot_and_rare.c: $(echo "$out" | head -c 200)"
+        fi
+    else
+        fail "e2e-cmd/vigil-stats-json" "exit status $?: $(echo "$out" | head -n1)"
+    fi
+    # `vigil run --out DIR --mode M -- prog`: same program output, a report in DIR with that mode.
+    rm -rf "$d/cmdrun"
+    out=$(cd "$d" && timeout -k 5 "$E2E_TIMEOUT" "$VIGIL" run --out "$d/cmdrun" --mode full -- "$bin" 2>/dev/null)
+    local status=$? run_cmd
+    run_cmd=$(find "$d/cmdrun" -name run.txt 2>/dev/null | head -n1)
+    if ! echo "$out" | grep -qx "$(grep -v '^vigil:' "$d/run.off.log" | head -n1)"; then
+        fail "e2e-cmd/vigil-run" "program output missing from stdout (status $status)"
+    elif [ -z "$run_cmd" ]; then
+        fail "e2e-cmd/vigil-run" "no run.txt under --out $d/cmdrun"
+    elif ! $checker "$run_cmd" "$src" "option mode == full" "exit == 0" complete >/dev/null 2>&1; then
+        fail "e2e-cmd/vigil-run" "report does not say mode full / exit 0: $($checker "$run_cmd" "$src" "option mode == full" "exit == 0" complete | tr '\n' ' ')"
+    else
+        pass "e2e-cmd/vigil-run"
+    fi
+}
+if [ -z "$E2E_ONLY" ] && [ "$(basename "$VIGILCC")" = vigil-cc ]; then
+    report_checks
+fi
+
+echo "e2e: $passed passed, $failed failed" >&2
+[ "$failed" = 0 ]

@@ -1,0 +1,134 @@
+#!/bin/bash
+# The leak tool's labelled test set: each tests/leak/*.c says what must be found (and what must
+# not) in "// expect:" lines:
+#   expect: found FUNC unreachable|stale [last=FUNC2]   a group allocated in FUNC, of that kind
+#                                                     (unreachable also accepts "both"), whose most
+#                                                     recent last access is in FUNC2
+#   expect: absent FUNC                                no group allocated in FUNC
+# A group allocated in the test's own source that no "found" line expects is a false positive.
+# Prints one PASS/FAIL line per check, a found/missed/false-positive table, and a final count.
+# Also checks SARIF and JSON output, suppressions, the snapshot triggers (API, SIGUSR2, timer)
+# and, when Chromium is installed, the HTML viewer (tests/leak/html_test.sh).
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+VIGILCC=${VIGILCC:-$ROOT/build/bin/vigil-cc}
+VIGIL=${VIGIL:-$ROOT/build/bin/vigil}
+WORK=$(mktemp -d /tmp/vigil-leaktest.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+pass=0 fail=0
+ok()  { echo "PASS: $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+[ -x "$VIGILCC" ] && [ -x "$VIGIL" ] || { echo "FAIL: build first (make): $VIGILCC, $VIGIL"; exit 1; }
+OPTS="tools=leak:leak.stale_after=0.5:leak.snapshot_every=0.25"
+
+# groups of a report, one per line: KIND ALLOC_FUNCTION ALLOC_FILE LAST_ACCESS_FUNCTION
+groups_of() {
+    "$VIGIL" leaks "$1" | awk '
+        /^#[0-9]+ / { kind = ($2 == "unreachable" && $3 == "and") ? "both" : $2; fn = "?"; file = "?" }
+        /^    allocated at/ { fn = $3; file = $4; sub(/:[0-9]+$/, "", file) }
+        /^    last access \(most recent\)/ { la = ($5 == "none") ? "-" : $5; print kind, fn, file, la }'
+}
+
+declare -A table
+for src in "$HERE"/*.c; do
+    name=$(basename "$src" .c)
+    exe="$WORK/$name"
+    if ! "$VIGILCC" -O1 -g -fno-omit-frame-pointer -I"$ROOT/include" "$src" -o "$exe" 2>"$WORK/$name.cc.log"; then
+        bad "$name: does not build with vigil-cc ($(head -c 300 "$WORK/$name.cc.log"))"
+        continue
+    fi
+    out="$WORK/out-$name"
+    VIGIL_OPTIONS="$OPTS:out=$out" "$exe" >"$WORK/$name.stdout" 2>"$WORK/$name.stderr" &
+    pid=$!
+    if [ "$name" = live_regular ]; then sleep 0.6; kill -USR2 "$pid" 2>/dev/null; fi
+    wait "$pid" || { bad "$name: exit status $?"; continue; }
+    rundir=$(ls -d "$out"/*/ 2>/dev/null | head -n1)
+    if [ -z "$rundir" ] || [ ! -f "$rundir/leak.json" ]; then
+        bad "$name: no leak.json in $out"
+        continue
+    fi
+    groups_of "$rundir" >"$WORK/$name.groups"
+    found=0 missed=0 fp=0 expected_fns=" "
+    while read -r verb fn kind extra; do
+        case "$verb" in
+        found)
+            expected_fns+="$fn "
+            want_last=${extra#last=}
+            if awk -v fn="$fn" -v kind="$kind" -v last="$want_last" '
+                    $2 == fn && ($1 == kind || (kind == "unreachable" && $1 == "both")) &&
+                    (last == "" || $4 == last) { hit = 1 } END { exit !hit }' "$WORK/$name.groups"; then
+                ok "$name: found $fn ($kind${extra:+, $extra})"; found=$((found + 1))
+            else
+                bad "$name: expected a $kind group allocated in $fn${extra:+ with $extra}; got: $(tr '\n' ';' <"$WORK/$name.groups")"
+                missed=$((missed + 1))
+            fi ;;
+        absent)
+            if awk -v fn="$fn" '$2 == fn { hit = 1 } END { exit hit }' "$WORK/$name.groups"; then
+                ok "$name: nothing reported for $fn"
+            else
+                bad "$name: $fn reported but must not be: $(grep " $fn " "$WORK/$name.groups" | tr '\n' ';')"
+                fp=$((fp + 1))
+            fi ;;
+        esac
+    done < <(sed -n 's,^// expect: ,,p' "$src")
+    # groups allocated in the test's own source that nobody expected
+    while read -r kind fn file last; do
+        case "$file" in */"$name.c") ;; *) continue ;; esac
+        case "$expected_fns" in *" $fn "*) continue ;; esac
+        case "$(sed -n 's,^// expect: absent ,,p' "$src")" in *"$fn"*) continue ;; esac
+        bad "$name: unexpected $kind group allocated in $fn (false positive)"
+        fp=$((fp + 1))
+    done <"$WORK/$name.groups"
+    table[$name]="$found $missed $fp"
+    cp -r "$rundir" "$WORK/report-$name"
+done
+
+# Snapshot triggers: the API (stale_cache), SIGUSR2 (live_regular), the timer (every 0.25 s).
+grep -q '"reason": "api"' "$WORK/report-stale_cache/leak.json" 2>/dev/null \
+    && ok "vigil_leak_snapshot() took a snapshot" || bad "no api snapshot in stale_cache's leak.json"
+grep -q '"reason": "signal"' "$WORK/report-live_regular/leak.json" 2>/dev/null \
+    && ok "SIGUSR2 took a snapshot" || bad "no signal snapshot in live_regular's leak.json"
+grep -q '"reason": "timer"' "$WORK/report-never_freed/leak.json" 2>/dev/null \
+    && ok "periodic snapshots" || bad "no timer snapshot in never_freed's leak.json"
+
+# Output formats and suppressions, on never_freed's report.
+rep="$WORK/report-never_freed"
+if [ -d "$rep" ]; then
+    "$VIGIL" leaks --sarif "$rep" >"$WORK/sarif.json" 2>&1
+    if grep -q '"version": "2.1.0"' "$WORK/sarif.json" && grep -q '"ruleId": "leak/' "$WORK/sarif.json" \
+       && grep -q '"startLine"' "$WORK/sarif.json"; then ok "SARIF 2.1.0 output with located results"
+    else bad "SARIF output: $(head -c 300 "$WORK/sarif.json")"; fi
+    "$VIGIL" leaks --json "$rep" >"$WORK/leaks.json" 2>&1
+    grep -q '"function": "make_record"' "$WORK/leaks.json" && ok "JSON output names the allocation function" \
+        || bad "JSON output: $(head -c 300 "$WORK/leaks.json")"
+    printf '# test suppressions\nfunction:make_rec*\n' >"$WORK/supp.txt"
+    if "$VIGIL" leaks --suppress "$WORK/supp.txt" "$rep" | grep -q '^0 leak groups.*1 suppressed'; then
+        ok "suppression by function pattern"
+    else bad "suppression by function: $("$VIGIL" leaks --suppress "$WORK/supp.txt" "$rep" | head -2 | tr '\n' ' ')"; fi
+    printf 'file:never_freed.c\n' >"$WORK/supp2.txt"
+    "$VIGIL" leaks --suppress "$WORK/supp2.txt" "$rep" | grep -q '^0 leak groups' \
+        && ok "suppression by file" || bad "suppression by file"
+    printf 'bogus line\n' >"$WORK/supp3.txt"
+    if "$VIGIL" leaks --suppress "$WORK/supp3.txt" "$rep" >/dev/null 2>"$WORK/supp3.err"; then
+        bad "a malformed suppression file is accepted"
+    else grep -q 'supp3.txt:1:' "$WORK/supp3.err" && ok "malformed suppression file names its line" \
+        || bad "malformed suppression message: $(cat "$WORK/supp3.err")"; fi
+fi
+
+if command -v chromium >/dev/null 2>&1; then
+    if bash "$HERE/html_test.sh" "$WORK/report-error_path" "$WORK"; then ok "HTML viewer in headless Chromium"
+    else bad "HTML viewer in headless Chromium"; fi
+else
+    echo "SKIP: HTML viewer test (no chromium; apt-get install -y chromium)"
+fi
+
+echo
+printf '%-14s %6s %6s %16s\n' program found missed false-positives
+for k in $(printf '%s\n' "${!table[@]}" | sort); do
+    read -r f m p <<<"${table[$k]}"
+    printf '%-14s %6s %6s %16s\n' "$k" "$f" "$m" "$p"
+done
+echo "leak tests: $pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# Real programs from Debian sources (bzip2, lua5.4, sqlite3, bc; gzip with --full), each built
+# with plain clang and with vigil-cc at the same -O level; the vigil build runs every workload
+# in modes off, adaptive and full (bursty too with --full) and must give the plain build's
+# output, output files and exit status. One line per workload: "PASS name" / "FAIL name: why".
+#
+# usage: tests/real/run.sh [--fast|--full] [PROGRAM...]      (programs: bzip2 lua sqlite3 bc gzip)
+#
+# Environment: VIGIL_REAL_DIR (cache of sources, builds, inputs; default /var/tmp/vigil-real),
+# VIGILCC, PLAINCC, REAL_CFLAGS (see tests/real/sources.sh), REAL_TIMEOUT (seconds per run,
+# default 600), REAL_KEEP=1 keeps the run directories for inspection.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=sources.sh
+source "$HERE/sources.sh"
+WORKLOADS=$HERE/workloads
+REAL_TIMEOUT=${REAL_TIMEOUT:-600}
+level=fast
+programs=()
+for arg in "$@"; do
+    case "$arg" in
+        --fast) level=fast ;;
+        --full) level=full ;;
+        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+        -*) echo "real: unknown option $arg" >&2; exit 2 ;;
+        *) programs+=("$arg") ;;
+    esac
+done
+if [ ${#programs[@]} = 0 ]; then
+    programs=(bzip2 lua sqlite3 bc)
+    [ "$level" = full ] && programs+=(gzip)
+fi
+modes="off adaptive full"
+[ "$level" = full ] && modes="off adaptive bursty full"
+
+RUNS=$VIGIL_REAL_DIR/runs/$$
+mkdir -p "$RUNS" "$VIGIL_REAL_DIR/inputs"
+[ "${REAL_KEEP:-0}" = 1 ] || trap 'rm -rf "$RUNS"' EXIT
+ulimit -c 0
+
+passed=0 failed=0
+pass() { echo "PASS $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+
+# A deterministic text file of about SIZE_KB kilobytes (words, numbers, some repetition).
+generated_text() {
+    local size_kb=$1 file=$VIGIL_REAL_DIR/inputs/text-$1k.txt
+    if [ ! -s "$file" ]; then
+        awk -v limit=$((size_kb * 1024)) 'BEGIN {
+            split("alpha beta gamma delta monitor sample burst check copy vigil adaptive rate floor site leak race", words, " ");
+            srand(20240601); total = 0; line = 0;
+            while (total < limit) {
+                s = sprintf("%06d", line++);
+                n = 4 + int(rand() * 12);
+                for (i = 0; i < n; i++) s = s " " words[1 + int(rand() * 16)] (rand() < 0.3 ? int(rand() * 100000) : "");
+                print s; total += length(s) + 1;
+            }
+        }' >"$file.tmp" && mv "$file.tmp" "$file"
+    fi
+    echo "$file"
+}
+# A deterministic binary file (poorly compressible) of SIZE_KB kilobytes.
+generated_binary() {
+    local size_kb=$1 file=$VIGIL_REAL_DIR/inputs/binary-$1k.bin
+    if [ ! -s "$file" ]; then
+        python3 -c "
+import random, sys
+r = random.Random(7)
+sys.stdout.buffer.write(bytes(r.getrandbits(8) if i % 5 else i % 251 for i in range($size_kb * 1024)))" >"$file.tmp" \
+            && mv "$file.tmp" "$file"
+    fi
+    echo "$file"
+}
+
+# ---- workloads: each runs in an empty directory (cwd) with $BIN; its result is everything
+# it prints and every file it leaves in the directory. Listed by real_workloads PROGRAM.
+workloads_bzip2() {
+    echo compress-text compress-binary own-samples corrupt-input
+}
+workload_bzip2_compress_text() {
+    local kb=1024; [ "$level" = full ] && kb=16384
+    cp "$(generated_text $kb)" input.txt
+    "$BIN" -9 -k -v input.txt 2>&1
+    "$BIN" -d -c input.txt.bz2 >roundtrip.txt && cmp input.txt roundtrip.txt && echo roundtrip ok
+    "$BIN" -1 -c <input.txt >fast.bz2 && "$BIN" -t fast.bz2 && echo test ok
+    rm -f input.txt roundtrip.txt
+}
+workload_bzip2_compress_binary() {
+    local kb=512; [ "$level" = full ] && kb=4096
+    "$BIN" -c -6 <"$(generated_binary $kb)" >binary.bz2
+    "$BIN" -d -c binary.bz2 | cmp - "$(generated_binary $kb)" && echo roundtrip ok
+}
+workload_bzip2_own_samples() {
+    local src n
+    src=$(real_fetch bzip2)
+    for n in 1 2 3; do
+        "$BIN" -1 -c <"$src/sample$n.ref" >sample$n.rb2
+        "$BIN" -d -c <"$src/sample$n.bz2" >sample$n.tst
+        cmp -s "$src/sample$n.bz2" sample$n.rb2 && echo "sample$n compress matches" || echo "sample$n compress differs"
+        cmp -s "$src/sample$n.ref" sample$n.tst && echo "sample$n decompress matches" || echo "sample$n decompress differs"
+        [ "$level" = full ] || break
+    done
+    rm -f ./*.tst
+}
+workload_bzip2_corrupt_input() {
+    local src
+    src=$(real_fetch bzip2)
+    head -c 20000 "$src/sample1.bz2" >truncated.bz2
+    "$BIN" -d -c truncated.bz2 >/dev/null 2>stderr.txt
+    echo "status $?"
+    sed 's/^[^:]*bzip2: /bzip2: /' stderr.txt | head -n 3
+    rm -f stderr.txt
+}
+
+workloads_lua() { echo strings tables closures gc; }
+lua_scale() { if [ "$level" = full ]; then echo 8; else echo 1; fi; }
+workload_lua_strings() { "$BIN" "$WORKLOADS/strings.lua" "$(lua_scale)"; }
+workload_lua_tables() { "$BIN" "$WORKLOADS/tables.lua" "$(lua_scale)"; }
+workload_lua_closures() { "$BIN" "$WORKLOADS/closures.lua" "$(lua_scale)"; }
+workload_lua_gc() { "$BIN" "$WORKLOADS/gc.lua" "$(lua_scale)"; }
+
+workloads_sqlite3() { echo schema text; }
+sqlite_rows() { if [ "$level" = full ]; then echo 200000; else echo 20000; fi; }
+workload_sqlite3_schema() {
+    sed "s/@ROWS@/$(sqlite_rows)/g" "$WORKLOADS/sqlite_schema.sql" >script.sql
+    "$BIN" -batch test.db <script.sql
+    "$BIN" -batch test.db 'SELECT count(*) FROM orders; PRAGMA integrity_check;'
+    rm -f test.db
+}
+workload_sqlite3_text() {
+    sed "s/@ROWS@/$(sqlite_rows)/g" "$WORKLOADS/sqlite_text.sql" >script.sql
+    "$BIN" -batch -header -column :memory: <script.sql
+}
+
+workloads_bc() { echo pi math; }
+workload_bc_pi() {
+    local scale=500; [ "$level" = full ] && scale=2000
+    sed "s/@SCALE@/$scale/" "$WORKLOADS/bc_pi.bc" >pi.bc
+    BC_LINE_LENGTH=0 "$BIN" -l pi.bc </dev/null
+}
+workload_bc_math() { BC_LINE_LENGTH=0 "$BIN" -l "$WORKLOADS/bc_math.bc" </dev/null; }
+
+workloads_gzip() { echo compress-levels corrupt-input; }
+workload_gzip_compress_levels() {
+    local in lvl
+    in=$(generated_text 4096)
+    for lvl in 1 6 9; do
+        "$BIN" -n -c -$lvl <"$in" >text.$lvl.gz
+        "$BIN" -d -c text.$lvl.gz | cmp - "$in" && echo "level $lvl roundtrip ok"
+    done
+    "$BIN" -n -c <"$(generated_binary 2048)" >binary.gz && "$BIN" -t -v binary.gz 2>&1
+}
+workload_gzip_corrupt_input() {
+    "$BIN" -n -c <"$(generated_text 1024)" | head -c 30000 >truncated.gz
+    "$BIN" -d -c truncated.gz >/dev/null 2>stderr.txt
+    echo "status $?"
+    sed 's/^[^:]*gzip: /gzip: /' stderr.txt
+    rm -f stderr.txt
+}
+
+# run_workload PROGRAM WORKLOAD BINARY MODE DIR: runs it in DIR (fresh), leaving DIR/.output
+# (stdout+stderr without "vigil:" lines) and DIR/.status.
+run_workload() {
+    local prog=$1 workload=$2 bin=$3 mode=$4 dir=$5 fn
+    fn=workload_${prog}_${workload//-/_}
+    rm -rf "$dir" && mkdir -p "$dir"
+    (
+        cd "$dir" || exit 125
+        export BIN=$bin
+        if [ "$mode" = plain ]; then
+            unset VIGIL_OPTIONS
+        else
+            export VIGIL_OPTIONS="mode=$mode:out=$RUNS/reports"
+        fi
+        export -f "$fn" generated_text generated_binary real_fetch real_source_package real_log real_die lua_scale sqlite_rows
+        export level VIGIL_REAL_DIR WORKLOADS
+        exec timeout -k 10 "$REAL_TIMEOUT" bash -c "set -o pipefail; $fn"
+    ) </dev/null >"$dir.raw" 2>&1
+    echo $? >"$dir.status"
+    grep -v '^vigil:' "$dir.raw" >"$dir.output" || true
+}
+
+# compare_workload EXPECTED_DIR ACTUAL_DIR: prints what diverged (nothing when equal).
+compare_workload() {
+    local e=$1 a=$2 d
+    if [ "$(cat "$e.status")" != "$(cat "$a.status")" ]; then
+        echo "exit status $(cat "$a.status"), expected $(cat "$e.status")$( [ "$(cat "$a.status")" = 124 ] && echo " (timeout ${REAL_TIMEOUT}s)")"
+        return
+    fi
+    if ! cmp -s "$e.output" "$a.output"; then
+        echo "output differs: $(diff "$e.output" "$a.output" | grep -m2 '^[<>]' | tr '\n' ' ' | cut -c1-200)"
+        return
+    fi
+    d=$(diff -rq "$e" "$a" 2>&1 | head -n 2 | tr '\n' ' ')
+    [ -n "$d" ] && echo "files differ: $d"
+}
+
+for prog in "${programs[@]}"; do
+    real_source_package "$prog" >/dev/null || continue
+    if ! plain_bin=$(real_build "$prog" plain 2>"$RUNS/build-$prog-plain.log"); then
+        fail "real/$prog/build" "plain build failed: $(grep -v '^real:' "$RUNS/build-$prog-plain.log" | grep -m1 -iE 'error' | cut -c1-200)"
+        continue
+    fi
+    if ! vigil_bin=$(real_build "$prog" vigil 2>"$RUNS/build-$prog-vigil.log"); then
+        fail "real/$prog/build" "vigil-cc build failed: $(grep -v '^real:' "$RUNS/build-$prog-vigil.log" | grep -m1 -iE 'error|undefined' | cut -c1-200) (log: $VIGIL_REAL_DIR/build/vigil/$prog/.build.log)"
+        continue
+    fi
+    pass "real/$prog/build (plain and vigil-cc $REAL_CFLAGS)"
+    for workload in $("workloads_$prog"); do
+        [ "$level" = fast ] && [ "$prog/$workload" = bzip2/compress-binary ] && continue
+        name="real/$prog/$workload"
+        run_workload "$prog" "$workload" "$plain_bin" plain "$RUNS/$prog-$workload-plain"
+        problems=""
+        for mode in $modes; do
+            rm -rf "$RUNS/reports"
+            run_workload "$prog" "$workload" "$vigil_bin" "$mode" "$RUNS/$prog-$workload-$mode"
+            why=$(compare_workload "$RUNS/$prog-$workload-plain" "$RUNS/$prog-$workload-$mode")
+            if [ -z "$why" ] && [ "$(basename "$VIGILCC")" = vigil-cc ] \
+                && ! find "$RUNS/reports" -name run.txt 2>/dev/null | grep -q .; then
+                why="no run report written under out=$RUNS/reports"
+            fi
+            [ -n "$why" ] && problems+="${problems:+; }mode $mode: $why"
+        done
+        if [ -z "$problems" ]; then pass "$name [$modes]"; else fail "$name" "$problems"; fi
+    done
+done
+echo "real: $passed passed, $failed failed" >&2
+[ "$failed" = 0 ]

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Runtime tests without vigil-cc: tests/runtime/rt_abi.c plays the compiler's part (a
+# hand-made module and dispatch checks of the shape in common/abi.h), linked with
+# build/lib/libvigil.a (whole archive) and with build/lib/libvigil.so; each scenario's exit
+# status, stderr and run report (read back with the reader, tests/runtime/rt_report.c) are
+# checked. Prints "PASS name" / "FAIL name: reason"; exit 1 if any failed.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CC=${HOSTCC:-clang}
+W=$(mktemp -d /tmp/vigil-rt.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+ulimit -c 0
+passed=0 failed=0
+pass() { echo "PASS runtime/$1"; passed=$((passed + 1)); }
+fail() { echo "FAIL runtime/$1: $2"; failed=$((failed + 1)); }
+
+CFLAGS="-std=gnu11 -g -O1 -D_GNU_SOURCE -I$ROOT/common -I$ROOT/include"
+$CC $CFLAGS "$ROOT/tests/runtime/rt_report.c" "$ROOT"/common/*.c -o "$W/rt_report" -lm || { fail build "rt_report"; exit 1; }
+$CC $CFLAGS "$ROOT/tests/runtime/rt_abi.c" -o "$W/rt_abi_static" \
+    -Wl,--whole-archive "$ROOT/build/lib/libvigil.a" -Wl,--no-whole-archive -ldl -lpthread -lm \
+    || { fail build "rt_abi with libvigil.a"; exit 1; }
+$CC $CFLAGS "$ROOT/tests/runtime/rt_abi.c" -o "$W/rt_abi_shared" \
+    -L"$ROOT/build/lib" -lvigil -Wl,-rpath,"$ROOT/build/lib" -lpthread \
+    || { fail build "rt_abi with libvigil.so"; exit 1; }
+
+# Resets of the hot back-edge over 20,000,000 executions: the entry's burst (100), then cycles
+# of nCheck0 + 1 + 100 executions: 9 x 101 (100%), 90 x 1001 (10%), 900 x 10001 (1%), and 110
+# cycles of 100001 started at 0.1%: 9 + 90 + 900 + 110 = 1109.
+# run NAME BINARY ENV_OPTIONS ARGS...: runs in a fresh directory $W/NAME; sets $status, $dir,
+# $facts (rt_report output of the single report, or of the one whose pid is $want_pid).
+run() {
+    local name=$1 bin=$2 opts=$3
+    shift 3
+    dir=$W/$name
+    mkdir -p "$dir"
+    (cd "$dir" && VIGIL_OPTIONS=$opts timeout 60 "$W/$bin" "$@" >"$dir/stdout" 2>"$dir/stderr")
+    status=$?
+    facts=""
+    local reports=("$dir"/vigil-out/rt_abi_*.*)
+    [ -d "${reports[0]}" ] && facts=$("$W/rt_report" "${reports[0]}")
+}
+has() { grep -qxF -- "$2" <<<"$1"; }
+nreports() { find "$dir/vigil-out" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
+
+for bin in rt_abi_static rt_abi_shared; do
+    tag=${bin#rt_abi_}
+
+    run basic-$tag $bin "tools=count"
+    why=""
+    [ "$status" = 3 ] || why+="exit status $status, expected 3; "
+    has "$facts" "exit 3" || why+="no 'exit 3' in the report; "
+    has "$facts" "site 0 1 backedge 1000000 190 0.01" || why+="hot back-edge not 1000000 execs, 190 bursts, rate 1%; "
+    has "$facts" "site 0 0 entry 1 1 1" || why+="hot entry not 1 exec at 100%; "
+    has "$facts" "site 0 2 entry 6 1 1" || why+="rare entry not 6 execs at 100% (atexit handler before the report?); "
+    has "$facts" "tools count" || why+="tools line; "
+    grep -qx "load 19100" "$dir"/vigil-out/*/count.txt 2>/dev/null || why+="count.txt load != 19100; "
+    [ "$(nreports)" = 1 ] || why+="$(nreports) entries in vigil-out, expected 1 (leftover tmp?); "
+    [ ! -s "$dir/stderr" ] || why+="stderr not empty: $(head -c 200 "$dir/stderr"); "
+    [ -z "$why" ] && pass "basic ($tag)" || fail "basic ($tag)" "$why"
+
+    run floor-$tag $bin "" basic 20000000
+    has "$facts" "site 0 1 backedge 20000000 1109 0.001" && pass "hot loop reaches the 0.1% floor ($tag)" \
+        || fail "hot loop reaches the 0.1% floor ($tag)" "$(grep backedge <<<"$facts")"
+
+    run off-$tag $bin "mode=off:tools=count"
+    why=""
+    has "$facts" "site 0 1 backedge 1000000 0 0" || why+="back-edge: $(grep backedge <<<"$facts"); "
+    grep -qx "load 0" "$dir"/vigil-out/*/count.txt 2>/dev/null || why+="probes ran in mode off; "
+    [ -z "$why" ] && pass "mode off ($tag)" || fail "mode off ($tag)" "$why"
+
+    run full-$tag $bin "mode=full:tools=count"
+    why=""
+    has "$facts" "site 0 1 backedge 1000000 0 1" || why+="back-edge: $(grep backedge <<<"$facts"); "
+    grep -qx "load 1000000" "$dir"/vigil-out/*/count.txt 2>/dev/null || why+="not every iteration probed: $(grep load "$dir"/vigil-out/*/count.txt); "
+    [ -z "$why" ] && pass "mode full ($tag)" || fail "mode full ($tag)" "$why"
+
+    run bursty-$tag $bin "mode=bursty:bursty_rate=0.01"
+    has "$facts" "site 0 1 backedge 1000000 100 0.01" && pass "mode bursty ($tag)" \
+        || fail "mode bursty ($tag)" "$(grep backedge <<<"$facts")"
+
+    run threads-$tag $bin "tools=count" threads
+    why=""
+    [ "$status" = 0 ] || why+="exit status $status; "
+    c=$(cat "$dir"/vigil-out/*/count.txt 2>/dev/null)
+    for k in "thread_start 4" "thread_exit 4" "thread_join 4"; do has "$c" "$k" || why+="no '$k'; "; done
+    locks=$(sed -n 's/^lock //p' <<<"$c") unlocks=$(sed -n 's/^unlock //p' <<<"$c")
+    [ -n "$locks" ] && [ "$locks" = "$unlocks" ] && [ "$locks" -ge 17 ] || why+="lock $locks unlock $unlocks; "
+    execs=$(awk '$1=="site" && $4=="backedge" {print $5}' <<<"$facts")
+    [ "${execs:-0}" -ge 300000 ] || why+="back-edge execs $execs; "
+    [ -z "$why" ] && pass "threads and locks ($tag)" || fail "threads and locks ($tag)" "$why"
+
+    run fork-$tag $bin "" fork
+    why=""
+    [ "$status" = 0 ] || why+="exit status $status; "
+    [ "$(nreports)" = 2 ] || why+="$(nreports) reports, expected 2; "
+    child=""
+    for r in "$dir"/vigil-out/*; do
+        f=$("$W/rt_report" "$r") || why+="invalid report $r: $f; "
+        has "$f" "exit 5" && child=$f
+    done
+    if [ -n "$child" ]; then
+        has "$child" "site 0 2 entry 2 0 1" || why+="child's rare site: $(grep 'site' <<<"$child" | tr '\n' ' '); "
+        grep -q "backedge" <<<"$child" && why+="child reports the parent's loop; "
+    else
+        why+="no child report with exit 5; "
+    fi
+    [ -z "$why" ] && pass "fork: child report of its own ($tag)" || fail "fork: child report of its own ($tag)" "$why"
+
+    run segv-$tag $bin "" segv
+    [ "$status" = 139 ] && has "$facts" "signal 11" && has "$facts" "site 0 2 entry 1 1 1" \
+        && pass "SIGSEGV: report, status unchanged ($tag)" \
+        || fail "SIGSEGV: report, status unchanged ($tag)" "status $status; $(head -1 <<<"$facts")"
+
+    run _exit-$tag $bin "" _exit
+    [ "$status" = 7 ] && has "$facts" "exit 7" && pass "_exit ($tag)" || fail "_exit ($tag)" "status $status; $(head -1 <<<"$facts")"
+
+    run flush-$tag $bin "" flush
+    [ "$status" = 0 ] && [ "$(nreports)" = 1 ] && has "$facts" "site 0 2 entry 2 1 1" && grep -qx "flush 0" "$dir/stdout" \
+        && pass "vigil_flush_report then exit ($tag)" \
+        || fail "vigil_flush_report then exit ($tag)" "status $status, $(nreports) reports, $(grep site <<<"$facts" | tr '\n' ' ')"
+
+    RT_LAZY=1 run lazy-$tag $bin "" lazy
+    has "$facts" "module 0 0000000000abcdef 1 0" && has "$facts" "site 0 0 entry 2 1 1" \
+        && pass "lazy registration from a dispatch check ($tag)" \
+        || fail "lazy registration from a dispatch check ($tag)" "$(grep -E 'module|site' <<<"$facts" | tr '\n' ' ')"
+
+    # SIGTERM while waiting
+    dir=$W/term-$tag
+    mkdir -p "$dir"
+    (cd "$dir" && exec "$W/$bin" wait >"$dir/stdout" 2>"$dir/stderr") &
+    pid=$!
+    for _ in $(seq 100); do grep -q waiting "$dir/stdout" 2>/dev/null && break; sleep 0.05; done
+    kill -TERM $pid
+    wait $pid
+    status=$?
+    f=$("$W/rt_report" "$dir"/vigil-out/rt_abi_*.* 2>&1)
+    [ "$status" = 143 ] && has "$f" "signal 15" && pass "SIGTERM: report, status unchanged ($tag)" \
+        || fail "SIGTERM: report, status unchanged ($tag)" "status $status; $(head -1 <<<"$f")"
+done
+
+run unwritable rt_abi_static "out=/proc/no/such/dir"
+lines=$(grep -c '^vigil: cannot write report to /proc/no/such/dir/rt_abi_static\.[0-9]*: ' "$dir/stderr")
+[ "$status" = 3 ] && [ "$lines" = 1 ] && [ "$(wc -l <"$dir/stderr")" = 1 ] && pass "unwritable out: one line, status unchanged" \
+    || fail "unwritable out: one line, status unchanged" "status $status; $(head -c 300 "$dir/stderr")"
+
+run badopts rt_abi_static "mode=fast:ninstr=x:nosuch=1:tools=count,nosuchtool:rate_floor=0"
+why=""
+[ "$status" = 3 ] || why+="status $status; "
+[ "$(wc -l <"$dir/stderr")" = 5 ] || why+="$(wc -l <"$dir/stderr") lines on stderr, expected 5; "
+for pat in '"mode=fast"' '"ninstr=x"' '"nosuch=1"' '"nosuchtool"' '"rate_floor=0"'; do
+    grep -q "^vigil: .*$pat" "$dir/stderr" || why+="no line naming $pat; "
+done
+has "$facts" "option mode adaptive" && has "$facts" "option rate_floor 0.001" && has "$facts" "tools count" || why+="defaults not kept; "
+[ -z "$why" ] && pass "bad options: one line each, defaults kept" || fail "bad options: one line each, defaults kept" "$why"
+
+run help rt_abi_static "help=1"
+n=$(grep -c '^  [a-z_]' "$dir/stderr")
+rows=$(grep -c '^VIGIL_OPTION(' "$ROOT/common/options.inc")
+[ "$status" = 3 ] && [ "$n" = $((rows + 1)) ] && pass "help=1 lists every option, program runs on" \
+    || fail "help=1 lists every option, program runs on" "status $status, $n lines for $rows options"
+
+run report0 rt_abi_static "report=0:tools=count"
+[ "$status" = 3 ] && [ "$(nreports)" = 0 ] && [ ! -s "$dir/stderr" ] && pass "report=0 writes nothing" \
+    || fail "report=0 writes nothing" "status $status, $(nreports) entries, $(head -c 200 "$dir/stderr")"
+
+run toolopt rt_abi_static "tools=count:count.print=1"
+grep -q '^vigil: count: alloc [0-9]*, free' "$dir/stderr" && pass "tool options reach the tool (count.print=1)" \
+    || fail "tool options reach the tool (count.print=1)" "$(head -c 200 "$dir/stderr")"
+
+echo "runtime: $passed passed, $failed failed" >&2
+[ "$failed" = 0 ]

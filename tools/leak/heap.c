@@ -1,0 +1,504 @@
+/* The leak tool's heap model; see heap.h for the design. */
+#include "heap.h"
+
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define PAGE_SHIFT 12
+#define PAGE_SIZE_ (1ul << PAGE_SHIFT)
+#define GRANULE_SHIFT 4                 /* malloc alignment: object starts are 16-aligned */
+#define ADDR_BITS 47                    /* user space; higher addresses use exact lookups only */
+#define LEAF_BITS 12
+#define MID_BITS 12
+#define TOP_BITS (ADDR_BITS - PAGE_SHIFT - LEAF_BITS - MID_BITS)
+#define NSHARDS 256
+#define INITIAL_BUCKETS_LOG 6
+#define RECORD_BATCH 16
+#define RECORD_CHUNK (1u << 16)         /* records per mmap'd chunk */
+#define MAX_CHAIN_WALK 4096             /* lock-free readers give up after this (never in practice) */
+
+/* ---- spin lock: writers only, held for a few hundred instructions at most ---- */
+static inline void spin_lock(atomic_int *l)
+{
+    for (unsigned n = 0;; n++) {
+        if (!atomic_load_explicit(l, memory_order_relaxed) &&
+            !atomic_exchange_explicit(l, 1, memory_order_acquire))
+            return;
+        if (n > 64)
+            sched_yield();
+    }
+}
+static inline void spin_unlock(atomic_int *l) { atomic_store_explicit(l, 0, memory_order_release); }
+
+/* ---- memory: mmap only, so the model never re-enters the program's malloc ---- */
+static _Atomic uint64_t mapped_bytes;   /* written by heap_map/heap_unmap, any thread */
+
+void *heap_map(size_t bytes)
+{
+    bytes = (bytes + PAGE_SIZE_ - 1) & ~(PAGE_SIZE_ - 1);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    atomic_fetch_add_explicit(&mapped_bytes, bytes, memory_order_relaxed);
+    return p;
+}
+
+void heap_unmap(void *p, size_t bytes)
+{
+    bytes = (bytes + PAGE_SIZE_ - 1) & ~(PAGE_SIZE_ - 1);
+    if (p && munmap(p, bytes) == 0)
+        atomic_fetch_sub_explicit(&mapped_bytes, bytes, memory_order_relaxed);
+}
+
+/* ---- page map: top -> mid -> leaf -> per-page entry ---- */
+struct page_entry {
+    _Atomic uint64_t starts[PAGE_SIZE_ >> GRANULE_SHIFT >> 6];  /* one bit per 16-byte granule */
+    _Atomic uintptr_t span;   /* start of a multi-page object covering this page (not its first) */
+};
+struct pm_leaf { struct page_entry page[1u << LEAF_BITS]; };
+struct pm_mid { struct pm_leaf *_Atomic leaf[1u << MID_BITS]; };
+/* Written (once per slot, CAS) by whichever thread first touches that address range. */
+static struct pm_mid *_Atomic page_top[1u << TOP_BITS];
+
+static struct page_entry *page_get(uintptr_t pn, int create)
+{
+    uintptr_t ti = pn >> (LEAF_BITS + MID_BITS), mi = (pn >> LEAF_BITS) & ((1u << MID_BITS) - 1);
+    struct pm_mid *mid = atomic_load_explicit(&page_top[ti], memory_order_acquire);
+    if (!mid) {
+        if (!create)
+            return NULL;
+        struct pm_mid *fresh = heap_map(sizeof *fresh), *expected = NULL;
+        if (!fresh)
+            return NULL;
+        if (atomic_compare_exchange_strong(&page_top[ti], &expected, fresh))
+            mid = fresh;
+        else {
+            heap_unmap(fresh, sizeof *fresh);
+            mid = expected;
+        }
+    }
+    struct pm_leaf *leaf = atomic_load_explicit(&mid->leaf[mi], memory_order_acquire);
+    if (!leaf) {
+        if (!create)
+            return NULL;
+        struct pm_leaf *fresh = heap_map(sizeof *fresh), *expected = NULL;
+        if (!fresh)
+            return NULL;
+        if (atomic_compare_exchange_strong(&mid->leaf[mi], &expected, fresh))
+            leaf = fresh;
+        else {
+            heap_unmap(fresh, sizeof *fresh);
+            leaf = expected;
+        }
+    }
+    return &leaf->page[pn & ((1u << LEAF_BITS) - 1)];
+}
+
+static inline int in_page_map(uintptr_t addr) { return addr < (1ul << ADDR_BITS); }
+
+/* Highest object start in page p at or below granule index g (0..255); 0 when none. */
+static uintptr_t page_highest_start(struct page_entry *p, uintptr_t page_base, unsigned g)
+{
+    for (int w = (int)(g >> 6); w >= 0; w--) {
+        uint64_t bits = atomic_load_explicit(&p->starts[w], memory_order_acquire);
+        if (w == (int)(g >> 6))
+            bits &= (2ull << (g & 63)) - 1;     /* g & 63 == 63 wraps to all ones: intended */
+        if (bits)
+            return page_base + ((((uintptr_t)w << 6) + (63 - __builtin_clzll(bits))) << GRANULE_SHIFT);
+    }
+    return 0;
+}
+
+static int page_map_add(uintptr_t addr, uint64_t size)
+{
+    if (!in_page_map(addr))
+        return 0;
+    uintptr_t pn = addr >> PAGE_SHIFT;
+    struct page_entry *p = page_get(pn, 1);
+    if (!p)
+        return -1;
+    unsigned g = (addr & (PAGE_SIZE_ - 1)) >> GRANULE_SHIFT;
+    atomic_fetch_or_explicit(&p->starts[g >> 6], 1ull << (g & 63), memory_order_release);
+    uintptr_t last = (addr + (size ? size : 1) - 1) >> PAGE_SHIFT;
+    if (size > PAGE_SIZE_)   /* smaller objects are found from their start page or the next */
+        for (uintptr_t q = pn + 1; q <= last && q < (1ul << (ADDR_BITS - PAGE_SHIFT)); q++) {
+            struct page_entry *e = page_get(q, 1);
+            if (e)
+                atomic_store_explicit(&e->span, addr, memory_order_release);
+        }
+    return 0;
+}
+
+static void page_map_del(uintptr_t addr, uint64_t size)
+{
+    if (!in_page_map(addr))
+        return;
+    uintptr_t pn = addr >> PAGE_SHIFT;
+    struct page_entry *p = page_get(pn, 0);
+    if (!p)
+        return;
+    unsigned g = (addr & (PAGE_SIZE_ - 1)) >> GRANULE_SHIFT;
+    atomic_fetch_and_explicit(&p->starts[g >> 6], ~(1ull << (g & 63)), memory_order_release);
+    if (size > PAGE_SIZE_) {
+        uintptr_t last = (addr + size - 1) >> PAGE_SHIFT;
+        for (uintptr_t q = pn + 1; q <= last && q < (1ul << (ADDR_BITS - PAGE_SHIFT)); q++) {
+            struct page_entry *e = page_get(q, 0);
+            uintptr_t expected = addr;
+            if (e)
+                atomic_compare_exchange_strong(&e->span, &expected, 0);
+        }
+    }
+}
+
+/* ---- exact hash, sharded ---- */
+/* A shard's buckets; replaced (never unmapped) when the shard grows, so readers holding an old
+ * array stay safe. The size travels with the array so a reader never pairs it with another. */
+struct bucket_array {
+    uint64_t log;
+    struct heap_obj *_Atomic b[];
+};
+struct shard {
+    atomic_int lock;
+    struct bucket_array *_Atomic buckets;     /* written under lock, read lock-free */
+    uint64_t count, bytes;                    /* under lock */
+    struct heap_obj *free_records;            /* under lock */
+    char pad[64 - 8 - 8 - 16 - 8];
+};
+static struct shard shards[NSHARDS];          /* buckets set up by heap_init */
+
+#define MAX_RECORD_CHUNKS 4096
+static atomic_int record_lock;                /* guards the fields below */
+static struct heap_obj *record_chunk;         /* current chunk, bump-allocated */
+static unsigned record_chunk_used;
+static struct heap_obj *record_chunks[MAX_RECORD_CHUNKS];   /* every chunk, for accounting */
+static unsigned record_nchunks;
+
+static _Atomic uint64_t live_bytes, peak_live_bytes, n_inserts, n_removes, n_unknown, n_replaced;
+static _Atomic uintptr_t addr_lo = UINTPTR_MAX, addr_hi;   /* bounds of every object ever seen */
+static atomic_int initialized;
+
+static inline uint64_t addr_hash(uintptr_t addr) { return (uint64_t)(addr >> GRANULE_SHIFT) * 0x9E3779B97F4A7C15ull; }
+static inline struct shard *shard_of(uint64_t h) { return &shards[h >> 56]; }
+static inline size_t bucket_of(uint64_t h, unsigned log) { return (size_t)(h >> 16) & ((1ul << log) - 1); }
+
+static struct bucket_array *bucket_array_new(uint64_t log)
+{
+    struct bucket_array *a = heap_map(sizeof *a + (sizeof(struct heap_obj *) << log));
+    if (a)
+        a->log = log;
+    return a;
+}
+
+static size_t bucket_array_bytes(const struct bucket_array *a) { return sizeof *a + (sizeof(void *) << a->log); }
+
+int heap_init(void)
+{
+    static atomic_int init_lock;
+    if (atomic_load(&initialized))
+        return 0;
+    spin_lock(&init_lock);
+    int rc = 0;
+    /* The shards' first bucket arrays share one mapping: small programs stay small. */
+    size_t one = sizeof(struct bucket_array) + (sizeof(struct heap_obj *) << INITIAL_BUCKETS_LOG);
+    unsigned char *block = atomic_load(&initialized) ? NULL : heap_map(one * NSHARDS);
+    if (!atomic_load(&initialized) && !block)
+        rc = -1;
+    for (unsigned i = 0; block && i < NSHARDS; i++) {
+        struct bucket_array *b = (struct bucket_array *)(block + i * one);
+        b->log = INITIAL_BUCKETS_LOG;
+        atomic_store(&shards[i].buckets, b);
+    }
+    if (rc == 0)
+        atomic_store(&initialized, 1);
+    spin_unlock(&init_lock);
+    return rc;
+}
+
+static struct heap_obj *record_get(struct shard *s)
+{
+    if (!s->free_records) {   /* refill a batch from the global chunk */
+        spin_lock(&record_lock);
+        for (int i = 0; i < RECORD_BATCH; i++) {
+            if (!record_chunk || record_chunk_used == RECORD_CHUNK) {
+                if (record_nchunks == MAX_RECORD_CHUNKS)
+                    break;
+                record_chunk = heap_map(sizeof(struct heap_obj) * RECORD_CHUNK);
+                record_chunk_used = 0;
+                if (!record_chunk)
+                    break;
+                record_chunks[record_nchunks++] = record_chunk;
+            }
+            struct heap_obj *r = &record_chunk[record_chunk_used++];
+            atomic_store_explicit(&r->next, s->free_records, memory_order_relaxed);
+            s->free_records = r;
+        }
+        spin_unlock(&record_lock);
+        if (!s->free_records)
+            return NULL;
+    }
+    struct heap_obj *r = s->free_records;
+    s->free_records = atomic_load_explicit(&r->next, memory_order_relaxed);
+    return r;
+}
+
+static void shard_grow(struct shard *s)
+{
+    struct bucket_array *old = atomic_load_explicit(&s->buckets, memory_order_relaxed);
+    struct bucket_array *fresh = bucket_array_new(old->log + 1);
+    if (!fresh)
+        return;   /* keep the longer chains */
+    for (size_t i = 0; i < (1ul << old->log); i++) {
+        struct heap_obj *o = atomic_load_explicit(&old->b[i], memory_order_relaxed);
+        while (o) {
+            struct heap_obj *next = atomic_load_explicit(&o->next, memory_order_relaxed);
+            size_t b = bucket_of(addr_hash(atomic_load_explicit(&o->addr, memory_order_relaxed)), fresh->log);
+            atomic_store_explicit(&o->next, atomic_load_explicit(&fresh->b[b], memory_order_relaxed), memory_order_relaxed);
+            atomic_store_explicit(&fresh->b[b], o, memory_order_relaxed);
+            o = next;
+        }
+    }
+    /* The old array stays mapped: a lock-free reader may still be walking it. */
+    atomic_store_explicit(&s->buckets, fresh, memory_order_release);
+}
+
+static void bounds_widen(uintptr_t lo, uintptr_t hi)
+{
+    uintptr_t cur = atomic_load_explicit(&addr_lo, memory_order_relaxed);
+    while (lo < cur && !atomic_compare_exchange_weak(&addr_lo, &cur, lo))
+        ;
+    cur = atomic_load_explicit(&addr_hi, memory_order_relaxed);
+    while (hi > cur && !atomic_compare_exchange_weak(&addr_hi, &cur, hi))
+        ;
+}
+
+/* Unlink the record starting at addr from its chain; caller holds the shard lock. */
+static struct heap_obj *shard_unlink(struct shard *s, uintptr_t addr, uint64_t h)
+{
+    struct bucket_array *a = atomic_load_explicit(&s->buckets, memory_order_relaxed);
+    struct heap_obj *_Atomic *link = &a->b[bucket_of(h, a->log)];
+    for (struct heap_obj *o; (o = atomic_load_explicit(link, memory_order_relaxed)); link = &o->next)
+        if (atomic_load_explicit(&o->addr, memory_order_relaxed) == addr) {
+            atomic_store_explicit(link, atomic_load_explicit(&o->next, memory_order_relaxed), memory_order_release);
+            return o;
+        }
+    return NULL;
+}
+
+static void live_add(int64_t delta)
+{
+    uint64_t now = atomic_fetch_add_explicit(&live_bytes, (uint64_t)delta, memory_order_relaxed) + (uint64_t)delta;
+    if (delta > 0) {
+        uint64_t peak = atomic_load_explicit(&peak_live_bytes, memory_order_relaxed);
+        while (now > peak && !atomic_compare_exchange_weak(&peak_live_bytes, &peak, now))
+            ;
+    }
+}
+
+struct heap_obj *heap_insert(uintptr_t addr, size_t size, uint32_t site, uint32_t now_ms, uint32_t now_seq)
+{
+    if (!addr || heap_init() != 0)
+        return NULL;
+    uint64_t h = addr_hash(addr);
+    struct shard *s = shard_of(h);
+    spin_lock(&s->lock);
+    struct heap_obj *old = shard_unlink(s, addr, h);
+    if (old) {   /* a free we never saw (e.g. realloc in place reported as a fresh block) */
+        uint64_t old_size = atomic_load_explicit(&old->size, memory_order_relaxed);
+        s->count--;
+        s->bytes -= old_size;
+        live_add(-(int64_t)old_size);
+        page_map_del(addr, old_size);
+        atomic_store_explicit(&old->addr, 0, memory_order_relaxed);
+        atomic_store_explicit(&old->next, s->free_records, memory_order_relaxed);
+        s->free_records = old;
+        atomic_fetch_add_explicit(&n_replaced, 1, memory_order_relaxed);
+    }
+    struct heap_obj *o = record_get(s);
+    if (!o) {
+        spin_unlock(&s->lock);
+        return NULL;
+    }
+    atomic_store_explicit(&o->size, size, memory_order_relaxed);
+    atomic_store_explicit(&o->site_flags, site & HEAP_SITE_MASK, memory_order_relaxed);
+    o->alloc_ms = now_ms;
+    atomic_store_explicit(&o->touch_ms, now_ms, memory_order_relaxed);
+    atomic_store_explicit(&o->touch_seq, now_seq, memory_order_relaxed);
+    atomic_store_explicit(&o->access_site, HEAP_NO_SITE, memory_order_relaxed);
+    atomic_store_explicit(&o->max_gap, 0, memory_order_relaxed);
+    atomic_store_explicit(&o->addr, addr, memory_order_relaxed);
+    struct bucket_array *a = atomic_load_explicit(&s->buckets, memory_order_relaxed);
+    struct heap_obj *_Atomic *bucket = &a->b[bucket_of(h, a->log)];
+    atomic_store_explicit(&o->next, atomic_load_explicit(bucket, memory_order_relaxed), memory_order_relaxed);
+    atomic_store_explicit(bucket, o, memory_order_release);   /* publish the filled record */
+    s->count++;
+    s->bytes += size;
+    if (s->count > (2ul << a->log))
+        shard_grow(s);
+    page_map_add(addr, size);
+    spin_unlock(&s->lock);
+    bounds_widen(addr, addr + (size ? size : 1));
+    live_add((int64_t)size);
+    atomic_fetch_add_explicit(&n_inserts, 1, memory_order_relaxed);
+    return o;
+}
+
+int heap_remove(uintptr_t addr, uint32_t *site, uint64_t *size)
+{
+    if (!addr || !atomic_load_explicit(&initialized, memory_order_acquire)) {
+        atomic_fetch_add_explicit(&n_unknown, 1, memory_order_relaxed);
+        return 0;
+    }
+    uint64_t h = addr_hash(addr);
+    struct shard *s = shard_of(h);
+    spin_lock(&s->lock);
+    struct heap_obj *o = shard_unlink(s, addr, h);
+    if (!o) {
+        spin_unlock(&s->lock);
+        atomic_fetch_add_explicit(&n_unknown, 1, memory_order_relaxed);
+        return 0;
+    }
+    uint64_t sz = atomic_load_explicit(&o->size, memory_order_relaxed);
+    if (site)
+        *site = atomic_load_explicit(&o->site_flags, memory_order_relaxed) & HEAP_SITE_MASK;
+    if (size)
+        *size = sz;
+    s->count--;
+    s->bytes -= sz;
+    page_map_del(addr, sz);
+    atomic_store_explicit(&o->addr, 0, memory_order_relaxed);
+    /* A lock-free reader standing on o now walks the free list: it ends at NULL (a miss). */
+    atomic_store_explicit(&o->next, s->free_records, memory_order_relaxed);
+    s->free_records = o;
+    spin_unlock(&s->lock);
+    live_add(-(int64_t)sz);
+    atomic_fetch_add_explicit(&n_removes, 1, memory_order_relaxed);
+    return 1;
+}
+
+struct heap_obj *heap_find_exact(uintptr_t addr)
+{
+    if (!addr || !atomic_load_explicit(&initialized, memory_order_acquire))
+        return NULL;
+    uint64_t h = addr_hash(addr);
+    struct shard *s = shard_of(h);
+    struct bucket_array *a = atomic_load_explicit(&s->buckets, memory_order_acquire);
+    struct heap_obj *o = atomic_load_explicit(&a->b[bucket_of(h, a->log)], memory_order_acquire);
+    for (int n = 0; o && n < MAX_CHAIN_WALK; n++) {
+        if (atomic_load_explicit(&o->addr, memory_order_relaxed) == addr)
+            return o;
+        o = atomic_load_explicit(&o->next, memory_order_acquire);
+    }
+    return NULL;
+}
+
+int heap_maybe_contains(uintptr_t addr)
+{
+    return addr >= atomic_load_explicit(&addr_lo, memory_order_relaxed) &&
+           addr < atomic_load_explicit(&addr_hi, memory_order_relaxed);
+}
+
+static inline struct heap_obj *covering(uintptr_t start, uintptr_t addr)
+{
+    if (!start)
+        return NULL;
+    struct heap_obj *o = heap_find_exact(start);
+    if (!o)
+        return NULL;
+    uint64_t size = atomic_load_explicit(&o->size, memory_order_relaxed);
+    return addr < start + (size ? size : 1) ? o : NULL;
+}
+
+struct heap_obj *heap_find(uintptr_t addr)
+{
+    if (!heap_maybe_contains(addr))
+        return NULL;
+    if (!in_page_map(addr))
+        return heap_find_exact(addr);
+    uintptr_t pn = addr >> PAGE_SHIFT, base = pn << PAGE_SHIFT;
+    struct page_entry *p = page_get(pn, 0);
+    if (!p)
+        return NULL;
+    uintptr_t start = page_highest_start(p, base, (addr & (PAGE_SIZE_ - 1)) >> GRANULE_SHIFT);
+    if (start)
+        return covering(start, addr);
+    uintptr_t span = atomic_load_explicit(&p->span, memory_order_acquire);
+    if (span)
+        return covering(span, addr);
+    struct page_entry *prev = pn ? page_get(pn - 1, 0) : NULL;
+    if (!prev)
+        return NULL;
+    return covering(page_highest_start(prev, base - PAGE_SIZE_, (PAGE_SIZE_ >> GRANULE_SHIFT) - 1), addr);
+}
+
+void heap_foreach(void (*fn)(struct heap_obj *o, void *arg), void *arg)
+{
+    if (!atomic_load(&initialized))
+        return;
+    for (unsigned i = 0; i < NSHARDS; i++) {
+        struct shard *s = &shards[i];
+        spin_lock(&s->lock);
+        struct bucket_array *a = atomic_load_explicit(&s->buckets, memory_order_relaxed);
+        for (size_t k = 0; k < (1ul << a->log); k++)
+            for (struct heap_obj *o = atomic_load_explicit(&a->b[k], memory_order_relaxed); o;
+                 o = atomic_load_explicit(&o->next, memory_order_relaxed))
+                fn(o, arg);
+        spin_unlock(&s->lock);
+    }
+}
+
+/* Resident part of one of our mappings (mincore), for the memory-cost figure. */
+static uint64_t resident_of(const void *p, size_t bytes)
+{
+    unsigned char vec[64];
+    uint64_t resident = 0;
+    uintptr_t a = (uintptr_t)p & ~(PAGE_SIZE_ - 1), end = (uintptr_t)p + bytes;
+    while (a < end) {
+        size_t n = (end - a + PAGE_SIZE_ - 1) >> PAGE_SHIFT;
+        if (n > sizeof vec)
+            n = sizeof vec;
+        if (mincore((void *)a, n << PAGE_SHIFT, vec) != 0)
+            break;
+        for (size_t i = 0; i < n; i++)
+            resident += (vec[i] & 1) ? PAGE_SIZE_ : 0;
+        a += n << PAGE_SHIFT;
+    }
+    return resident;
+}
+
+void heap_get_stats(struct heap_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    for (unsigned i = 0; i < NSHARDS; i++) {
+        spin_lock(&shards[i].lock);
+        out->live_objects += shards[i].count;
+        struct bucket_array *a = atomic_load(&shards[i].buckets);
+        if (a)
+            out->resident_bytes += resident_of(a, bucket_array_bytes(a));
+        spin_unlock(&shards[i].lock);
+    }
+    for (unsigned t = 0; t < (1u << TOP_BITS); t++) {
+        struct pm_mid *mid = atomic_load(&page_top[t]);
+        if (!mid)
+            continue;
+        out->resident_bytes += resident_of(mid, sizeof *mid);
+        for (unsigned m = 0; m < (1u << MID_BITS); m++) {
+            struct pm_leaf *leaf = atomic_load(&mid->leaf[m]);
+            if (leaf)
+                out->resident_bytes += resident_of(leaf, sizeof *leaf);
+        }
+    }
+    out->live_bytes = atomic_load(&live_bytes);
+    out->peak_live_bytes = atomic_load(&peak_live_bytes);
+    out->inserts = atomic_load(&n_inserts);
+    out->removes = atomic_load(&n_removes);
+    out->unknown_removes = atomic_load(&n_unknown);
+    out->replaced = atomic_load(&n_replaced);
+    out->mapped_bytes = atomic_load(&mapped_bytes);
+    out->record_bytes = out->live_objects * sizeof(struct heap_obj);
+    spin_lock(&record_lock);
+    for (unsigned i = 0; i < record_nchunks; i++)
+        out->resident_bytes += resident_of(record_chunks[i], sizeof(struct heap_obj) * RECORD_CHUNK);
+    spin_unlock(&record_lock);
+}

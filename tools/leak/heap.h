@@ -1,0 +1,85 @@
+/* The leak tool's heap model: every live heap object the program allocated, found from any
+ * address inside it.
+ *
+ * Exact addresses (free, realloc) go through a sharded chained hash keyed by the start
+ * address; each shard has its own spin lock, taken by writers only. Interior addresses (sampled
+ * accesses, the reachability scan) go through a page map: per 4 KiB page a bitmap of object
+ * starts at 16-byte granularity plus, for pages covered by an object larger than a page, that
+ * object's start. A lookup reads at most two bitmaps and one hash chain, without a lock.
+ *
+ * Everything lives in mmap'd memory that is never returned to the system, so a lock-free reader
+ * racing with a free reads a stale or recycled record (a mis-attributed sample) but never
+ * faults. The module knows nothing about vigil: it is unit-tested on its own. */
+#ifndef VIGIL_LEAK_HEAP_H
+#define VIGIL_LEAK_HEAP_H
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HEAP_NO_SITE 0xffffffffu      /* access_site of an object never seen accessed */
+#define HEAP_SITE_MASK 0x00ffffffu    /* allocation-site index bits of site_flags */
+#define HEAP_FLAG_MARKED 0x01000000u  /* reachability: reached from a root */
+
+/* One live object, 48 bytes. Fields written after publication are atomics (relaxed): lock-free
+ * readers update the access fields while writers hold the shard lock. */
+struct heap_obj {
+    _Atomic uintptr_t addr;               /* start address; 0 while the record is free */
+    struct heap_obj *_Atomic next;        /* hash chain, or the shard's free list */
+    _Atomic uint64_t size;
+    _Atomic uint32_t site_flags;          /* allocation-site index | HEAP_FLAG_* */
+    uint32_t alloc_ms;                    /* allocation time (tool clock, ms) */
+    _Atomic uint32_t touch_ms;            /* last sampled access, or allocation time */
+    _Atomic uint32_t touch_seq;           /* allocation clock at that moment */
+    _Atomic uint32_t access_site;         /* vigil site of the last sampled access, HEAP_NO_SITE */
+    _Atomic uint32_t max_gap;             /* longest interval seen between touches, ms */
+};
+
+struct heap_stats {
+    uint64_t live_objects, live_bytes, peak_live_bytes;
+    uint64_t inserts, removes, unknown_removes, replaced;   /* replaced: insert over a live start */
+    uint64_t mapped_bytes;                /* everything the model mmap'd */
+    uint64_t resident_bytes;              /* of which resident now (mincore) */
+    uint64_t record_bytes;                /* live records x sizeof(struct heap_obj) */
+};
+
+/* Set up the empty model; 0, or -1 when memory cannot be mapped. Idempotent. */
+int heap_init(void);
+/* Add an object (ptr, size). A start already in the model is overwritten (counted as replaced).
+ * Returns the record, or NULL when the model is out of memory (the object is not tracked). */
+struct heap_obj *heap_insert(uintptr_t addr, size_t size, uint32_t site, uint32_t now_ms,
+                             uint32_t now_seq);
+/* Remove the object starting at addr. Returns 1 and its allocation site and size, or 0 when no
+ * object starts there (counted as an unknown remove). */
+int heap_remove(uintptr_t addr, uint32_t *site, uint64_t *size);
+/* The object containing addr (interior addresses included), or NULL. Lock-free. */
+struct heap_obj *heap_find(uintptr_t addr);
+/* The object starting exactly at addr, or NULL. Lock-free. */
+struct heap_obj *heap_find_exact(uintptr_t addr);
+/* Cheap pre-filter: could addr be inside a modelled object at all? */
+int heap_maybe_contains(uintptr_t addr);
+
+/* Record a sampled access at now_ms (allocation clock seq) from site. */
+static inline void heap_touch(struct heap_obj *o, uint32_t now_ms, uint32_t seq, uint32_t site)
+{
+    uint32_t now = now_ms;
+    uint32_t last = atomic_load_explicit(&o->touch_ms, memory_order_relaxed);
+    uint32_t gap = now - last;
+    if (gap > atomic_load_explicit(&o->max_gap, memory_order_relaxed))
+        atomic_store_explicit(&o->max_gap, gap, memory_order_relaxed);
+    if (gap)
+        atomic_store_explicit(&o->touch_ms, now, memory_order_relaxed);
+    atomic_store_explicit(&o->touch_seq, seq, memory_order_relaxed);
+    if (atomic_load_explicit(&o->access_site, memory_order_relaxed) != site)
+        atomic_store_explicit(&o->access_site, site, memory_order_relaxed);
+}
+
+/* Visit every live object, one shard at a time under that shard's lock (fn must not call the
+ * insert/remove functions). */
+void heap_foreach(void (*fn)(struct heap_obj *o, void *arg), void *arg);
+void heap_get_stats(struct heap_stats *out);
+
+/* Anonymous memory for the tool (zeroed, page-granular, counted in mapped_bytes). */
+void *heap_map(size_t bytes);
+void heap_unmap(void *p, size_t bytes);
+
+#endif

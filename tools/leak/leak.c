@@ -1,0 +1,248 @@
+/* leak: memory leaks by staleness (seed 000, Figure 4) plus reachability at exit.
+ *
+ * The heap model (heap.c) follows every allocation and free, which the runtime reports always.
+ * Sampled accesses (bursts) update the last-access time and site of the object they fall in,
+ * interior addresses included. Snapshots (snapshot.c) report objects idle for longer than
+ * stale_after, grouped by allocation site; at exit a conservative mark phase (reach.c) also
+ * tells unreachable objects apart. leak.json (report.c) stores raw return addresses with the
+ * module path and load bias of each: `vigil leaks` symbolizes them with the binary's debug
+ * info, so the program itself never parses DWARF.
+ *
+ * Options, "leak.<key>=value" in VIGIL_OPTIONS:
+ *   stale_after=S      idle seconds before an object is stale (default 30; fractions allowed)
+ *   stale_allocs=N     measure idleness in allocations instead of time (default 0: time)
+ *   gap_factor=F       an object must also be idle for F x its longest gap seen (default 2)
+ *   snapshot_every=S   periodic snapshot interval in seconds, 0 = off (default 10)
+ *   depth=N            allocation stack depth, 1..16 (default 4)
+ *   reach=0|1          reachability scan at exit (default 1)
+ *   signal=0|1         SIGUSR2 requests a snapshot, when the program has no handler (default 1)
+ * Periodic and SIGUSR2 snapshots are taken at the next allocation or free after the deadline
+ * (or the signal): the tool starts no thread, and an idle program has nothing new to report. */
+#include "leak.h"
+
+#include <vigil/vigil.h>
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct leak_config leak_cfg = {
+    .stale_after_s = 30, .stale_after_ms = 30000, .gap_factor = 2, .snapshot_every_ms = 10000,
+    .depth = 4, .reach = 1, .use_signal = 1,
+};
+
+_Atomic uint64_t leak_alloc_clock;                        /* bumped by every allocation */
+_Atomic uint64_t leak_accesses_sampled, leak_accesses_heap; /* flushed per-thread tallies */
+
+static atomic_int enabled;                /* init succeeded */
+static atomic_int snapshot_requested;     /* set by the SIGUSR2 handler */
+static _Atomic uint32_t next_snapshot_ms; /* periodic deadline */
+static struct timespec start_time;        /* written by init */
+
+/* Per-thread access tallies, flushed to the globals every FLUSH_EVERY accesses (and at thread
+ * exit and fini) so the hot path touches no shared counter. */
+#define FLUSH_EVERY 4096
+static __thread uint32_t tl_sampled, tl_heap;
+
+static void flush_tallies(void)
+{
+    atomic_fetch_add_explicit(&leak_accesses_sampled, tl_sampled, memory_order_relaxed);
+    atomic_fetch_add_explicit(&leak_accesses_heap, tl_heap, memory_order_relaxed);
+    tl_sampled = tl_heap = 0;
+}
+
+uint32_t leak_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+    return (uint32_t)((t.tv_sec - start_time.tv_sec) * 1000 + (t.tv_nsec - start_time.tv_nsec) / 1000000);
+}
+
+/* ---- options ---- */
+static double option_double(const char *key, double def, double lo, double hi)
+{
+    const char *v = vigil_tool_option(&leak_tool, key);
+    if (!v)
+        return def;
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v || *end || d < lo || d > hi) {
+        vigil_tool_message(&leak_tool, "leak.%s=%s: expected a number in [%g, %g]; using %g", key, v, lo, hi, def);
+        return def;
+    }
+    return d;
+}
+
+static void read_options(void)
+{
+    leak_cfg.stale_after_s = option_double("stale_after", leak_cfg.stale_after_s, 0, 4e6);
+    leak_cfg.stale_after_ms = (uint32_t)(leak_cfg.stale_after_s * 1000);
+    leak_cfg.stale_allocs = (uint64_t)option_double("stale_allocs", 0, 0, 4e9);
+    leak_cfg.gap_factor = option_double("gap_factor", leak_cfg.gap_factor, 0, 1e6);
+    leak_cfg.snapshot_every_ms = (uint32_t)(option_double("snapshot_every", leak_cfg.snapshot_every_ms / 1000.0, 0, 4e6) * 1000);
+    leak_cfg.depth = (uint32_t)option_double("depth", leak_cfg.depth, 1, VIGIL_MAX_STACK);
+    leak_cfg.reach = option_double("reach", leak_cfg.reach, 0, 1) != 0;
+    leak_cfg.use_signal = option_double("signal", leak_cfg.use_signal, 0, 1) != 0;
+}
+
+/* ---- snapshots on demand ---- */
+static void on_sigusr2(int sig)
+{
+    (void)sig;
+    atomic_store_explicit(&snapshot_requested, 1, memory_order_relaxed);
+}
+
+static void snapshot_now(enum leak_reason reason)
+{
+    struct leak_snapshot s;
+    if (leak_snapshot_take(reason, 0, 0, &s) == 0)
+        leak_snapshot_release(&s);
+}
+
+/* Called from the allocation hooks: cheap unless a snapshot is due. */
+static inline void maybe_snapshot(uint32_t now)
+{
+    if (__builtin_expect(atomic_load_explicit(&snapshot_requested, memory_order_relaxed), 0) &&
+        atomic_exchange(&snapshot_requested, 0)) {
+        snapshot_now(LEAK_REASON_SIGNAL);
+        return;
+    }
+    uint32_t due = atomic_load_explicit(&next_snapshot_ms, memory_order_relaxed);
+    if (__builtin_expect(leak_cfg.snapshot_every_ms && (int32_t)(now - due) >= 0, 0) &&
+        atomic_compare_exchange_strong(&next_snapshot_ms, &due, now + leak_cfg.snapshot_every_ms))
+        snapshot_now(LEAK_REASON_TIMER);
+}
+
+int vigil_leak_snapshot(void)
+{
+    if (!atomic_load(&enabled))
+        return -1;
+    struct leak_snapshot s;
+    if (leak_snapshot_take(LEAK_REASON_API, 0, 0, &s) != 0)
+        return -1;
+    int n = s.stale_objects > INT32_MAX ? INT32_MAX : (int)s.stale_objects;
+    leak_snapshot_release(&s);
+    return n;
+}
+
+/* ---- hooks ---- */
+static void leak_on_alloc(void *ptr, size_t size, const struct vigil_stack *where)
+{
+    if (!ptr)
+        return;
+    uint32_t seq = (uint32_t)(atomic_fetch_add_explicit(&leak_alloc_clock, 1, memory_order_relaxed) + 1);
+    uint32_t now = leak_now_ms();
+    struct vigil_stack own;
+    if (!where || where->depth == 0) {
+        vigil_capture_stack(&own, leak_cfg.depth);
+        where = &own;
+    }
+    uint32_t site = leak_site_intern(where, leak_cfg.depth);
+    struct leak_site *s = leak_site_get(site);
+    atomic_fetch_add_explicit(&s->allocs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->bytes_allocated, size, memory_order_relaxed);
+    heap_insert((uintptr_t)ptr, size, site, now, seq);
+    maybe_snapshot(now);
+}
+
+static void leak_on_free(void *ptr)
+{
+    if (!ptr)
+        return;
+    uint32_t site;
+    uint64_t size;
+    if (heap_remove((uintptr_t)ptr, &site, &size)) {
+        struct leak_site *s = leak_site_get(site);
+        atomic_fetch_add_explicit(&s->frees, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->bytes_freed, size, memory_order_relaxed);
+    }
+    if (__builtin_expect(leak_cfg.snapshot_every_ms || atomic_load_explicit(&snapshot_requested, memory_order_relaxed), 0))
+        maybe_snapshot(leak_now_ms());
+}
+
+static void leak_on_access(const void *addr, size_t size, int is_store, vigil_site_t site)
+{
+    (void)size;
+    (void)is_store;
+    if (__builtin_expect(++tl_sampled >= FLUSH_EVERY, 0))
+        flush_tallies();
+    if (!heap_maybe_contains((uintptr_t)addr))
+        return;
+    struct heap_obj *o = heap_find((uintptr_t)addr);
+    if (!o)
+        return;
+    tl_heap++;
+    heap_touch(o, leak_now_ms(), (uint32_t)atomic_load_explicit(&leak_alloc_clock, memory_order_relaxed), site);
+    struct leak_site *s = leak_site_get(atomic_load_explicit(&o->site_flags, memory_order_relaxed) & HEAP_SITE_MASK);
+    /* lossy counter: a load and a store, no lock prefix */
+    atomic_store_explicit(&s->accesses, atomic_load_explicit(&s->accesses, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+static void leak_on_thread(enum vigil_thread_op op, uint64_t thread_id)
+{
+    (void)thread_id;
+    if (op == VIGIL_THREAD_START)
+        leak_thread_started();
+    else if (op == VIGIL_THREAD_EXIT) {
+        flush_tallies();
+        leak_thread_exited();
+    }
+}
+
+static int leak_init(void)
+{
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &start_time);
+    read_options();
+    if (heap_init() != 0 || leak_sites_init() != 0) {
+        vigil_tool_message(&leak_tool, "cannot map memory for the heap model; leak tool disabled");
+        return -1;
+    }
+    atomic_store(&next_snapshot_ms, leak_cfg.snapshot_every_ms);
+    if (leak_cfg.use_signal) {
+        struct sigaction old;
+        if (sigaction(SIGUSR2, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL) {
+            struct sigaction sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = on_sigusr2;
+            sa.sa_flags = SA_RESTART;
+            sigemptyset(&sa.sa_mask);
+            sigaction(SIGUSR2, &sa, NULL);
+        }
+    }
+    atomic_store(&enabled, 1);
+    return 0;
+}
+
+static void leak_fini(void)
+{
+    if (!atomic_load(&enabled))
+        return;
+    flush_tallies();
+    struct leak_reach_stats reach;
+    memset(&reach, 0, sizeof reach);
+    if (leak_cfg.reach)
+        leak_reach_run(&reach);
+    struct leak_snapshot final;
+    if (leak_snapshot_take(LEAK_REASON_EXIT, reach.done, reach.scan_start_ms, &final) != 0) {
+        vigil_tool_message(&leak_tool, "no final snapshot (another one was in progress)");
+        memset(&final, 0, sizeof final);
+    }
+    leak_report_write(&final, &reach);
+    leak_snapshot_release(&final);
+}
+
+struct vigil_tool leak_tool = {
+    .api_version = VIGIL_TOOL_API_VERSION,
+    .name = "leak",
+    .description = "memory leaks: stale objects (sampled last access) and unreachable objects at exit",
+    .events = VIGIL_EV_ALLOC | VIGIL_EV_FREE | VIGIL_EV_THREAD | VIGIL_EV_ACCESS,
+    .init = leak_init,
+    .fini = leak_fini,
+    .on_alloc = leak_on_alloc,
+    .on_free = leak_on_free,
+    .on_thread = leak_on_thread,
+    .on_access = leak_on_access,
+};
+VIGIL_REGISTER_TOOL(leak_tool);

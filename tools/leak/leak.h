@@ -1,0 +1,109 @@
+/* Shared by the files of the leak tool (tools/leak/). The tool sees the program only through
+ * include/vigil/tool.h; see leak.c for the event hooks and the options. */
+#ifndef VIGIL_LEAK_H
+#define VIGIL_LEAK_H
+#include <vigil/tool.h>
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "heap.h"
+
+/* Options ("leak.<key>=value" in VIGIL_OPTIONS), read once by init. */
+struct leak_config {
+    double stale_after_s;        /* stale_after: idle seconds before an object is stale */
+    uint32_t stale_after_ms;
+    uint64_t stale_allocs;       /* stale_allocs: > 0 measures idleness in allocations instead */
+    double gap_factor;           /* gap_factor: idle must also exceed this x the longest gap seen */
+    uint32_t snapshot_every_ms;  /* snapshot_every (seconds): 0 = only on demand and at exit */
+    uint32_t depth;              /* depth: allocation stack frames kept (1..VIGIL_MAX_STACK) */
+    int reach;                   /* reach: reachability scan at exit */
+    int use_signal;              /* signal: SIGUSR2 requests a snapshot */
+};
+extern struct leak_config leak_cfg;     /* written by init only */
+extern struct vigil_tool leak_tool;
+
+/* The tool's clocks: milliseconds since init (coarse monotonic), and allocations so far. */
+uint32_t leak_now_ms(void);
+extern _Atomic uint64_t leak_alloc_clock;
+/* Sampled-access tallies, flushed from per-thread counters. */
+extern _Atomic uint64_t leak_accesses_sampled, leak_accesses_heap;
+
+/* ---- allocation sites (sites.c): one per distinct stack of `depth` return addresses ---- */
+struct leak_site {
+    uint64_t hash;
+    uint32_t depth;
+    uint32_t pad;
+    uintptr_t pc[VIGIL_MAX_STACK];           /* return addresses, innermost first */
+    _Atomic uint64_t allocs, frees, bytes_allocated, bytes_freed;
+    _Atomic uint64_t accesses;               /* sampled accesses to objects from this site (lossy) */
+    /* snapshot tallies, written only by the thread holding the snapshot lock */
+    uint32_t snapshots_flagged, first_flagged_ms, last_flagged_ms, pad2;
+    uint64_t max_flagged_bytes;
+};
+#define LEAK_SITE_UNKNOWN 0                  /* no stack, or the site table is full */
+int leak_sites_init(void);
+uint32_t leak_site_intern(const struct vigil_stack *st, uint32_t depth);
+struct leak_site *leak_site_get(uint32_t index);
+uint32_t leak_site_count(void);
+uint64_t leak_sites_mapped_bytes(void);
+
+/* ---- snapshots (snapshot.c) ---- */
+enum leak_reason { LEAK_REASON_TIMER, LEAK_REASON_SIGNAL, LEAK_REASON_API, LEAK_REASON_EXIT };
+const char *leak_reason_name(enum leak_reason r);
+
+/* One group: the reported objects of one allocation site. */
+struct leak_group {
+    uint32_t site;
+    uint32_t oldest_alloc_ms, newest_alloc_ms;
+    uint32_t idle_min_ms, idle_max_ms;
+    uint32_t recent_access_ms, recent_access_site;   /* most recent sampled access in the group */
+    uint32_t common_access_site, common_access_count;
+    uint64_t idle_sum_ms;
+    uint64_t objects, bytes;                         /* reported = stale or unreachable */
+    uint64_t stale_objects, stale_bytes;             /* stale (reachable or not) */
+    uint64_t unreachable_objects, unreachable_bytes; /* unreachable (stale or not) */
+    uint64_t both_objects, both_bytes;               /* stale and unreachable */
+    uint64_t never_accessed;                         /* reported objects without a sampled access */
+    uint64_t live_objects, live_bytes;               /* every live object of the site */
+    double score;
+};
+
+struct leak_snapshot {
+    enum leak_reason reason;
+    int with_reach;
+    uint32_t t_ms;
+    uint64_t alloc_clock;
+    uint64_t live_objects, live_bytes;
+    uint64_t reported_objects, reported_bytes;
+    uint64_t stale_objects, stale_bytes, unreachable_objects, unreachable_bytes;
+    uint32_t ngroups;
+    struct leak_group *groups;                       /* sorted worst first (mmap'd) */
+    size_t groups_mapped;
+};
+
+/* Take a snapshot now. With reach, the objects' marks (reach.c) decide reachability.
+ * Fills *out (free with leak_snapshot_release) and appends a line to the history. */
+int leak_snapshot_take(enum leak_reason reason, int with_reach, uint32_t scan_start_ms,
+                       struct leak_snapshot *out);
+void leak_snapshot_release(struct leak_snapshot *s);
+/* History of every snapshot's totals (groups dropped), for the report. */
+uint32_t leak_history_count(void);
+const struct leak_snapshot *leak_history_get(uint32_t i);
+
+/* ---- reachability (reach.c) ---- */
+struct leak_reach_stats {
+    int done;
+    const char *method;          /* how memory was read: "process_vm_readv" or "direct" */
+    uint64_t root_bytes, heap_bytes_scanned, marked_objects, threads;
+    uint32_t scan_start_ms, duration_ms;
+};
+void leak_thread_started(void);   /* on the new thread: remember its stack */
+void leak_thread_exited(void);
+/* Mark every object reachable from the roots (HEAP_FLAG_MARKED). */
+void leak_reach_run(struct leak_reach_stats *st);
+
+/* ---- report (report.c): leak.json in the run report directory ---- */
+void leak_report_write(const struct leak_snapshot *final, const struct leak_reach_stats *reach);
+
+#endif

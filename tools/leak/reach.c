@@ -1,0 +1,237 @@
+/* Reachability at exit: a conservative mark phase, as LeakSanitizer does, over the heap model.
+ *
+ * Roots: the writable PT_LOAD segments of every loaded object (dl_iterate_phdr: .data, .bss),
+ * the calling thread's TLS blocks, its stack from the current frame up (its callee-saved
+ * registers are spilled into that frame first), and the whole stack mapping of every other
+ * thread seen starting (other threads keep running: their registers are not captured, and their
+ * stack is read whole, dead frames included, which can only make objects look reachable).
+ * Any aligned word that points into a live object (interior pointers count) marks it; marked
+ * objects are scanned in turn.
+ *
+ * Memory is read with process_vm_readv on our own pid, which fails cleanly on unmapped memory
+ * (a racing free of a large block, an exited thread's stack) instead of faulting. */
+#include "leak.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define MAX_THREADS 4096
+#define CHUNK 65536
+#define MAIN_STACK_GUESS (8u << 20)
+
+/* Stacks of threads seen starting; a slot is in use while hi != 0. Written by the thread itself
+ * (start, exit), read by the exit scan. */
+struct thread_stack { _Atomic uintptr_t lo, hi; _Atomic(pthread_t) self; };
+static struct thread_stack thread_stacks[MAX_THREADS];
+
+extern void *__libc_stack_end __attribute__((weak));   /* glibc: top of the main stack */
+
+void leak_thread_started(void)
+{
+    pthread_attr_t attr;
+    void *base;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+        return;
+    int ok = pthread_attr_getstack(&attr, &base, &size) == 0;
+    pthread_attr_destroy(&attr);
+    if (!ok)
+        return;
+    for (int i = 0; i < MAX_THREADS; i++) {
+        uintptr_t expected = 0;
+        if (atomic_compare_exchange_strong(&thread_stacks[i].hi, &expected, (uintptr_t)base + size)) {
+            atomic_store(&thread_stacks[i].lo, (uintptr_t)base);
+            atomic_store(&thread_stacks[i].self, pthread_self());
+            return;
+        }
+    }
+}
+
+void leak_thread_exited(void)
+{
+    pthread_t me = pthread_self();
+    for (int i = 0; i < MAX_THREADS; i++)
+        if (atomic_load(&thread_stacks[i].hi) && pthread_equal(atomic_load(&thread_stacks[i].self), me)) {
+            atomic_store(&thread_stacks[i].lo, 0);
+            atomic_store(&thread_stacks[i].hi, 0);
+            return;
+        }
+}
+
+/* ---- safe reads ---- */
+static int direct_reads;   /* process_vm_readv refused (seccomp, old kernel): read in place */
+
+static size_t safe_read(void *dst, uintptr_t src, size_t len)
+{
+    if (!direct_reads) {
+        struct iovec local = { dst, len }, remote = { (void *)src, len };
+        ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+        if (n >= 0)
+            return (size_t)n;
+        if (errno != ENOSYS && errno != EPERM)
+            return 0;
+        direct_reads = 1;
+    }
+    memcpy(dst, (const void *)src, len);
+    return len;
+}
+
+/* ---- mark stack (mmap'd, grows by remapping into a bigger one) ---- */
+struct mark_state {
+    struct heap_obj **stack;
+    size_t len, cap;
+    unsigned char *buf;          /* CHUNK bytes of copied memory */
+    struct leak_reach_stats *st;
+};
+
+static void push(struct mark_state *m, struct heap_obj *o)
+{
+    if (m->len == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 65536;
+        struct heap_obj **bigger = heap_map(cap * sizeof *bigger);
+        if (!bigger)
+            return;   /* out of memory: o stays marked but unscanned (may under-mark children) */
+        if (m->stack) {
+            memcpy(bigger, m->stack, m->len * sizeof *bigger);
+            heap_unmap(m->stack, m->cap * sizeof *bigger);
+        }
+        m->stack = bigger;
+        m->cap = cap;
+    }
+    m->stack[m->len++] = o;
+}
+
+static void consider(struct mark_state *m, uintptr_t word)
+{
+    if (!heap_maybe_contains(word))
+        return;
+    struct heap_obj *o = heap_find(word);
+    if (!o)
+        return;
+    uint32_t f = atomic_load_explicit(&o->site_flags, memory_order_relaxed);
+    if (f & HEAP_FLAG_MARKED)
+        return;
+    atomic_store_explicit(&o->site_flags, f | HEAP_FLAG_MARKED, memory_order_relaxed);
+    m->st->marked_objects++;
+    push(m, o);
+}
+
+/* Scan [lo, hi) for pointers, reading it through the bounce buffer. */
+static uint64_t scan_range(struct mark_state *m, uintptr_t lo, uintptr_t hi)
+{
+    uint64_t scanned = 0;
+    lo = (lo + sizeof(uintptr_t) - 1) & ~(uintptr_t)(sizeof(uintptr_t) - 1);
+    while (lo + sizeof(uintptr_t) <= hi) {
+        size_t want = hi - lo < CHUNK ? hi - lo : CHUNK;
+        size_t got = safe_read(m->buf, lo, want);
+        if (got == 0) {   /* unreadable: skip to the next page */
+            lo = (lo + 4096) & ~(uintptr_t)4095;
+            continue;
+        }
+        const uintptr_t *words = (const uintptr_t *)m->buf;
+        for (size_t i = 0; i < got / sizeof(uintptr_t); i++)
+            consider(m, words[i]);
+        scanned += got;
+        lo += got;
+    }
+    return scanned;
+}
+
+static void drain(struct mark_state *m)
+{
+    while (m->len) {
+        struct heap_obj *o = m->stack[--m->len];
+        uintptr_t a = atomic_load_explicit(&o->addr, memory_order_relaxed);
+        uint64_t size = atomic_load_explicit(&o->size, memory_order_relaxed);
+        if (a)
+            m->st->heap_bytes_scanned += scan_range(m, a, a + size);
+    }
+}
+
+static int scan_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct mark_state *m = arg;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W)) {
+            uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+            m->st->root_bytes += scan_range(m, lo, lo + ph->p_memsz);
+        } else if (ph->p_type == PT_TLS && size >= offsetof(struct dl_phdr_info, dlpi_tls_data) + sizeof(void *) &&
+                   info->dlpi_tls_data) {
+            uintptr_t lo = (uintptr_t)info->dlpi_tls_data;
+            m->st->root_bytes += scan_range(m, lo, lo + ph->p_memsz);
+        }
+    }
+    return 0;
+}
+
+static void clear_mark(struct heap_obj *o, void *arg)
+{
+    (void)arg;
+    atomic_fetch_and_explicit(&o->site_flags, ~HEAP_FLAG_MARKED, memory_order_relaxed);
+}
+
+/* Scans from its own frame up: it must not be inlined into a caller whose locals hold program
+ * pointers we do not want to count, and it spills callee-saved registers into its frame. */
+static __attribute__((noinline)) void scan_current_stack(struct mark_state *m, uintptr_t top)
+{
+    volatile uintptr_t here = 0;
+    __builtin_unwind_init();
+    uintptr_t lo = (uintptr_t)&here;
+    if (top > lo)
+        m->st->root_bytes += scan_range(m, lo, top);
+}
+
+void leak_reach_run(struct leak_reach_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    st->scan_start_ms = leak_now_ms();
+    struct mark_state m = { .st = st };
+    m.buf = heap_map(CHUNK);
+    if (!m.buf)
+        return;
+    heap_foreach(clear_mark, NULL);
+
+    dl_iterate_phdr(scan_module, &m);
+    drain(&m);
+
+    /* This thread: from here up to its stack top. */
+    int is_main = getpid() == gettid();
+    uintptr_t my_top = 0;
+    pthread_t me = pthread_self();
+    for (int i = 0; i < MAX_THREADS; i++)
+        if (atomic_load(&thread_stacks[i].hi) && pthread_equal(atomic_load(&thread_stacks[i].self), me))
+            my_top = atomic_load(&thread_stacks[i].hi);
+    if (!my_top && is_main && &__libc_stack_end)
+        my_top = (uintptr_t)__libc_stack_end;
+    if (my_top)
+        scan_current_stack(&m, my_top);
+    st->threads = 1;
+    drain(&m);
+
+    /* The main thread, when another thread is exiting: its whole stack, as far as it is mapped. */
+    if (!is_main && &__libc_stack_end && __libc_stack_end) {
+        uintptr_t top = (uintptr_t)__libc_stack_end;
+        st->root_bytes += scan_range(&m, top - MAIN_STACK_GUESS, top);
+        st->threads++;
+        drain(&m);
+    }
+    for (int i = 0; i < MAX_THREADS; i++) {
+        uintptr_t hi = atomic_load(&thread_stacks[i].hi), lo = atomic_load(&thread_stacks[i].lo);
+        if (!hi || !lo || pthread_equal(atomic_load(&thread_stacks[i].self), me))
+            continue;
+        st->root_bytes += scan_range(&m, lo, hi);
+        st->threads++;
+        drain(&m);
+    }
+    st->method = direct_reads ? "direct" : "process_vm_readv";
+    st->done = 1;
+    st->duration_ms = leak_now_ms() - st->scan_start_ms;
+    heap_unmap(m.buf, CHUNK);
+    heap_unmap(m.stack, m.cap * sizeof *m.stack);
+}

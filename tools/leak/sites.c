@@ -1,0 +1,87 @@
+/* Allocation sites of the leak tool: each distinct stack of return addresses gets a small index,
+ * stored in every object record. Lookup is lock-free (open addressing over published indices);
+ * a new site is filled completely before its index is published with a CAS. */
+#include "leak.h"
+
+#include <string.h>
+
+#define SITE_SLOTS_LOG 17
+#define SITE_SLOTS (1u << SITE_SLOTS_LOG)
+#define MAX_SITES (1u << 16)            /* beyond this, allocations count under LEAK_SITE_UNKNOWN */
+
+/* Written once by leak_sites_init; the entries and slots themselves are updated atomically. */
+static struct leak_site *site_entries;  /* MAX_SITES entries, touched as they are used */
+static _Atomic uint32_t *site_slots;    /* 0 = empty, else entry index */
+static _Atomic uint32_t site_count = 1; /* entry 0 is LEAK_SITE_UNKNOWN */
+
+int leak_sites_init(void)
+{
+    site_entries = heap_map(sizeof(struct leak_site) * MAX_SITES);
+    site_slots = heap_map(sizeof(uint32_t) * SITE_SLOTS);
+    return site_entries && site_slots ? 0 : -1;
+}
+
+uint64_t leak_sites_mapped_bytes(void)
+{
+    return sizeof(struct leak_site) * (uint64_t)MAX_SITES + sizeof(uint32_t) * (uint64_t)SITE_SLOTS;
+}
+
+static uint64_t stack_hash(const uintptr_t *pc, uint32_t depth)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ depth;
+    for (uint32_t i = 0; i < depth; i++) {
+        h ^= pc[i];
+        h *= 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    return h ? h : 1;
+}
+
+uint32_t leak_site_intern(const struct vigil_stack *st, uint32_t depth)
+{
+    if (!site_entries || !st || st->depth == 0)
+        return LEAK_SITE_UNKNOWN;
+    if (depth > st->depth)
+        depth = st->depth;
+    if (depth > VIGIL_MAX_STACK)
+        depth = VIGIL_MAX_STACK;
+    uint64_t h = stack_hash(st->pc, depth);
+    uint32_t reserved = 0;   /* an entry we filled but could not publish yet */
+    for (uint32_t probe = 0; probe < SITE_SLOTS; probe++) {
+        _Atomic uint32_t *slot = &site_slots[(h + probe) & (SITE_SLOTS - 1)];
+        uint32_t idx = atomic_load_explicit(slot, memory_order_acquire);
+        if (idx == 0) {
+            if (!reserved) {
+                reserved = atomic_fetch_add_explicit(&site_count, 1, memory_order_relaxed);
+                if (reserved >= MAX_SITES)
+                    return LEAK_SITE_UNKNOWN;
+                struct leak_site *e = &site_entries[reserved];
+                e->hash = h;
+                e->depth = depth;
+                memcpy(e->pc, st->pc, depth * sizeof(uintptr_t));
+            }
+            uint32_t expected = 0;
+            if (atomic_compare_exchange_strong_explicit(slot, &expected, reserved,
+                                                        memory_order_release, memory_order_acquire))
+                return reserved;
+            idx = expected;   /* another thread published here first: compare with theirs */
+        }
+        struct leak_site *e = &site_entries[idx];
+        if (e->hash == h && e->depth == depth && memcmp(e->pc, st->pc, depth * sizeof(uintptr_t)) == 0)
+            return idx;       /* a reserved entry of ours, if any, stays unused (no allocs) */
+    }
+    return LEAK_SITE_UNKNOWN;
+}
+
+struct leak_site *leak_site_get(uint32_t index)
+{
+    if (!site_entries || index >= MAX_SITES)
+        return site_entries;   /* entry 0, or NULL before init */
+    return &site_entries[index];
+}
+
+uint32_t leak_site_count(void)
+{
+    uint32_t n = atomic_load_explicit(&site_count, memory_order_acquire);
+    return n > MAX_SITES ? MAX_SITES : n;
+}
