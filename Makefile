@@ -51,9 +51,10 @@ $(B)/bin/vigil: $(CMD_OBJ) $(COMMON_OBJ)
 $(B)/lib/libvigil.a: $(RT_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+# nodelete: the runtime's exit and fork handlers must outlive a dlclose of libvigil.so.
 $(B)/lib/libvigil.so: $(RT_OBJ)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) -shared $^ -o $@ -ldl -lpthread -lm
+	$(HOSTCC) -shared -Wl,-z,nodelete $^ -o $@ -ldl -lpthread -lm
 # Symbols an executable built with vigil-cc exports, so that instrumented shared libraries it
 # loads bind to its one copy of the runtime.
 $(B)/lib/vigil.dynlist: runtime/vigil.dynlist

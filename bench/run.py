@@ -101,11 +101,11 @@ def workloads(scale):
         return ["-9", "-c"], generated_text(size(16, small))
 
     def bzip2_decompress(bins, small):
-        text = generated_text(size(48, small))
+        text = generated_text(size(24, small))
         return ["-d", "-c"], compressed("bzip2", bins["bzip2"], text, ".bz2", ["-9", "-c"])
 
     def lua(bins, small):
-        return [os.path.join(WORKLOADS, "bench.lua"), str(size(40, small))], None
+        return [os.path.join(WORKLOADS, "bench.lua"), str(size(150, small))], None
 
     def sqlite3(bins, small):
         return [":memory:"], scaled_file("bench.sql", "@ROWS@", size(400000, small), ".sql")
@@ -121,7 +121,7 @@ def workloads(scale):
         return ["-6", "-n", "-c"], generated_text(size(96, small))
 
     def gzip_decompress(bins, small):
-        text = generated_text(size(192, small))
+        text = generated_text(size(96, small))
         return ["-d", "-c"], compressed("gzip", bins["gzip"], text, ".gz", ["-6", "-n", "-c"])
 
     return [("bzip2-compress", "bzip2", bzip2_compress), ("bzip2-decompress", "bzip2", bzip2_decompress),

@@ -11,12 +11,16 @@ static void emit_line(void *arg, const char *line)
     fprintf(arg, "%s\n", line);
 }
 
-/* Markdown table cells: a '|' would end the cell, backquotes would open code spans. */
+/* Markdown table cells: a '|' would end the cell, '<' would open an HTML tag. */
 static void print_cell(const char *s)
 {
     for (; *s; s++) {
         if (*s == '|')
             fputs("\\|", stdout);
+        else if (*s == '<')
+            fputs("&lt;", stdout);
+        else if (*s == '>')
+            fputs("&gt;", stdout);
         else
             putchar(*s);
     }

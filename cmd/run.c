@@ -145,29 +145,56 @@ static void label_outcome(int status, char *buf, size_t len)
     }
 }
 
-/* <out>/<basename>.<pid>, or any complete <out>/NAME.<pid> (the program may have exec'd another
- * one, which keeps the pid but writes under its own name). */
-static int find_report(const char *out, const char *program, pid_t pid, char *path, size_t len)
+/* Is name "<prog>.<pid>" or "<prog>.<pid>.<n>" (the runtime's name when <prog>.<pid> is taken
+ * by an older report of a recycled pid)? */
+static int report_name_matches(const char *name, pid_t pid)
+{
+    char pid_text[24];
+    int plen = snprintf(pid_text, sizeof pid_text, ".%d", (int)pid);
+    if (name[0] == '.')   /* hidden: a report still being written */
+        return 0;
+    for (const char *p = strstr(name, pid_text); p; p = strstr(p + 1, pid_text)) {
+        const char *rest = p + plen;
+        if (*rest == '\0')
+            return 1;
+        if (*rest == '.' && rest[1] && strspn(rest + 1, "0123456789") == strlen(rest + 1))
+            return 1;
+    }
+    return 0;
+}
+
+/* The report this run wrote: a complete directory named after the pid, modified since the
+ * run started (an older one may be left by a process that had the same pid), preferring the
+ * program's own name (the process may have exec'd another program, which keeps the pid). */
+static int find_report(const char *out, const char *program, pid_t pid,
+                       const struct timespec *started, char *path, size_t len)
 {
     const char *base = strrchr(program, '/') ? strrchr(program, '/') + 1 : program;
-    struct stat st;
-    snprintf(path, len, "%s/%s.%d", out, base, (int)pid);
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return 0;
+    size_t blen = strlen(base);
     DIR *d = opendir(out);
     if (!d)
         return -1;
-    char suffix[32];
-    int slen = snprintf(suffix, sizeof suffix, ".%d", (int)pid), found = -1;
-    for (struct dirent *e; found && (e = readdir(d)); ) {
-        size_t n = strlen(e->d_name);
-        if (e->d_name[0] != '.' && n > (size_t)slen && !strcmp(e->d_name + n - slen, suffix)) {
-            snprintf(path, len, "%s/%s", out, e->d_name);
-            found = 0;
+    int best_rank = -1;
+    struct timespec best_time = {0, 0};
+    for (struct dirent *e; (e = readdir(d)); ) {
+        if (!report_name_matches(e->d_name, pid))
+            continue;
+        char candidate[PATH_MAX];
+        struct stat st;
+        snprintf(candidate, sizeof candidate, "%s/%s", out, e->d_name);
+        if (stat(candidate, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_mtim.tv_sec < started->tv_sec)
+            continue;
+        int rank = strncmp(e->d_name, base, blen) == 0 && e->d_name[blen] == '.';
+        int newer = st.st_mtim.tv_sec > best_time.tv_sec ||
+                    (st.st_mtim.tv_sec == best_time.tv_sec && st.st_mtim.tv_nsec > best_time.tv_nsec);
+        if (rank > best_rank || (rank == best_rank && newer)) {
+            best_rank = rank;
+            best_time = st.st_mtim;
+            snprintf(path, len, "%s", candidate);
         }
     }
     closedir(d);
-    return found;
+    return best_rank < 0 ? -1 : 0;
 }
 
 static const char *report_option(const struct vigil_run_report *r, const char *name)
@@ -196,6 +223,11 @@ static void print_summary(const char *report_path, const struct vigil_run_report
     char floor_rate[32];
     vigil_format_rate(floor, floor_rate, sizeof floor_rate);
     printf("  mode        %s%s%s\n", mode ? mode : "?", r->tools[0] ? ", tools " : "", r->tools);
+    if (r->nmodules == 0) {
+        printf("  checks      none: no module built with vigil-cc was loaded (rare events only)\n");
+        printf("  report      %s\n", report_path);
+        return;
+    }
     printf("  checks      %zu dispatch checks executed (of %llu sites in %zu module%s), "
            "%llu executions, %llu bursts\n", r->nsites, (unsigned long long)total_sites,
            r->nmodules, r->nmodules == 1 ? "" : "s", (unsigned long long)execs,
@@ -294,7 +326,8 @@ int cmd_run(int argc, char **argv)
 
     struct sigaction forward = {.sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO};
     sigemptyset(&forward.sa_mask);
-    struct timespec start, end;
+    struct timespec start, end, wall_start;
+    clock_gettime(CLOCK_REALTIME, &wall_start);
     clock_gettime(CLOCK_MONOTONIC, &start);
     fflush(NULL);
     pid_t pid = fork();
@@ -323,7 +356,7 @@ int cmd_run(int argc, char **argv)
     int own_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     fflush(NULL);
     printf("vigil run: %s %s\n  duration    %.3f s\n", name, outcome, seconds);
-    if (find_report(out_dir, program, pid, report_path, sizeof report_path) != 0) {
+    if (find_report(out_dir, program, pid, &wall_start, report_path, sizeof report_path) != 0) {
         printf("  report      none in %s/ (report=0, or the process was killed before it "
                "could write one)\n", out_dir);
         return own_status;

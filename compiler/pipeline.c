@@ -8,6 +8,7 @@
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Core.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -310,6 +311,16 @@ int vcc_compile_source(struct vcc_job *job, const struct vcc_input *in, const ch
         LLVMInitializeNativeTarget();
         LLVMInitializeNativeAsmPrinter();
         LLVMInitializeNativeAsmParser();
+        /* -mllvm options tune the in-process passes too, as they tune clang's own pipeline. */
+        const struct vcc_args *a = &job->args;
+        struct vcc_cmd llvm_opts = {0};
+        vcc_cmd_push(&llvm_opts, "vigil-cc");
+        for (int i = 1; i < a->argc; i++)
+            if (!strcmp(a->argv[i - 1], "-mllvm") && (a->roles[i - 1] & VCC_TO_BE))
+                vcc_cmd_push(&llvm_opts, a->argv[i]);
+        if (llvm_opts.n > 1)
+            LLVMParseCommandLineOptions(llvm_opts.n, (const char *const *)llvm_opts.v, NULL);
+        vcc_cmd_free(&llvm_opts);
         llvm_ready = 1;
     }
     struct source_job sj = {.in = in, .output = output};

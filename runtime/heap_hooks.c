@@ -49,14 +49,14 @@ __attribute__((noinline)) static void free_event(void *p)
             alloc_event((p), (size), __builtin_frame_address(0));              \
     } while (0)
 
-void *malloc(size_t size)
+INTERPOSE void *malloc(size_t size)
 {
     void *p = __libc_malloc(size);
     ALLOC_EVENT(p, size);
     return p;
 }
 
-void free(void *p)
+INTERPOSE void free(void *p)
 {
     /* Before the block is released: once free, another thread may get the same address. */
     if (unlikely(__vigil_wants(VIGIL_EV_FREE)))
@@ -64,7 +64,7 @@ void free(void *p)
     __libc_free(p);
 }
 
-void *calloc(size_t n, size_t size)
+INTERPOSE void *calloc(size_t n, size_t size)
 {
     void *p = __libc_calloc(n, size);
     ALLOC_EVENT(p, n * size);
@@ -96,12 +96,12 @@ static inline void *realloc_hooked(void *old, size_t size, void *frame)
     return p;
 }
 
-void *realloc(void *old, size_t size)
+INTERPOSE void *realloc(void *old, size_t size)
 {
     return realloc_hooked(old, size, __builtin_frame_address(0));
 }
 
-void *reallocarray(void *old, size_t n, size_t size)
+INTERPOSE void *reallocarray(void *old, size_t n, size_t size)
 {
     size_t bytes;
     if (__builtin_mul_overflow(n, size, &bytes)) {
@@ -111,7 +111,7 @@ void *reallocarray(void *old, size_t n, size_t size)
     return realloc_hooked(old, bytes, __builtin_frame_address(0));
 }
 
-int posix_memalign(void **out, size_t align, size_t size)
+INTERPOSE int posix_memalign(void **out, size_t align, size_t size)
 {
     /* glibc's own argument check, so that results do not change under vigil. */
     if (align % sizeof(void *) != 0 || (align & (align - 1)) != 0 || align == 0)
@@ -127,35 +127,35 @@ int posix_memalign(void **out, size_t align, size_t size)
     return 0;
 }
 
-void *aligned_alloc(size_t align, size_t size)
+INTERPOSE void *aligned_alloc(size_t align, size_t size)
 {
     void *p = __libc_memalign(align, size);
     ALLOC_EVENT(p, size);
     return p;
 }
 
-void *memalign(size_t align, size_t size)
+INTERPOSE void *memalign(size_t align, size_t size)
 {
     void *p = __libc_memalign(align, size);
     ALLOC_EVENT(p, size);
     return p;
 }
 
-void *valloc(size_t size)
+INTERPOSE void *valloc(size_t size)
 {
     void *p = __libc_valloc(size);
     ALLOC_EVENT(p, size);
     return p;
 }
 
-void *pvalloc(size_t size)
+INTERPOSE void *pvalloc(size_t size)
 {
     void *p = __libc_pvalloc(size);
     ALLOC_EVENT(p, size);
     return p;
 }
 
-char *strdup(const char *s)
+INTERPOSE char *strdup(const char *s)
 {
     size_t len = strlen(s) + 1;
     char *p = __libc_malloc(len);
@@ -165,7 +165,7 @@ char *strdup(const char *s)
     return p;
 }
 
-char *strndup(const char *s, size_t max)
+INTERPOSE char *strndup(const char *s, size_t max)
 {
     size_t len = strnlen(s, max);
     char *p = __libc_malloc(len + 1);

@@ -13,6 +13,11 @@
 #include "vigil/tool.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
+/* Our definitions of libc functions (malloc, pthread_mutex_lock, _exit, ...) are weak: the
+ * dynamic linker treats them as strong, so they interpose as usual, but a program that brings
+ * its own malloc, or a -static link against libc.a, gets no duplicate-symbol error (the other
+ * definition wins and those events are simply not seen). */
+#define INTERPOSE __attribute__((weak))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define RELAXED_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
@@ -68,6 +73,8 @@ struct vigil_module_node {
 struct vigil_module_node *__vigil_modules(void) HIDDEN;
 /* Register m if needed; 0 when m is refused (ABI mismatch). */
 int __vigil_ensure_registered(struct __vigil_module *m) HIDDEN;
+/* In a fork child: release the registration lock. */
+void __vigil_registry_after_fork(void) HIDDEN;
 /* After dlclose: mark the modules whose object is gone. */
 void __vigil_modules_check_unloaded(void) HIDDEN;
 

@@ -52,6 +52,7 @@ static void fork_child(void)
     p->start_mono_ns = __vigil_mono_ns();
     p->start_unix_ns = __vigil_unix_ns();
     __vigil_report_after_fork();
+    __vigil_registry_after_fork();
     reset_site_counts();
     struct vigil_thread *th = &__vigil_thread;
     if (__vigil_wants(VIGIL_EV_THREAD) && !th->in_runtime) {
@@ -78,12 +79,12 @@ __attribute__((noreturn)) static void exit_now(int status)
         syscall(SYS_exit_group, status);
 }
 
-void _exit(int status)
+INTERPOSE void _exit(int status)
 {
     exit_now(status);
 }
 
-void _Exit(int status)
+INTERPOSE void _Exit(int status)
 {
     exit_now(status);
 }

@@ -125,6 +125,12 @@ void __vigil_register_module(struct __vigil_module *m)
     __vigil_ensure_registered(m);
 }
 
+void __vigil_registry_after_fork(void)
+{
+    /* Another thread may have held the lock at fork: the child has only this thread. */
+    __atomic_store_n(&registry_lock, 0, __ATOMIC_RELAXED);
+}
+
 void __vigil_modules_check_unloaded(void)
 {
     Dl_info info;

@@ -20,6 +20,9 @@ static pid_t report_owner;
 /* 0 until the final report (exit or signal) is claimed, then 1: written once per process.
  * Reset in a fork child. */
 static int final_claimed;
+/* 1 once this process has flushed a report: only then may the final report replace an
+ * existing <prog>.<pid> directory. Written by the report owner; reset in a fork child. */
+static int flushed_here;
 /* The temporary report directory while a report is being written, else "" (for
  * vigil_report_open). Written by the report owner only. */
 static char report_tmp_dir[4200];
@@ -285,12 +288,20 @@ static int write_report_locked(enum vigil_report_end how, int status)
     int written = 0;
     if (!err) {
         int rc = rename(report_tmp_dir, final_dir);
-        if (rc != 0 && (errno == EEXIST || errno == ENOTEMPTY)) {
-            remove_flat_dir(final_dir);   /* an earlier flush of this process (or an exec'd image) */
+        if (rc != 0 && (errno == EEXIST || errno == ENOTEMPTY) && flushed_here) {
+            remove_flat_dir(final_dir);   /* our own earlier flush */
+            rc = rename(report_tmp_dir, final_dir);
+        }
+        /* Someone else's report under our name (a recycled pid): keep it, take <dir>.<n>. */
+        size_t base_len = strlen(final_dir);
+        for (int n = 1; rc != 0 && (errno == EEXIST || errno == ENOTEMPTY) && n < 100; n++) {
+            snprintf(final_dir + base_len, sizeof final_dir - base_len, ".%d", n);
             rc = rename(report_tmp_dir, final_dir);
         }
         if (rc != 0)
             err = errno, step = " (rename)";
+        else if (!final)
+            flushed_here = 1;
         written = !err;
     }
     if (err) {
@@ -335,6 +346,7 @@ void __vigil_report_after_fork(void)
     __atomic_store_n(&final_claimed, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&report_owner, 0, __ATOMIC_RELAXED);
     report_tmp_dir[0] = '\0';
+    flushed_here = 0;
 }
 
 FILE *vigil_report_open(const struct vigil_tool *tool, const char *filename)

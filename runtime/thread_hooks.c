@@ -51,36 +51,42 @@ static void (*real_pthread_exit)(void *);
 /* Set on a thread while it resolves: a hook re-entered from dlsym cannot be served. */
 static __thread int resolving;
 
+/* NULL when the symbol cannot be found (a -static link: our hooks are not used there). */
 static void *lookup(const char *name)
 {
-    void *p = dlsym(RTLD_NEXT, name);
-    if (!p) {
-        __vigil_message("cannot find the real %s (dlsym: %s); aborting", name, dlerror());
-        abort();
-    }
-    return p;
+    return dlsym(RTLD_NEXT, name);
+}
+
+__attribute__((noreturn)) static void missing(const char *name)
+{
+    /* Happens in a -static link: there is no next object to forward to. */
+    __vigil_message("cannot find the real %s (dlsym: %s); statically linked programs are not "
+                    "supported by vigil's pthread hooks; aborting", name, dlerror());
+    abort();
 }
 
 void __vigil_resolve_real_functions(void)
 {
-    if (resolving) {
-        __vigil_message("a pthread function was called while resolving pthread functions; aborting");
-        abort();
-    }
+    if (resolving)
+        return;   /* re-entered from dlsym: the stub below reports the missing function */
     resolving = 1;
-#define RESOLVE(ret, name, params, args) \
-    if (RELAXED_LOAD(&real_##name) == stub_##name) RELAXED_STORE(&real_##name, (ret(*) params)lookup(#name));
+    void *p;
+#define RESOLVE(ret, name, params, args)                                              \
+    if (RELAXED_LOAD(&real_##name) == stub_##name && (p = lookup(#name)) != NULL)     \
+        RELAXED_STORE(&real_##name, (ret(*) params)p);
     REAL_FUNCTIONS(RESOLVE)
-    if (!RELAXED_LOAD(&real_pthread_exit))
-        RELAXED_STORE(&real_pthread_exit, (void (*)(void *))lookup("pthread_exit"));
+    if (!RELAXED_LOAD(&real_pthread_exit) && (p = lookup("pthread_exit")) != NULL)
+        RELAXED_STORE(&real_pthread_exit, (void (*)(void *))p);
     resolving = 0;
 }
 
-#define DEFINE_STUB(ret, name, params, args)     \
-    static ret stub_##name params                \
-    {                                            \
-        __vigil_resolve_real_functions();        \
-        return REAL(name) args;                  \
+#define DEFINE_STUB(ret, name, params, args)               \
+    static ret stub_##name params                          \
+    {                                                      \
+        __vigil_resolve_real_functions();                  \
+        if (RELAXED_LOAD(&real_##name) == stub_##name)     \
+            missing(#name);                                \
+        return REAL(name) args;                            \
     }
 REAL_FUNCTIONS(DEFINE_STUB)
 
@@ -109,89 +115,89 @@ __attribute__((noinline)) static void lock_event(const void *lock, enum vigil_lo
             lock_event((lock), VIGIL_LOCK_RELEASE);                  \
     } while (0)
 
-int pthread_mutex_lock(pthread_mutex_t *m)
+INTERPOSE int pthread_mutex_lock(pthread_mutex_t *m)
 {
     int r = REAL(pthread_mutex_lock)(m);
     ACQUIRED(r, m, VIGIL_LOCK_ACQUIRE);
     return r;
 }
 
-int pthread_mutex_trylock(pthread_mutex_t *m)
+INTERPOSE int pthread_mutex_trylock(pthread_mutex_t *m)
 {
     int r = REAL(pthread_mutex_trylock)(m);
     ACQUIRED(r, m, VIGIL_LOCK_ACQUIRE);
     return r;
 }
 
-int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t)
+INTERPOSE int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t)
 {
     int r = REAL(pthread_mutex_timedlock)(m, t);
     ACQUIRED(r, m, VIGIL_LOCK_ACQUIRE);
     return r;
 }
 
-int pthread_mutex_unlock(pthread_mutex_t *m)
+INTERPOSE int pthread_mutex_unlock(pthread_mutex_t *m)
 {
     RELEASING(m);
     return REAL(pthread_mutex_unlock)(m);
 }
 
-int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+INTERPOSE int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
     int r = REAL(pthread_rwlock_rdlock)(l);
     ACQUIRED(r, l, VIGIL_LOCK_ACQUIRE_SHARED);
     return r;
 }
 
-int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+INTERPOSE int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
     int r = REAL(pthread_rwlock_wrlock)(l);
     ACQUIRED(r, l, VIGIL_LOCK_ACQUIRE);
     return r;
 }
 
-int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
+INTERPOSE int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
 {
     int r = REAL(pthread_rwlock_tryrdlock)(l);
     ACQUIRED(r, l, VIGIL_LOCK_ACQUIRE_SHARED);
     return r;
 }
 
-int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
+INTERPOSE int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 {
     int r = REAL(pthread_rwlock_trywrlock)(l);
     ACQUIRED(r, l, VIGIL_LOCK_ACQUIRE);
     return r;
 }
 
-int pthread_rwlock_unlock(pthread_rwlock_t *l)
+INTERPOSE int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
     RELEASING(l);
     return REAL(pthread_rwlock_unlock)(l);
 }
 
-int pthread_spin_lock(pthread_spinlock_t *l)
+INTERPOSE int pthread_spin_lock(pthread_spinlock_t *l)
 {
     int r = REAL(pthread_spin_lock)(l);
     ACQUIRED(r, (const void *)l, VIGIL_LOCK_ACQUIRE);
     return r;
 }
 
-int pthread_spin_trylock(pthread_spinlock_t *l)
+INTERPOSE int pthread_spin_trylock(pthread_spinlock_t *l)
 {
     int r = REAL(pthread_spin_trylock)(l);
     ACQUIRED(r, (const void *)l, VIGIL_LOCK_ACQUIRE);
     return r;
 }
 
-int pthread_spin_unlock(pthread_spinlock_t *l)
+INTERPOSE int pthread_spin_unlock(pthread_spinlock_t *l)
 {
     RELEASING((const void *)l);
     return REAL(pthread_spin_unlock)(l);
 }
 
 /* A condition wait releases the mutex and holds it again when it returns (also on timeout). */
-int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+INTERPOSE int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
     RELEASING(m);
     int r = REAL(pthread_cond_wait)(c, m);
@@ -199,7 +205,7 @@ int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
     return r;
 }
 
-int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t)
+INTERPOSE int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t)
 {
     RELEASING(m);
     int r = REAL(pthread_cond_timedwait)(c, m, t);
@@ -254,7 +260,7 @@ static void *thread_start(void *p)
     return ret;
 }
 
-int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+INTERPOSE int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
     if (likely(!__vigil_wants(VIGIL_EV_THREAD)))
         return REAL(pthread_create)(t, attr, fn, arg);
@@ -269,7 +275,7 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *)
     return r;
 }
 
-int pthread_join(pthread_t t, void **ret)
+INTERPOSE int pthread_join(pthread_t t, void **ret)
 {
     int r = REAL(pthread_join)(t, ret);
     if (unlikely(__vigil_wants(VIGIL_EV_THREAD)) && r == 0)
@@ -277,18 +283,20 @@ int pthread_join(pthread_t t, void **ret)
     return r;
 }
 
-void pthread_exit(void *ret)
+INTERPOSE void pthread_exit(void *ret)
 {
     /* Threads not started through our wrapper (the main thread) are reported here. */
     thread_exit_event();
     if (!RELAXED_LOAD(&real_pthread_exit))
         __vigil_resolve_real_functions();
+    if (!RELAXED_LOAD(&real_pthread_exit))
+        missing("pthread_exit");
     RELAXED_LOAD(&real_pthread_exit)(ret);
     __builtin_unreachable();
 }
 
 /* dlclose: a module whose object goes away must no longer be read by the report. */
-int dlclose(void *h)
+INTERPOSE int dlclose(void *h)
 {
     int r = REAL(dlclose)(h);
     if (r == 0 && __vigil_is_ready())

@@ -17,10 +17,10 @@ VIGIL=${VIGIL:-$ROOT/build/bin/vigil}
 WORK=$(mktemp -d /tmp/vigil-leaktest.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 pass=0 fail=0
-ok()  { echo "PASS: $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+ok()  { echo "PASS leak/$*"; pass=$((pass + 1)); }
+bad() { echo "FAIL leak/$*"; fail=$((fail + 1)); }
 
-[ -x "$VIGILCC" ] && [ -x "$VIGIL" ] || { echo "FAIL: build first (make): $VIGILCC, $VIGIL"; exit 1; }
+[ -x "$VIGILCC" ] && [ -x "$VIGIL" ] || { echo "FAIL leak: build first (make): $VIGILCC, $VIGIL"; exit 1; }
 OPTS="tools=leak:leak.stale_after=0.5:leak.snapshot_every=0.25"
 
 # groups of a report, one per line: KIND ALLOC_FUNCTION ALLOC_FILE LAST_ACCESS_FUNCTION
@@ -121,7 +121,7 @@ if command -v chromium >/dev/null 2>&1; then
     if bash "$HERE/html_test.sh" "$WORK/report-error_path" "$WORK"; then ok "HTML viewer in headless Chromium"
     else bad "HTML viewer in headless Chromium"; fi
 else
-    echo "SKIP: HTML viewer test (no chromium; apt-get install -y chromium)"
+    echo "SKIP leak/html: viewer test (no chromium; apt-get install -y chromium)"
 fi
 
 echo

@@ -12,6 +12,7 @@
  *   rt_abi flush      vigil_flush_report, then more work, then exit 0
  *   rt_abi lazy       dispatch check fires before the module's constructor ran; exit 0
  *   rt_abi wait       rare site, then waits for a signal (run.sh sends SIGTERM)
+ *   rt_abi services   prints what the tool services say (site lookup, stack, clock)
  */
 #include <pthread.h>
 #include <signal.h>
@@ -23,6 +24,7 @@
 
 #include "abi.h"
 #include "sitefmt.h"
+#include "vigil/tool.h"
 #include "vigil/vigil.h"
 
 enum { S_HOT_ENTRY, S_HOT_LOOP, S_RARE, S_LOAD, S_STORE, S_BRANCH, S_RET, S_CALL, NSITES };
@@ -135,6 +137,12 @@ static void *worker(void *arg)
     return NULL;
 }
 
+__attribute__((noinline)) static void capture_in_callee(struct vigil_stack *st)
+{
+    vigil_capture_stack(st, VIGIL_MAX_STACK);
+    __asm__ volatile("" ::: "memory");   /* not a tail call */
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "basic";
@@ -199,6 +207,26 @@ int main(int argc, char **argv)
         dispatch(&module2, 0);
         dispatch(&module2, 0);
         rare();   /* module: registered lazily too when RT_LAZY is set */
+        return 0;
+    }
+    if (strcmp(what, "services") == 0) {
+        rare();
+        struct vigil_site_info info;
+        for (uint32_t id = module.base_id; id < module.base_id + NSITES + 1; id++) {
+            int r = vigil_site_lookup(id, &info);
+            printf("site %u: %d %s %s %s:%u:%u\n", id - module.base_id, r, info.kind,
+                   info.function, info.file, info.line, info.column);
+        }
+        struct vigil_stack st;
+        capture_in_callee(&st);
+        /* Innermost first: the return address into capture_in_callee, then into main. */
+        int ok = st.depth >= 3 && st.pc[0] - (uintptr_t)capture_in_callee < 256 &&
+                 st.pc[1] - (uintptr_t)main < 8192;
+        printf("stack %d\n", ok);
+        uint64_t t0 = vigil_now_ns();
+        usleep(20000);
+        uint64_t t1 = vigil_now_ns();
+        printf("clock %d\n", t1 > t0 && t1 - t0 >= 20000000u && t1 - t0 < 2000000000u);
         return 0;
     }
     if (strcmp(what, "wait") == 0) {

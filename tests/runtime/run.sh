@@ -14,7 +14,7 @@ passed=0 failed=0
 pass() { echo "PASS runtime/$1"; passed=$((passed + 1)); }
 fail() { echo "FAIL runtime/$1: $2"; failed=$((failed + 1)); }
 
-CFLAGS="-std=gnu11 -g -O1 -D_GNU_SOURCE -I$ROOT/common -I$ROOT/include"
+CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -I$ROOT/common -I$ROOT/include"
 $CC $CFLAGS "$ROOT/tests/runtime/rt_report.c" "$ROOT"/common/*.c -o "$W/rt_report" -lm || { fail build "rt_report"; exit 1; }
 $CC $CFLAGS "$ROOT/tests/runtime/rt_abi.c" -o "$W/rt_abi_static" \
     -Wl,--whole-archive "$ROOT/build/lib/libvigil.a" -Wl,--no-whole-archive -ldl -lpthread -lm \
@@ -137,6 +137,21 @@ for bin in rt_abi_static rt_abi_shared; do
     [ "$status" = 143 ] && has "$f" "signal 15" && pass "SIGTERM: report, status unchanged ($tag)" \
         || fail "SIGTERM: report, status unchanged ($tag)" "status $status; $(head -1 <<<"$f")"
 done
+
+run services rt_abi_static "" services
+want="site 0: 0 entry hot rt_abi.c:10:1
+site 1: 0 backedge hot rt_abi.c:11:5
+site 2: 0 entry rare rt_abi.c:20:1
+site 3: 0 load hot rt_abi.c:12:9
+site 4: 0 store hot rt_abi.c:12:3
+site 5: 0 branch hot rt_abi.c:13:7
+site 6: 0 return hot rt_abi.c:14:7
+site 7: 0 call hot rt_abi.c:15:7
+site 8: -1 ? ? ?:0:0
+stack 1
+clock 1"
+[ "$(cat "$dir/stdout")" = "$want" ] && pass "tool services: site lookup, stack capture, clock" \
+    || fail "tool services: site lookup, stack capture, clock" "$(diff <(echo "$want") "$dir/stdout" | tr '\n' ' ' | cut -c1-300)"
 
 run unwritable rt_abi_static "out=/proc/no/such/dir"
 lines=$(grep -c '^vigil: cannot write report to /proc/no/such/dir/rt_abi_static\.[0-9]*: ' "$dir/stderr")

@@ -1,0 +1,182 @@
+/* The command's view of binaries: site tables read from an ELF file's "vigil_sites" section
+ * (two hand-made tables with zero padding between them, as the linker leaves them), a binary
+ * without tables, bad files; and PC -> function, file:line through libdw.
+ * Builds its test programs with clang at run time. */
+// unit-extra: cmd/elfsites.c cmd/symbolize.c
+// unit-libs: -Icmd -ldw -lelf
+#include "check.h"
+#include "elfsites.h"
+#include "symbolize.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/vigil-test-elfsites-XXXXXX";
+
+/* Write the bytes of a table as a C array in the "vigil_sites" section. */
+static void emit_table(FILE *f, const char *name, const unsigned char *bytes, size_t len)
+{
+    fprintf(f, "__attribute__((used, section(\"vigil_sites\"), aligned(8)))\n"
+               "static const unsigned char %s[%zu] = {", name, len);
+    for (size_t i = 0; i < len; i++)
+        fprintf(f, "%s%u", i ? "," : "", bytes[i]);
+    fprintf(f, "};\n");
+}
+
+static int run(const char *cmd)
+{
+    int rc = system(cmd);
+    CHECK(rc == 0, "command failed (%d): %s", rc, cmd);
+    return rc;
+}
+
+static void test_two_tables(void)
+{
+    struct vigil_sitefmt_builder *a = vigil_sitefmt_builder_new("src/a.c");
+    vigil_sitefmt_add(a, VIGIL_SITE_ENTRY, "main", "src/a.c", 3, 1, 0);
+    vigil_sitefmt_add(a, VIGIL_SITE_BACKEDGE, "main", "src/a.c", 5, 9, 0);
+    vigil_sitefmt_add(a, VIGIL_SITE_LOAD, "main", "", 0, 0, 8);
+    size_t alen, blen;
+    unsigned char *ta = vigil_sitefmt_finish(a, 0x1122334455667788ull, &alen);
+    struct vigil_sitefmt_builder *b = vigil_sitefmt_builder_new("lib/b c.c");
+    vigil_sitefmt_add(b, VIGIL_SITE_ENTRY, "helper", "lib/b c.c", 10, 2, 0);
+    unsigned char *tb = vigil_sitefmt_finish(b, 0xfedcba9876543210ull, &blen);
+    CHECK(ta && tb, "encoder failed");
+    if (!ta || !tb)
+        return;
+
+    char src[256], bin[256], cmd[1024];
+    snprintf(src, sizeof src, "%s/tables.c", dir);
+    snprintf(bin, sizeof bin, "%s/tables", dir);
+    FILE *f = fopen(src, "w");
+    emit_table(f, "table_a", ta, alen);
+    static const unsigned char zeros[16];
+    emit_table(f, "padding", zeros, sizeof zeros);   /* zero padding between tables */
+    emit_table(f, "table_b", tb, blen);
+    fprintf(f, "int helper(int x) { return x + 1; }\n"
+               "int main(void) { return helper(-1); }\n");
+    fclose(f);
+    free(ta);
+    free(tb);
+    snprintf(cmd, sizeof cmd, "clang -g -O0 %s -o %s", src, bin);
+    if (run(cmd))
+        return;
+
+    struct vigil_elf_sites s;
+    char err[512] = "";
+    int rc = vigil_elf_sites_load(bin, &s, err, sizeof err);
+    CHECK(rc == 0, "load %s: %s", bin, err);
+    if (rc)
+        return;
+    CHECK(s.has_section, "has_section");
+    CHECK(!s.has_runtime_symbol, "a program without the runtime has no runtime symbol");
+    CHECK(s.ntables == 2, "ntables %zu (section order: a, then b, padding skipped)", s.ntables);
+    if (s.ntables == 2) {
+        const struct vigil_sitefmt_table *t = vigil_elf_sites_find(&s, 0x1122334455667788ull, 3);
+        CHECK(t == &s.tables[0], "find table a");
+        CHECK(vigil_elf_sites_find(&s, 0x1122334455667788ull, 4) == NULL,
+              "same hash, other site count: not the same table");
+        CHECK(vigil_table_tu_hash(&s.tables[1]) == 0xfedcba9876543210ull, "tu hash of b");
+        CHECK(strcmp(vigil_table_source(&s.tables[1]), "lib/b c.c") == 0, "source of b: %s",
+              vigil_table_source(&s.tables[1]));
+        struct vigil_site_view v;
+        vigil_sitefmt_get(&s.tables[0], 1, &v);
+        CHECK(v.kind == VIGIL_SITE_BACKEDGE && strcmp(v.function, "main") == 0 &&
+              strcmp(v.file, "src/a.c") == 0 && v.line == 5 && v.column == 9,
+              "site a/1: %d %s %s:%u:%u", v.kind, v.function, v.file, v.line, v.column);
+        vigil_sitefmt_get(&s.tables[0], 2, &v);
+        CHECK(v.kind == VIGIL_SITE_LOAD && v.aux == 8 && v.file[0] == '\0', "site a/2");
+    }
+    vigil_elf_sites_free(&s);
+
+    /* A corrupted table is an error naming the file and the section. */
+    snprintf(cmd, sizeof cmd,
+             "python3 -c \"import sys; p=sys.argv[1]; d=bytearray(open(p,'rb').read()); "
+             "i=d.find(b'VGLSITES'); d[i+8]=9; open(p+'.bad','wb').write(d)\" %s", bin);
+    if (run(cmd) == 0) {
+        char bad[300];
+        snprintf(bad, sizeof bad, "%s.bad", bin);
+        rc = vigil_elf_sites_load(bad, &s, err, sizeof err);
+        CHECK(rc == -1 && strstr(err, bad) == err && strstr(err, "vigil_sites"),
+              "corrupt table: rc %d \"%s\"", rc, err);
+        CHECK(s.tables == NULL && s.section == NULL, "failed load leaves nothing allocated");
+    }
+}
+
+static void test_plain_and_bad_files(void)
+{
+    struct vigil_elf_sites s;
+    char err[512] = "", path[300];
+    snprintf(path, sizeof path, "%s/not-elf", dir);
+    FILE *f = fopen(path, "w");
+    fputs("#!/bin/sh\necho hi\n", f);
+    fclose(f);
+    CHECK(vigil_elf_sites_load(path, &s, err, sizeof err) == -1 && strstr(err, path) == err &&
+          strstr(err, "not an ELF"), "text file: \"%s\"", err);
+    snprintf(path, sizeof path, "%s/missing", dir);
+    CHECK(vigil_elf_sites_load(path, &s, err, sizeof err) == -1 && strstr(err, path) == err,
+          "missing file: \"%s\"", err);
+    /* /proc/self/exe: this test, an ordinary binary without site tables */
+    CHECK(vigil_elf_sites_load("/proc/self/exe", &s, err, sizeof err) == 0 && !s.has_section &&
+          s.ntables == 0, "plain binary: %s", err);
+    vigil_elf_sites_free(&s);
+}
+
+static void test_symbolize(void)
+{
+    char src[256], bin[256], cmd[1024], out[300];
+    snprintf(src, sizeof src, "%s/sym.c", dir);
+    snprintf(bin, sizeof bin, "%s/sym", dir);
+    snprintf(out, sizeof out, "%s/sym.out", dir);
+    FILE *f = fopen(src, "w");
+    fprintf(f, "#include <stdio.h>\n"
+               "#include <stdint.h>\n"
+               "int target(int x)\n"
+               "{\n"
+               "    return x * 2;\n"
+               "}\n"
+               "int main(void) { printf(\"%%lx\\n\", (unsigned long)(uintptr_t)&target); return target(0); }\n");
+    fclose(f);
+    /* -no-pie: the printed run-time address is the link-time address */
+    snprintf(cmd, sizeof cmd, "clang -g -O0 -no-pie %s -o %s && %s > %s", src, bin, bin, out);
+    if (run(cmd))
+        return;
+    f = fopen(out, "r");
+    unsigned long address = 0;
+    CHECK(f && fscanf(f, "%lx", &address) == 1, "read the address of target");
+    if (f)
+        fclose(f);
+    char err[512] = "";
+    struct vigil_symbolizer *s = vigil_symbolizer_open(bin, err, sizeof err);
+    CHECK(s != NULL, "open symbolizer: %s", err);
+    if (!s)
+        return;
+    struct vigil_source_location loc;
+    int rc = vigil_symbolize(s, address, &loc);
+    CHECK(rc == 0 && strcmp(loc.function, "target") == 0, "function at %lx: \"%s\"", address,
+          loc.function);
+    CHECK(strstr(loc.file, "sym.c") != NULL && loc.line >= 3 && loc.line <= 5,
+          "location at %lx: %s:%d", address, loc.file, loc.line);
+    CHECK(vigil_symbolize(s, 0, &loc) == -1, "address 0 is unknown");
+    vigil_symbolizer_close(s);
+    CHECK(vigil_symbolizer_open("/nonexistent/binary", err, sizeof err) == NULL &&
+          strstr(err, "/nonexistent/binary") == err, "missing binary: \"%s\"", err);
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) {
+        CHECK(0, "mkdtemp");
+        return CHECK_DONE("test_elfsites");
+    }
+    test_two_tables();
+    test_plain_and_bad_files();
+    test_symbolize();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        printf("note: could not remove %s\n", dir);
+    return CHECK_DONE("test_elfsites");
+}
