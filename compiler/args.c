@@ -69,6 +69,7 @@ static const struct rule rules[] = {
     {"-fmemory-profile", PREFIX, CAT_PASS},
     {"-fpseudo-probe-for-profiling", EXACT, CAT_PASS},
     {"-fembed-bitcode", PREFIX, CAT_PASS},
+    {"-pg", EXACT, CAT_PASS}, /* mcount calls come from a pass of clang's pipeline */
 
     {"-objc", PREFIX, CAT_UNKNOWN}, /* not -o bjc... */
     {"-o", JOINED_OR_SEPARATE, CAT_OUTPUT},
@@ -179,6 +180,8 @@ static const struct rule rules[] = {
     {"-pthreads", EXACT, CAT_CODEGEN},
     {"-Qunused-arguments", EXACT, CAT_CODEGEN},
     {"-no-canonical-prefixes", EXACT, CAT_CODEGEN},
+    {"-no-integrated-as", EXACT, CAT_CODEGEN},
+    {"-integrated-as", EXACT, CAT_CODEGEN},
 };
 
 static int starts_with(const char *s, const char *prefix)

@@ -74,8 +74,9 @@ char *vcc_stem_with(const char *path, const char *suffix);  /* dir/a.c, ".o" -> 
 char *vcc_replace_extension(const char *path, const char *ext); /* out/x.o, ".d" -> out/x.d */
 /* Default output of one input for -c / -S (used when there is no -o). */
 char *vcc_default_output(const struct vcc_args *a, const struct vcc_input *in);
-/* The dependency file and make target plain clang would write for one input, given the final
- * output path it is compiled to (NULL: none named with -o). */
+/* What vigil-cc must add to the front end so that -MD/-MMD write the dependency file and make
+ * target plain clang would (derived from -o, else from the input's name); NULL when the user
+ * named them (-MF, -MT/-MQ, -Wp,-MD,FILE) or asked for no dependency file. */
 char *vcc_dep_file(const struct vcc_args *a, const struct vcc_input *in);
 char *vcc_dep_target(const struct vcc_args *a, const struct vcc_input *in);
 

@@ -240,7 +240,9 @@ static int stage_classify(struct vcc_job *job)
 static int stage_pass_through(struct vcc_job *job)
 {
     if (job->args.action != VCC_PASS_THROUGH) return CONTINUE;
-    if (job->verbose) fprintf(stderr, "vigil-cc: pass-through (%s)\n", job->args.pass_reason);
+    if (job->verbose || (job->debug && job->args.nsources > 0))
+        fprintf(stderr, "vigil-cc: %s: pass-through to clang, nothing instrumented (%s)\n",
+                job->verbose ? "run" : "note", job->args.pass_reason);
     struct vcc_cmd cmd = {0};
     vcc_cmd_push(&cmd, job->clang);
     for (int i = 0; i < job->orig_argc; i++) vcc_cmd_push(&cmd, job->orig_argv[i]);
@@ -295,6 +297,7 @@ static int stage_compile(struct vcc_job *job)
     const struct vcc_args *a = &job->args;
     job->objects = calloc((size_t)a->ninputs + 1, sizeof *job->objects);
     if (!job->objects) { perror("vigil-cc"); return 1; }
+    int first_failure = 0; /* like clang: report every source's errors, then stop */
     for (int k = 0; k < a->ninputs; k++) {
         const struct vcc_input *in = &a->inputs[k];
         int status;
@@ -305,12 +308,13 @@ static int stage_compile(struct vcc_job *job)
             char *out;
             if (a->action == VCC_LINK) out = vcc_temp_file(job, ".o");
             else out = a->output ? strdup(a->output) : vcc_default_output(a, in);
-            if (!out) return 1;
+            if (!out) return 1; /* no temporary file: nothing else will work either */
             job->objects[k] = out;
             status = vcc_compile_source(job, in, out);
         }
-        if (status) return status;
+        if (status && !first_failure) first_failure = status;
     }
+    if (first_failure) return first_failure;
     return a->action == VCC_LINK ? CONTINUE : 0;
 }
 

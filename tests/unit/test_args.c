@@ -50,7 +50,7 @@ static void test_actions(void)
         "-save-temps -c a.c", "--version", "-dumpversion", "-dumpmachine", "-print-prog-name=ld",
         "-print-search-dirs", "-v", "-c -x c -", "-c a.s", "-c a.cpp", "-c -emit-llvm a.c",
         "-fsanitize=address a.c", "--coverage -c a.c", "-c a.c b.c -o x.o", "-shared a.o -o l.so",
-        "-c -x assembler a.c", "-###", "-c",
+        "-c -x assembler a.c", "-###", "-c", "-pg a.c",
     };
     for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++) {
         classify(passes[i]);

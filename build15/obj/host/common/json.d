@@ -1,0 +1,3 @@
+build15/obj/host/common/json.o: common/json.c common/json.h
+
+common/json.h:

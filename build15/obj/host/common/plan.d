@@ -1,0 +1,3 @@
+build15/obj/host/common/plan.o: common/plan.c common/plan.h
+
+common/plan.h:

@@ -1,0 +1,3 @@
+build15/obj/host/common/scores.o: common/scores.c common/scores.h
+
+common/scores.h:

@@ -1,0 +1,3 @@
+build15/obj/host/compiler/args.o: compiler/args.c compiler/args.h
+
+compiler/args.h:

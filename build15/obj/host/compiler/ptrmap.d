@@ -1,0 +1,3 @@
+build15/obj/host/compiler/ptrmap.o: compiler/ptrmap.c compiler/ptrmap.h
+
+compiler/ptrmap.h:

@@ -1,0 +1,3 @@
+build16/obj/host/common/json.o: common/json.c common/json.h
+
+common/json.h:

@@ -1,0 +1,3 @@
+build16/obj/host/common/plan.o: common/plan.c common/plan.h
+
+common/plan.h:
