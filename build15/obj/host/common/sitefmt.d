@@ -1,3 +1,0 @@
-build15/obj/host/common/sitefmt.o: common/sitefmt.c common/sitefmt.h
-
-common/sitefmt.h:

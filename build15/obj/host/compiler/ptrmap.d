@@ -1,3 +1,0 @@
-build15/obj/host/compiler/ptrmap.o: compiler/ptrmap.c compiler/ptrmap.h
-
-compiler/ptrmap.h:

@@ -1,6 +1,0 @@
-build16/obj/host/common/options.o: common/options.c common/options.h \
-  common/options.inc
-
-common/options.h:
-
-common/options.inc:

@@ -1,3 +1,0 @@
-build16/obj/host/common/plan.o: common/plan.c common/plan.h
-
-common/plan.h:

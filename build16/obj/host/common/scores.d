@@ -1,3 +1,0 @@
-build16/obj/host/common/scores.o: common/scores.c common/scores.h
-
-common/scores.h:

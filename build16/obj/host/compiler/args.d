@@ -1,3 +1,0 @@
-build16/obj/host/compiler/args.o: compiler/args.c compiler/args.h
-
-compiler/args.h:
