@@ -3,6 +3,8 @@
 # by tests/real/sources.sh, reused from its cache) plus allocation-heavy workloads (sqlite3 on
 # bench/workloads/bench.sql, lua on bench/workloads/bench.lua):
 #   plain          clang, the reference
+#   vigil-base     vigil-cc build, no tool (adaptive sampling): the core's own cost, so that the
+#                  leak tool's share is the difference between vigil-adapt and this line
 #   vigil-adapt    vigil-cc build, VIGIL_OPTIONS=tools=leak (adaptive sampling)
 #   vigil-full     vigil-cc build, VIGIL_OPTIONS=mode=full:tools=leak
 #   asan           clang -fsanitize=address (LeakSanitizer on at exit)
@@ -10,19 +12,20 @@
 # Runs alternate between the variants (RUNS rounds, default 5); prints the median wall time and
 # peak RSS of each, the ratios to plain, and the geometric means of the ratios.
 #
-# usage: bench/leak.sh [PROGRAM...]        programs: sqlite3 lua bzip2 bc (default: all four)
-# Environment: RUNS, BENCH_VALGRIND, VIGIL_REAL_DIR (shared with tests/real), SQL_ROWS, LUA_N.
+# usage: bench/leak.sh [PROGRAM...]        programs: sqlite3 lua bzip2 gzip bc (default: all)
+# Environment: RUNS, SLOW_RUNS (rounds of vigil-full and valgrind, default 1), BENCH_VALGRIND, VIGIL_REAL_DIR (shared with tests/real), SQL_ROWS, LUA_N.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO_ROOT=$(cd "$HERE/.." && pwd)
 # shellcheck source=../tests/real/sources.sh
 source "$REPO_ROOT/tests/real/sources.sh"
 RUNS=${RUNS:-5}
+SLOW_RUNS=${SLOW_RUNS:-1}
 BENCH_VALGRIND=${BENCH_VALGRIND:-1}
 SQL_ROWS=${SQL_ROWS:-200000}
-LUA_N=${LUA_N:-4}
+LUA_N=${LUA_N:-10}
 programs=("$@")
-[ ${#programs[@]} = 0 ] && programs=(sqlite3 lua bzip2 bc)
+[ ${#programs[@]} = 0 ] && programs=(sqlite3 lua bzip2 gzip bc)
 command -v /usr/bin/time >/dev/null || real_die "/usr/bin/time missing: apt-get install time"
 
 # ASan builds live in their own cache directory (the build stamp includes the flags), sharing
@@ -50,6 +53,7 @@ workload() {
         sqlite3) echo "$1 :memory: < $WORK/bench.sql" ;;
         lua) echo "$1 $HERE/workloads/bench.lua $LUA_N" ;;
         bzip2) echo "$1 -9 -c < $(text_input)" ;;
+        gzip) echo "$1 -9 -c < $(text_input)" ;;
         bc) echo "$1 -l $REPO_ROOT/tests/real/workloads/bc_pi.bc" ;;
     esac
 }
@@ -59,6 +63,7 @@ measure() {   # VARIANT BINARY PROGRAM
     local variant=$1 bin=$2 prog=$3 cmd env=() pre=()
     cmd=$(workload "$bin" "$prog")
     case "$variant" in
+        vigil-base) env=(VIGIL_OPTIONS="out=$WORK/reports") ;;
         vigil-adapt) env=(VIGIL_OPTIONS="tools=leak:out=$WORK/reports") ;;
         vigil-full) env=(VIGIL_OPTIONS="mode=full:tools=leak:out=$WORK/reports") ;;
         asan) env=(ASAN_OPTIONS=detect_leaks=1:exitcode=0) ;;
@@ -71,7 +76,7 @@ measure() {   # VARIANT BINARY PROGRAM
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-variants=(plain vigil-adapt vigil-full asan)
+variants=(plain vigil-base vigil-adapt vigil-full asan)
 [ "$BENCH_VALGRIND" = 1 ] && command -v valgrind >/dev/null && variants+=(valgrind)
 printf '%-8s %-12s %9s %10s %8s %8s\n' program variant "time(s)" "rss(KiB)" "time x" "rss x"
 declare -A ratios_t ratios_m
@@ -79,12 +84,13 @@ for prog in "${programs[@]}"; do
     plain_bin=$(real_build "$prog" plain) || continue
     vigil_bin=$(real_build "$prog" vigil) || continue
     asan_bin=$(asan_build "$prog") || asan_bin=""
-    declare -A bin=([plain]=$plain_bin [vigil-adapt]=$vigil_bin [vigil-full]=$vigil_bin [asan]=$asan_bin [valgrind]=$plain_bin)
+    declare -A bin=([plain]=$plain_bin [vigil-base]=$vigil_bin [vigil-adapt]=$vigil_bin [vigil-full]=$vigil_bin [asan]=$asan_bin [valgrind]=$plain_bin)
     rm -f "$WORK"/t.* "$WORK"/m.*
     for ((r = 0; r < RUNS; r++)); do
         for v in "${variants[@]}"; do
             [ -n "${bin[$v]}" ] || continue
-            [ "$v" = valgrind ] && [ "$r" -ge 1 ] && [ "$RUNS" -gt 1 ] && [ "$prog" != bc ] && continue  # slow: one run
+            # 10-50x slower: SLOW_RUNS rounds only (bc's workload is short: every round)
+            case "$v" in valgrind|vigil-full) [ "$r" -ge "$SLOW_RUNS" ] && [ "$prog" != bc ] && continue ;; esac
             read -r t m < <(measure "$v" "${bin[$v]}" "$prog")
             echo "$t" >>"$WORK/t.$v"
             echo "$m" >>"$WORK/m.$v"

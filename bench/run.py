@@ -155,6 +155,7 @@ class ChildTimer:
         self.last = resource.getrusage(resource.RUSAGE_CHILDREN)
 
     def measure(self, *args):
+        self.last = resource.getrusage(resource.RUSAGE_CHILDREN)
         code, wall, usage, err = run_once(*args)
         cpu = (usage.ru_utime - self.last.ru_utime) + (usage.ru_stime - self.last.ru_stime)
         self.last = usage
@@ -166,19 +167,63 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
+def runtime_text_baseline(vigilcc, cflags):
+    """Text bytes that vigil-cc adds to an empty program (the runtime library), or 0."""
+    work = tempfile.mkdtemp(prefix="vigil-bench-size-")
+    try:
+        src = os.path.join(work, "empty.c")
+        with open(src, "w") as f:
+            f.write("int main(void) { return 0; }\n")
+        sizes = []
+        for cc in (os.environ.get("PLAINCC", "clang"), vigilcc):
+            out = os.path.join(work, "empty-" + os.path.basename(cc))
+            subprocess.run([cc] + cflags.split() + [src, "-o", out], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            sizes.append(text_size(out))
+        return sizes[1] - sizes[0]
+    except (OSError, subprocess.CalledProcessError):
+        return 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def text_size(binary):
     out = subprocess.run(["size", binary], stdout=subprocess.PIPE, text=True, check=True).stdout
     return int(out.splitlines()[1].split()[0])
 
 
-def compile_seconds(program, variant):
-    """Build time recorded by real_build (seconds; includes configure for autotools packages)."""
-    path = os.path.join(REAL_DIR, "build", variant, program, ".build_seconds")
+# Sources compiled for the compile-time comparison (file list, flags), per program.
+COMPILE_SETS = {
+    "bzip2": (["blocksort.c", "huffman.c", "crctable.c", "randtable.c", "compress.c", "decompress.c",
+               "bzlib.c", "bzip2.c"], ["-D_FILE_OFFSET_BITS=64"]),
+    "lua": (None, ["-std=gnu99", "-DLUA_COMPAT_5_3", "-DLUA_USE_LINUX"]),   # None: every *.c
+    "sqlite3": (["sqlite3.c", "shell.c"], ["-DSQLITE_THREADSAFE=1", "-DSQLITE_ENABLE_MATH_FUNCTIONS"]),
+}
+
+
+def compile_cpu_seconds(program, compiler, cflags, timer):
+    """CPU seconds (compiler and its children) to compile the program's sources with -c, one at
+    a time, from the plain build's directory (sources and headers are there)."""
+    files, flags = COMPILE_SETS[program]
+    src = os.path.join(REAL_DIR, "build", "plain", program)
+    if files is None:
+        files = sorted(f for f in os.listdir(src) if f.endswith(".c"))
+    out = tempfile.mkdtemp(prefix="vigil-bench-cc-")
+    total = 0.0
     try:
-        with open(path) as f:
-            return float(f.read().strip())
-    except (OSError, ValueError):
-        return None
+        for f in files:
+            timer.last = resource.getrusage(resource.RUSAGE_CHILDREN)
+            result = subprocess.run([compiler] + cflags.split() + flags + ["-c", os.path.join(src, f),
+                                     "-o", os.path.join(out, f + ".o")], cwd=src,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+            total += (usage.ru_utime - timer.last.ru_utime) + (usage.ru_stime - timer.last.ru_stime)
+            timer.last = usage
+            if result.returncode != 0:
+                return None
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return total
 
 
 def cachegrind_instructions(binary, argv, stdin_path, mode):
@@ -208,6 +253,7 @@ def main():
     parser.add_argument("--modes", default="off,adaptive,full")
     parser.add_argument("--scale", type=float, default=1.0, help="multiply workload sizes")
     parser.add_argument("--no-compile", action="store_true", help="skip compile time and text size")
+    parser.add_argument("--quick-compile", action="store_true", help="skip the (long) sqlite3 compile")
     parser.add_argument("--no-cachegrind", action="store_true")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
     args = parser.parse_args()
@@ -289,22 +335,39 @@ def main():
     emit()
 
     if not args.no_compile:
-        emit(f"{'program':<10}{'build s plain':>15}{'build s vigil':>15}{'ratio':>8}"
-             f"{'text plain':>13}{'text vigil':>13}{'ratio':>8}")
-        compile_ratios, size_ratios = [], []
+        emit(f"{'program':<10}{'compile plain':>15}{'compile vigil':>15}{'ratio':>8}"
+             f"{'text plain':>13}{'text vigil':>13}{'ratio':>8}{'w/o rt':>8}")
+        compile_ratios, size_ratios, code_ratios = [], [], []
+        runtime_text = runtime_text_baseline(vigilcc, cflags)
+        plaincc = os.environ.get("PLAINCC", "clang")
         for program in programs:
             plain, vigil = bins.get((program, "plain")), bins.get((program, "vigil"))
             if not plain or not vigil:
                 continue
-            cp, cv = compile_seconds(program, "plain"), compile_seconds(program, "vigil")
+            cp = cv = None
+            if program in COMPILE_SETS and not (program == "sqlite3" and args.quick_compile):
+                log(f"bench: compile time {program}")
+                rounds = 1 if program == "sqlite3" else 3
+                tp, tv = [], []
+                for _ in range(rounds):   # alternating
+                    tp.append(compile_cpu_seconds(program, plaincc, cflags, timer))
+                    tv.append(compile_cpu_seconds(program, vigilcc, cflags, timer))
+                if None not in tp and None not in tv:
+                    cp, cv = statistics.median(tp), statistics.median(tv)
             sp, sv = text_size(plain), text_size(vigil)
-            cr = cv / cp if cp and cv else float("nan")
-            compile_ratios.append(cr)
             size_ratios.append(sv / sp)
-            emit(f"{program:<10}{cp or 0:>15.1f}{cv or 0:>15.1f}{cr:>7.2f}x{sp:>13}{sv:>13}{sv / sp:>7.2f}x")
-        emit(f"{'geomean':<10}{'':>30}{geomean(compile_ratios):>7.2f}x{'':>26}{geomean(size_ratios):>7.2f}x")
-        emit("(build s: time of the cached build, configure included for bc and gzip; text: `size` text"
-             " column, the vigil binary includes libvigil)")
+            code_ratios.append((sv - runtime_text) / sp)
+            sizes = f"{sp:>13}{sv:>13}{sv / sp:>7.2f}x{(sv - runtime_text) / sp:>7.2f}x"
+            if cp and cv:
+                compile_ratios.append(cv / cp)
+                emit(f"{program:<10}{cp:>15.2f}{cv:>15.2f}{cv / cp:>7.2f}x{sizes}")
+            else:
+                emit(f"{program:<10}{'-':>15}{'-':>15}{'-':>8}{sizes}")
+        emit(f"{'geomean':<10}{'':>30}{geomean(compile_ratios):>7.2f}x{'':>26}{geomean(size_ratios):>7.2f}x"
+             f"{geomean(code_ratios):>7.2f}x")
+        emit("(compile: CPU seconds to compile the sources with -c, median of 3 alternating rounds, 1 for"
+             " sqlite3;\n text: `size` text column; the vigil binary includes libvigil, w/o rt subtracts the"
+             f" {runtime_text} text bytes vigil-cc adds to an empty program)")
         emit()
 
     if not args.no_cachegrind and shutil.which("valgrind"):

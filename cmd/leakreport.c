@@ -314,6 +314,7 @@ int leak_report_load(const char *rundir, struct leak_report_view *r, char *err, 
     r->allocs = ju(h, "allocs");
     r->frees = ju(h, "frees");
     r->unknown_frees = ju(h, "unknown_frees");
+    r->realloc_moves = ju(h, "realloc_moves");   /* absent in older reports: 0 */
     r->live_objects = ju(h, "live_objects");
     r->live_bytes = ju(h, "live_bytes");
     r->peak_live_bytes = ju(h, "peak_live_bytes");

@@ -59,7 +59,7 @@ struct leak_report_view {
     int reach_enabled, reach_done;
     char *reach_method;
     uint64_t reach_root_bytes, reach_marked, reach_threads;
-    uint64_t allocs, frees, unknown_frees, live_objects, live_bytes, peak_live_bytes;
+    uint64_t allocs, frees, unknown_frees, realloc_moves, live_objects, live_bytes, peak_live_bytes;
     uint64_t model_mapped_bytes, model_resident_bytes, sites;
     uint64_t accesses_sampled, accesses_heap;
     uint64_t duration_ms;

@@ -92,9 +92,10 @@ static void print_text(const struct leak_report_view *r, int all)
     printf("; reachability at exit: %s\n", r->reach_done ? "done" : r->reach_enabled ? "failed" : "off");
     human_bytes(r->model_resident_bytes, b1, sizeof b1);
     human_bytes(r->peak_live_bytes, b2, sizeof b2);
-    printf("heap: %llu allocations, %llu frees, %llu frees of unknown pointers; peak live %s; "
-           "heap model %s resident\n", (unsigned long long)r->allocs, (unsigned long long)r->frees,
-           (unsigned long long)r->unknown_frees, b2, b1);
+    printf("heap: %llu allocations, %llu frees, %llu frees of unknown pointers, %llu realloc moves; "
+           "peak live %s; heap model %s resident\n", (unsigned long long)r->allocs,
+           (unsigned long long)r->frees, (unsigned long long)r->unknown_frees,
+           (unsigned long long)r->realloc_moves, b2, b1);
     printf("sampling: %llu accesses sampled, %llu of them in heap objects; %zu snapshot%s\n",
            (unsigned long long)r->accesses_sampled, (unsigned long long)r->accesses_heap,
            r->nsnapshots, r->nsnapshots == 1 ? "" : "s");
@@ -168,6 +169,7 @@ static void print_json(const struct leak_report_view *r, int all)
     vigil_json_key(&j, "allocs"); vigil_json_uint(&j, r->allocs);
     vigil_json_key(&j, "frees"); vigil_json_uint(&j, r->frees);
     vigil_json_key(&j, "unknown_frees"); vigil_json_uint(&j, r->unknown_frees);
+    vigil_json_key(&j, "realloc_moves"); vigil_json_uint(&j, r->realloc_moves);
     vigil_json_key(&j, "accesses_sampled"); vigil_json_uint(&j, r->accesses_sampled);
     vigil_json_key(&j, "accesses_heap"); vigil_json_uint(&j, r->accesses_heap);
     vigil_json_key(&j, "model_resident_bytes"); vigil_json_uint(&j, r->model_resident_bytes);

@@ -128,9 +128,8 @@ void xf_insert_checks(struct xfunc *f)
         LLVMBasicBlockRef from = LLVMValueAsBasicBlock(f->backedge_from.v[i]);
         LLVMBasicBlockRef to = LLVMValueAsBasicBlock(f->backedge_to.v[i]);
         LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
-        /* An indirectbr's destinations must stay the blocks its blockaddresses name. */
         if (LLVMGetInstructionOpcode(term) == LLVMIndirectBr)
-            continue;
+            continue;   /* never reached: clone.c moved these checks to the target's top */
         LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(term);
         site = xs_add(x, VIGIL_SITE_BACKEDGE, f->name, loc, 0);
         build_check(f, site, xf_debug_loc(f, term), to, xf_clone_block(f, to), &check, &burst);

@@ -15,6 +15,80 @@ static void *checked_calloc(size_t n, size_t size)
     return p;
 }
 
+/* Moves every instruction of block into a new block after it and leaves `br new` in block.
+ * Safe here because demotion left no PHIs and no values used across blocks. */
+static LLVMBasicBlockRef split_top(struct xfunc *f, LLVMBasicBlockRef block)
+{
+    LLVMBuilderRef b = f->x->builder;
+    char name[128];
+    snprintf(name, sizeof name, "%s.body", LLVMGetBasicBlockName(block));
+    LLVMBasicBlockRef body = LLVMInsertBasicBlockInContext(f->x->ctx, LLVMGetNextBasicBlock(block), name);
+    if (!body)  /* block was the last one */
+        body = LLVMAppendBasicBlockInContext(f->x->ctx, f->fn, name);
+    LLVMPositionBuilderAtEnd(b, body);
+    LLVMValueRef inst;
+    while ((inst = LLVMGetFirstInstruction(block))) {
+        size_t len = 0;
+        char *inst_name = strdup(LLVMGetValueName2(inst, &len));
+        LLVMInstructionRemoveFromParent(inst);
+        LLVMInsertIntoBuilderWithName(b, inst, inst_name);   /* inserting clears the name */
+        free(inst_name);
+    }
+    LLVMPositionBuilderAtEnd(b, block);
+    LLVMValueRef br = LLVMBuildBr(b, body);
+    for (inst = LLVMGetFirstInstruction(body); inst; inst = LLVMGetNextInstruction(inst))
+        if (LLVMInstructionGetDebugLoc(inst)) {   /* the check's site gets the body's position */
+            LLVMInstructionSetDebugLoc(br, LLVMInstructionGetDebugLoc(inst));
+            break;
+        }
+    return body;
+}
+
+/* An indirectbr cannot be redirected to a check block (its destinations are the blocks that
+ * blockaddress constants name), so a back-edge from one is checked at the top of its target
+ * instead: the target is split, and the edge into its body gets the check. Other entries to
+ * the target pass the check too, which is harmless. */
+static void check_indirect_targets(struct xfunc *f)
+{
+    struct ptrmap split;
+    ptrmap_init(&split);
+    for (size_t i = 0; i < f->backedge_from.n; i++) {
+        /* A source split earlier in this loop keeps its terminator in its body. */
+        LLVMValueRef holder = ptrmap_get(&split, f->backedge_from.v[i]);
+        if (!holder)
+            holder = f->backedge_from.v[i];
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(LLVMValueAsBasicBlock(holder));
+        if (LLVMGetInstructionOpcode(term) != LLVMIndirectBr)
+            continue;
+        LLVMValueRef target = f->backedge_to.v[i];
+        LLVMValueRef body = ptrmap_get(&split, target);
+        if (!body) {
+            body = LLVMBasicBlockAsValue(split_top(f, LLVMValueAsBasicBlock(target)));
+            ptrmap_put(&split, target, body);
+            valvec_push(&f->blocks, body);
+            /* Recorded as an ordinary edge to check; duplicates are skipped below. */
+            f->backedge_from.v[i] = target;
+            f->backedge_to.v[i] = body;
+        } else {
+            f->backedge_from.v[i] = NULL;   /* this target is already checked */
+        }
+    }
+    /* Back-edges leaving a split block now leave from its body, which holds the terminator. */
+    for (size_t i = 0; i < f->backedge_from.n; i++) {
+        LLVMValueRef body = f->backedge_from.v[i] ? ptrmap_get(&split, f->backedge_from.v[i]) : NULL;
+        if (body && f->backedge_to.v[i] != body)
+            f->backedge_from.v[i] = body;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < f->backedge_from.n; i++)
+        if (f->backedge_from.v[i]) {
+            f->backedge_from.v[kept] = f->backedge_from.v[i];
+            f->backedge_to.v[kept++] = f->backedge_to.v[i];
+        }
+    f->backedge_from.n = f->backedge_to.n = kept;
+    ptrmap_free(&split);
+}
+
 /* Back-edges by depth-first search from the entry: an edge to a block that is still on the DFS
  * stack. Every cycle contains one, irreducible ones included, so every loop iteration passes a
  * dispatch check. Each (from, to) pair is recorded once even if several successor slots of a
@@ -61,6 +135,7 @@ void xf_find_backedges(struct xfunc *f)
     free(stack);
     free(next_succ);
     ptrmap_free(&index);
+    check_indirect_targets(f);
 }
 
 LLVMBasicBlockRef xf_clone_block(struct xfunc *f, LLVMBasicBlockRef original)

@@ -88,16 +88,16 @@ static void demote_value(struct xfunc *f, LLVMValueRef inst)
     LLVMBasicBlockRef block = LLVMGetInstructionParent(inst);
     LLVMTypeRef type = LLVMTypeOf(inst);
     struct valvec users = {0};
+    struct ptrmap seen;
+    ptrmap_init(&seen);
     for (LLVMUseRef use = LLVMGetFirstUse(inst); use; use = LLVMGetNextUse(use)) {
         LLVMValueRef user = LLVMGetUser(use);
-        if (LLVMGetInstructionParent(user) == block)
+        if (LLVMGetInstructionParent(user) == block || ptrmap_get(&seen, user))
             continue;
-        int seen = 0;
-        for (size_t i = 0; i < users.n && !seen; i++)
-            seen = users.v[i] == user;
-        if (!seen)
-            valvec_push(&users, user);
+        ptrmap_put(&seen, user, user);
+        valvec_push(&users, user);
     }
+    ptrmap_free(&seen);
     LLVMValueRef slot = new_slot(f, type);
     LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(inst));
     LLVMBuildStore(b, inst, slot);

@@ -96,6 +96,20 @@ static void test_pages(void)
     heap_remove(r0, NULL, NULL);
     heap_insert(r1, 8192, 5, 0, 0);
     CHECK(found_start(r0 + 8) == 0 && found_start(r1 + 8000) == r1, "realloc move");
+    /* the moved object keeps the original's site, age and access history */
+    struct heap_obj *mo = heap_find_exact(r1);
+    heap_touch(mo, 700, 40, 4321);
+    struct heap_history hist;
+    uintptr_t r2 = BASE + 0x400000;
+    CHECK(heap_remove_history(r1, &hist) == 1 && hist.size == 8192 && hist.site == 5 &&
+          hist.touch_ms == 700 && hist.access_site == 4321 && hist.touch_seq == 40, "history of a removed object");
+    struct heap_obj *moved = heap_insert(r2, 9000, 11, 900, 50);
+    heap_inherit(moved, &hist);
+    CHECK(moved && (atomic_load(&moved->site_flags) & HEAP_SITE_MASK) == 5 && moved->alloc_ms == 0 &&
+          atomic_load(&moved->touch_ms) == 700 && atomic_load(&moved->access_site) == 4321 &&
+          atomic_load(&moved->max_gap) == 700 && atomic_load(&moved->size) == 9000, "moved object inherits");
+    heap_remove(r2, NULL, NULL);
+    heap_insert(r1, 8192, 5, 0, 0);
     /* realloc in place reported as a new block over a live start */
     struct heap_stats st0, st;
     heap_get_stats(&st0);
@@ -151,39 +165,50 @@ static void test_random(void)
     free(refs);
 }
 
-/* Threads allocate, look up and free their own objects while others do the same. */
+/* Threads allocate, look up and free their own objects while others do the same: first in
+ * separate regions (they meet only in the hash shards), then interleaved so that neighbouring
+ * objects in every page belong to different threads. */
 #define THREADS 4
 #define PER_THREAD 20000
+struct worker_args { uintptr_t base; uintptr_t stride; };
+
 static void *worker(void *arg)
 {
-    uintptr_t base = BASE + 0x40000000ul + (uintptr_t)arg * 0x10000000ul;
+    const struct worker_args *w = arg;
     unsigned long *bad = calloc(1, sizeof *bad);
     for (int round = 0; round < 3; round++) {
         for (int i = 0; i < PER_THREAD; i++)
-            heap_insert(base + (uintptr_t)i * 64, 48, 1, 0, 0);
+            heap_insert(w->base + (uintptr_t)i * w->stride, 48, 1, 0, 0);
         for (int i = 0; i < PER_THREAD; i++) {
-            struct heap_obj *o = heap_find(base + (uintptr_t)i * 64 + 40);
-            if (!o || atomic_load(&o->addr) != base + (uintptr_t)i * 64)
+            uintptr_t start = w->base + (uintptr_t)i * w->stride;
+            struct heap_obj *o = heap_find(start + 40);
+            if (!o || atomic_load(&o->addr) != start)
                 ++*bad;
             else
                 heap_touch(o, (uint32_t)round, 0, (uint32_t)i);
-            if (heap_find(base + (uintptr_t)i * 64 + 50))
+            if (heap_find(start + 50))
                 ++*bad;
         }
         for (int i = 0; i < PER_THREAD; i++)
-            if (heap_remove(base + (uintptr_t)i * 64, NULL, NULL) != 1)
+            if (heap_remove(w->base + (uintptr_t)i * w->stride, NULL, NULL) != 1)
                 ++*bad;
     }
     return bad;
 }
 
-static void test_threads(void)
+static void run_threads(const char *what, int interleaved)
 {
     struct heap_stats st0, st;
     heap_get_stats(&st0);
     pthread_t t[THREADS];
-    for (long i = 0; i < THREADS; i++)
-        pthread_create(&t[i], NULL, worker, (void *)i);
+    struct worker_args args[THREADS];
+    for (long i = 0; i < THREADS; i++) {
+        if (interleaved)
+            args[i] = (struct worker_args){ BASE + 0x80000000ul + (uintptr_t)i * 64, 64 * THREADS };
+        else
+            args[i] = (struct worker_args){ BASE + 0x40000000ul + (uintptr_t)i * 0x10000000ul, 64 };
+        pthread_create(&t[i], NULL, worker, &args[i]);
+    }
     unsigned long total_bad = 0;
     for (int i = 0; i < THREADS; i++) {
         void *r;
@@ -192,10 +217,16 @@ static void test_threads(void)
         free(r);
     }
     heap_get_stats(&st);
-    CHECK(total_bad == 0, "%lu wrong results under threads", total_bad);
-    CHECK(st.live_objects == st0.live_objects, "threads leave no objects: %lu vs %lu",
+    CHECK(total_bad == 0, "%s: %lu wrong results under threads", what, total_bad);
+    CHECK(st.live_objects == st0.live_objects, "%s: threads leave no objects: %lu vs %lu", what,
           (unsigned long)st.live_objects, (unsigned long)st0.live_objects);
-    CHECK(st.inserts - st0.inserts == 3ul * THREADS * PER_THREAD, "inserts counted");
+    CHECK(st.inserts - st0.inserts == 3ul * THREADS * PER_THREAD, "%s: inserts counted", what);
+}
+
+static void test_threads(void)
+{
+    run_threads("separate regions", 0);
+    run_threads("interleaved neighbours", 1);
 }
 
 int main(void)

@@ -18,6 +18,7 @@
 #define RECORD_BATCH 16
 #define RECORD_CHUNK (1u << 16)         /* records per mmap'd chunk */
 #define MAX_CHAIN_WALK 4096             /* lock-free readers give up after this (never in practice) */
+#define OPTIMISTIC_ATTEMPTS 4           /* lock-free walks before a lookup takes the shard lock */
 
 /* ---- spin lock: writers only, held for a few hundred instructions at most ---- */
 static inline void spin_lock(atomic_int *l)
@@ -159,8 +160,15 @@ struct bucket_array {
     uint64_t log;
     struct heap_obj *_Atomic b[];
 };
+/* Lock-free readers walk chains whose links writers rewrite: a removed record joins the free
+ * list, a recycled one moves to another chain, a grown shard relinks every record. A reader
+ * standing on such a record follows the wrong links and misses an object that is there. So
+ * writers make `seq` odd while they relink (a sequence lock); a reader trusts a miss only when
+ * `seq` was even and unchanged across its walk, and retries otherwise. Hits need no check: the
+ * record held the address when the reader compared it. */
 struct shard {
     atomic_int lock;
+    _Atomic uint32_t seq;                     /* odd while a writer relinks; written under lock */
     struct bucket_array *_Atomic buckets;     /* written under lock, read lock-free */
     uint64_t count, bytes;                    /* under lock */
     struct heap_obj *free_records;            /* under lock */
@@ -178,6 +186,16 @@ static unsigned record_nchunks;
 static _Atomic uint64_t live_bytes, peak_live_bytes, n_inserts, n_removes, n_unknown, n_replaced;
 static _Atomic uintptr_t addr_lo = UINTPTR_MAX, addr_hi;   /* bounds of every object ever seen */
 static atomic_int initialized;
+
+static inline void shard_write_begin(struct shard *s)
+{
+    atomic_store_explicit(&s->seq, atomic_load_explicit(&s->seq, memory_order_relaxed) + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+}
+static inline void shard_write_end(struct shard *s)
+{
+    atomic_store_explicit(&s->seq, atomic_load_explicit(&s->seq, memory_order_relaxed) + 1, memory_order_release);
+}
 
 static inline uint64_t addr_hash(uintptr_t addr) { return (uint64_t)(addr >> GRANULE_SHIFT) * 0x9E3779B97F4A7C15ull; }
 static inline struct shard *shard_of(uint64_t h) { return &shards[h >> 56]; }
@@ -303,6 +321,7 @@ struct heap_obj *heap_insert(uintptr_t addr, size_t size, uint32_t site, uint32_
     uint64_t h = addr_hash(addr);
     struct shard *s = shard_of(h);
     spin_lock(&s->lock);
+    shard_write_begin(s);
     struct heap_obj *old = shard_unlink(s, addr, h);
     if (old) {   /* a free we never saw (e.g. realloc in place reported as a fresh block) */
         uint64_t old_size = atomic_load_explicit(&old->size, memory_order_relaxed);
@@ -317,6 +336,7 @@ struct heap_obj *heap_insert(uintptr_t addr, size_t size, uint32_t site, uint32_
     }
     struct heap_obj *o = record_get(s);
     if (!o) {
+        shard_write_end(s);
         spin_unlock(&s->lock);
         return NULL;
     }
@@ -336,6 +356,7 @@ struct heap_obj *heap_insert(uintptr_t addr, size_t size, uint32_t site, uint32_
     s->bytes += size;
     if (s->count > (2ul << a->log))
         shard_grow(s);
+    shard_write_end(s);
     page_map_add(addr, size);
     spin_unlock(&s->lock);
     bounds_widen(addr, addr + (size ? size : 1));
@@ -344,7 +365,7 @@ struct heap_obj *heap_insert(uintptr_t addr, size_t size, uint32_t site, uint32_
     return o;
 }
 
-int heap_remove(uintptr_t addr, uint32_t *site, uint64_t *size)
+int heap_remove_history(uintptr_t addr, struct heap_history *out)
 {
     if (!addr || !atomic_load_explicit(&initialized, memory_order_acquire)) {
         atomic_fetch_add_explicit(&n_unknown, 1, memory_order_relaxed);
@@ -360,16 +381,24 @@ int heap_remove(uintptr_t addr, uint32_t *site, uint64_t *size)
         return 0;
     }
     uint64_t sz = atomic_load_explicit(&o->size, memory_order_relaxed);
-    if (site)
-        *site = atomic_load_explicit(&o->site_flags, memory_order_relaxed) & HEAP_SITE_MASK;
-    if (size)
-        *size = sz;
+    if (out)
+        *out = (struct heap_history){
+            .size = sz,
+            .site = atomic_load_explicit(&o->site_flags, memory_order_relaxed) & HEAP_SITE_MASK,
+            .alloc_ms = o->alloc_ms,
+            .touch_ms = atomic_load_explicit(&o->touch_ms, memory_order_relaxed),
+            .touch_seq = atomic_load_explicit(&o->touch_seq, memory_order_relaxed),
+            .access_site = atomic_load_explicit(&o->access_site, memory_order_relaxed),
+            .max_gap = atomic_load_explicit(&o->max_gap, memory_order_relaxed),
+        };
     s->count--;
     s->bytes -= sz;
     page_map_del(addr, sz);
+    /* A reader standing on o now walks the free list and misses: seq makes it retry. */
+    shard_write_begin(s);
     atomic_store_explicit(&o->addr, 0, memory_order_relaxed);
-    /* A lock-free reader standing on o now walks the free list: it ends at NULL (a miss). */
     atomic_store_explicit(&o->next, s->free_records, memory_order_relaxed);
+    shard_write_end(s);
     s->free_records = o;
     spin_unlock(&s->lock);
     live_add(-(int64_t)sz);
@@ -377,12 +406,31 @@ int heap_remove(uintptr_t addr, uint32_t *site, uint64_t *size)
     return 1;
 }
 
-struct heap_obj *heap_find_exact(uintptr_t addr)
+int heap_remove(uintptr_t addr, uint32_t *site, uint64_t *size)
 {
-    if (!addr || !atomic_load_explicit(&initialized, memory_order_acquire))
-        return NULL;
-    uint64_t h = addr_hash(addr);
-    struct shard *s = shard_of(h);
+    struct heap_history h;
+    if (!heap_remove_history(addr, &h))
+        return 0;
+    if (site)
+        *site = h.site;
+    if (size)
+        *size = h.size;
+    return 1;
+}
+
+void heap_inherit(struct heap_obj *o, const struct heap_history *from)
+{
+    uint32_t flags = atomic_load_explicit(&o->site_flags, memory_order_relaxed) & ~HEAP_SITE_MASK;
+    atomic_store_explicit(&o->site_flags, flags | (from->site & HEAP_SITE_MASK), memory_order_relaxed);
+    o->alloc_ms = from->alloc_ms;
+    atomic_store_explicit(&o->touch_ms, from->touch_ms, memory_order_relaxed);
+    atomic_store_explicit(&o->touch_seq, from->touch_seq, memory_order_relaxed);
+    atomic_store_explicit(&o->access_site, from->access_site, memory_order_relaxed);
+    atomic_store_explicit(&o->max_gap, from->max_gap, memory_order_relaxed);
+}
+
+static struct heap_obj *chain_find(struct shard *s, uintptr_t addr, uint64_t h)
+{
     struct bucket_array *a = atomic_load_explicit(&s->buckets, memory_order_acquire);
     struct heap_obj *o = atomic_load_explicit(&a->b[bucket_of(h, a->log)], memory_order_acquire);
     for (int n = 0; o && n < MAX_CHAIN_WALK; n++) {
@@ -391,6 +439,30 @@ struct heap_obj *heap_find_exact(uintptr_t addr)
         o = atomic_load_explicit(&o->next, memory_order_acquire);
     }
     return NULL;
+}
+
+struct heap_obj *heap_find_exact(uintptr_t addr)
+{
+    if (!addr || !atomic_load_explicit(&initialized, memory_order_acquire))
+        return NULL;
+    uint64_t h = addr_hash(addr);
+    struct shard *s = shard_of(h);
+    for (int attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+        uint32_t before = atomic_load_explicit(&s->seq, memory_order_acquire);
+        struct heap_obj *o = chain_find(s, addr, h);
+        if (o)
+            return o;
+        atomic_thread_fence(memory_order_acquire);
+        if (!(before & 1) && atomic_load_explicit(&s->seq, memory_order_relaxed) == before)
+            return NULL;   /* a clean walk: the object is really not there */
+        if (attempt > 0)
+            sched_yield();   /* a writer holds the shard; let it finish */
+    }
+    /* Writers kept relinking: walk once under their lock (rare, and still per shard). */
+    spin_lock(&s->lock);
+    struct heap_obj *o = chain_find(s, addr, h);
+    spin_unlock(&s->lock);
+    return o;
 }
 
 int heap_maybe_contains(uintptr_t addr)

@@ -51,6 +51,17 @@ struct heap_obj *heap_insert(uintptr_t addr, size_t size, uint32_t site, uint32_
 /* Remove the object starting at addr. Returns 1 and its allocation site and size, or 0 when no
  * object starts there (counted as an unknown remove). */
 int heap_remove(uintptr_t addr, uint32_t *site, uint64_t *size);
+
+/* What the model knows about an object beyond its address: kept across a realloc move, so the
+ * moved object keeps its allocation site, age and access history. */
+struct heap_history {
+    uint64_t size;
+    uint32_t site, alloc_ms, touch_ms, touch_seq, access_site, max_gap;
+};
+/* heap_remove, also returning the removed object's history. */
+int heap_remove_history(uintptr_t addr, struct heap_history *out);
+/* Give a freshly inserted object the history of the one it replaces (a realloc move). */
+void heap_inherit(struct heap_obj *o, const struct heap_history *from);
 /* The object containing addr (interior addresses included), or NULL. Lock-free. */
 struct heap_obj *heap_find(uintptr_t addr);
 /* The object starting exactly at addr, or NULL. Lock-free. */
@@ -61,14 +72,17 @@ int heap_maybe_contains(uintptr_t addr);
 /* Record a sampled access at now_ms (allocation clock seq) from site. */
 static inline void heap_touch(struct heap_obj *o, uint32_t now_ms, uint32_t seq, uint32_t site)
 {
-    uint32_t now = now_ms;
     uint32_t last = atomic_load_explicit(&o->touch_ms, memory_order_relaxed);
-    uint32_t gap = now - last;
-    if (gap > atomic_load_explicit(&o->max_gap, memory_order_relaxed))
-        atomic_store_explicit(&o->max_gap, gap, memory_order_relaxed);
-    if (gap)
-        atomic_store_explicit(&o->touch_ms, now, memory_order_relaxed);
-    atomic_store_explicit(&o->touch_seq, seq, memory_order_relaxed);
+    int32_t gap = (int32_t)(now_ms - last);   /* threads' clocks may lag a little: never backwards */
+    if (gap > 0) {
+        if ((uint32_t)gap > atomic_load_explicit(&o->max_gap, memory_order_relaxed))
+            atomic_store_explicit(&o->max_gap, (uint32_t)gap, memory_order_relaxed);
+        atomic_store_explicit(&o->touch_ms, now_ms, memory_order_relaxed);
+    }
+    /* Stores only when something changed: an unchanged record's cache line stays clean, so
+     * threads sampling the same object do not bounce it between cores. */
+    if (atomic_load_explicit(&o->touch_seq, memory_order_relaxed) != seq)
+        atomic_store_explicit(&o->touch_seq, seq, memory_order_relaxed);
     if (atomic_load_explicit(&o->access_site, memory_order_relaxed) != site)
         atomic_store_explicit(&o->access_site, site, memory_order_relaxed);
 }

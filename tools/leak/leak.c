@@ -34,6 +34,7 @@ struct leak_config leak_cfg = {
 
 _Atomic uint64_t leak_alloc_clock;                        /* bumped by every allocation */
 _Atomic uint64_t leak_accesses_sampled, leak_accesses_heap; /* flushed per-thread tallies */
+_Atomic uint64_t leak_realloc_moves;                      /* bumped by on_alloc */
 
 static atomic_int enabled;                /* init succeeded */
 static atomic_int snapshot_requested;     /* set by the SIGUSR2 handler */
@@ -44,6 +45,9 @@ static struct timespec start_time;        /* written by init */
  * exit and fini) so the hot path touches no shared counter. */
 #define FLUSH_EVERY 4096
 static __thread uint32_t tl_sampled, tl_heap;
+/* This thread's view of the tool clock for sampled accesses (see leak_on_access). */
+#define CLOCK_EVERY 64
+static __thread uint32_t tl_now_ms, tl_clock_left;
 
 static void flush_tallies(void)
 {
@@ -127,12 +131,54 @@ int vigil_leak_snapshot(void)
 }
 
 /* ---- hooks ---- */
+
+/* realloc moves. The runtime reports a realloc as the old block's release followed by the new
+ * block, both from the one call. A free records the return addresses above it; an allocation
+ * whose call site (its innermost return address) is among them comes from the very call that
+ * released the block, i.e. realloc (or reallocarray), and the new object inherits the old one's
+ * allocation site, age and access history. A plain free followed by a malloc never matches:
+ * the malloc's call instruction is not on the stack while free runs. */
+#define RELEASE_FRAMES 6   /* the tool's and the runtime's frames, then the caller's */
+struct released {
+    int valid;
+    uint32_t depth;
+    uintptr_t pc[RELEASE_FRAMES];
+    struct heap_history history;
+};
+static __thread struct released tl_released;   /* this thread's last free of a known object */
+
+static int same_call(const struct released *r, const struct vigil_stack *where)
+{
+    if (!where || where->depth == 0)
+        return 0;
+    for (uint32_t i = 0; i < r->depth; i++)
+        if (r->pc[i] == where->pc[0])
+            return 1;
+    return 0;
+}
+
 static void leak_on_alloc(void *ptr, size_t size, const struct vigil_stack *where)
 {
+    int moved = tl_released.valid && same_call(&tl_released, where);
+    tl_released.valid = 0;
     if (!ptr)
         return;
     uint32_t seq = (uint32_t)(atomic_fetch_add_explicit(&leak_alloc_clock, 1, memory_order_relaxed) + 1);
     uint32_t now = leak_now_ms();
+    tl_now_ms = now;
+    tl_clock_left = CLOCK_EVERY;
+    if (moved) {
+        /* The object lives on: its site counts no free, and the bytes it has now. */
+        struct leak_site *s = leak_site_get(tl_released.history.site);
+        atomic_fetch_sub_explicit(&s->frees, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->bytes_allocated, size, memory_order_relaxed);
+        struct heap_obj *o = heap_insert((uintptr_t)ptr, size, tl_released.history.site, now, seq);
+        if (o)
+            heap_inherit(o, &tl_released.history);
+        atomic_fetch_add_explicit(&leak_realloc_moves, 1, memory_order_relaxed);
+        maybe_snapshot(now);
+        return;
+    }
     struct vigil_stack own;
     if (!where || where->depth == 0) {
         vigil_capture_stack(&own, leak_cfg.depth);
@@ -148,17 +194,62 @@ static void leak_on_alloc(void *ptr, size_t size, const struct vigil_stack *wher
 
 static void leak_on_free(void *ptr)
 {
+    tl_released.valid = 0;
     if (!ptr)
         return;
-    uint32_t site;
-    uint64_t size;
-    if (heap_remove((uintptr_t)ptr, &site, &size)) {
-        struct leak_site *s = leak_site_get(site);
+    if (heap_remove_history((uintptr_t)ptr, &tl_released.history)) {
+        struct leak_site *s = leak_site_get(tl_released.history.site);
         atomic_fetch_add_explicit(&s->frees, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&s->bytes_freed, size, memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->bytes_freed, tl_released.history.size, memory_order_relaxed);
+        struct vigil_stack above;
+        vigil_capture_stack(&above, RELEASE_FRAMES);
+        tl_released.depth = above.depth;
+        memcpy(tl_released.pc, above.pc, above.depth * sizeof above.pc[0]);
+        tl_released.valid = 1;
     }
-    if (__builtin_expect(leak_cfg.snapshot_every_ms || atomic_load_explicit(&snapshot_requested, memory_order_relaxed), 0))
-        maybe_snapshot(leak_now_ms());
+    if (__builtin_expect(leak_cfg.snapshot_every_ms || atomic_load_explicit(&snapshot_requested, memory_order_relaxed), 0)) {
+        tl_now_ms = leak_now_ms();
+        tl_clock_left = CLOCK_EVERY;
+        maybe_snapshot(tl_now_ms);
+    }
+}
+
+/* Sampled accesses are by far the most frequent event (millions per second in a burst-heavy
+ * run), so their path avoids the full lookup and the clock when it can:
+ * - a per-thread cache of the objects found recently, one per slot of page-number bits: bursts
+ *   touch the same few objects again and again. An entry is checked against the record's
+ *   current start and size, so a freed record (start 0) or a recycled one never matches an
+ *   address outside its current object;
+ * - the clock is read once per CLOCK_EVERY accesses (and on every allocation or free of the
+ *   thread): a touch time is at most that many samples old, far below stale_after. */
+#define RECENT_SLOTS 16
+static __thread struct heap_obj *tl_recent[RECENT_SLOTS];
+
+static inline struct heap_obj *find_object(uintptr_t addr)
+{
+    struct heap_obj **slot = &tl_recent[(addr >> 12) & (RECENT_SLOTS - 1)];
+    struct heap_obj *o = *slot;
+    if (o) {
+        uintptr_t start = atomic_load_explicit(&o->addr, memory_order_relaxed);
+        if (start && addr - start < atomic_load_explicit(&o->size, memory_order_relaxed))
+            return o;
+    }
+    if (!heap_maybe_contains(addr))
+        return NULL;
+    o = heap_find(addr);
+    if (o)
+        *slot = o;
+    return o;
+}
+
+static inline uint32_t access_clock_ms(void)
+{
+    if (__builtin_expect(tl_clock_left == 0, 0)) {
+        tl_now_ms = leak_now_ms();
+        tl_clock_left = CLOCK_EVERY;
+    }
+    tl_clock_left--;
+    return tl_now_ms;
 }
 
 static void leak_on_access(const void *addr, size_t size, int is_store, vigil_site_t site)
@@ -167,13 +258,11 @@ static void leak_on_access(const void *addr, size_t size, int is_store, vigil_si
     (void)is_store;
     if (__builtin_expect(++tl_sampled >= FLUSH_EVERY, 0))
         flush_tallies();
-    if (!heap_maybe_contains((uintptr_t)addr))
-        return;
-    struct heap_obj *o = heap_find((uintptr_t)addr);
+    struct heap_obj *o = find_object((uintptr_t)addr);
     if (!o)
         return;
     tl_heap++;
-    heap_touch(o, leak_now_ms(), (uint32_t)atomic_load_explicit(&leak_alloc_clock, memory_order_relaxed), site);
+    heap_touch(o, access_clock_ms(), (uint32_t)atomic_load_explicit(&leak_alloc_clock, memory_order_relaxed), site);
     struct leak_site *s = leak_site_get(atomic_load_explicit(&o->site_flags, memory_order_relaxed) & HEAP_SITE_MASK);
     /* lossy counter: a load and a store, no lock prefix */
     atomic_store_explicit(&s->accesses, atomic_load_explicit(&s->accesses, memory_order_relaxed) + 1,

@@ -28,6 +28,8 @@ uint32_t leak_now_ms(void);
 extern _Atomic uint64_t leak_alloc_clock;
 /* Sampled-access tallies, flushed from per-thread counters. */
 extern _Atomic uint64_t leak_accesses_sampled, leak_accesses_heap;
+/* Allocations recognised as a realloc of a known object (the object keeps its history). */
+extern _Atomic uint64_t leak_realloc_moves;
 
 /* ---- allocation sites (sites.c): one per distinct stack of `depth` return addresses ---- */
 struct leak_site {
@@ -44,7 +46,15 @@ struct leak_site {
 #define LEAK_SITE_UNKNOWN 0                  /* no stack, or the site table is full */
 int leak_sites_init(void);
 uint32_t leak_site_intern(const struct vigil_stack *st, uint32_t depth);
-struct leak_site *leak_site_get(uint32_t index);
+#define LEAK_MAX_SITES (1u << 16)       /* beyond this, allocations count under LEAK_SITE_UNKNOWN */
+extern struct leak_site *leak_site_entries;   /* written once by leak_sites_init */
+/* Inline: every sampled heap access bumps its site's counter. */
+static inline struct leak_site *leak_site_get(uint32_t index)
+{
+    if (index >= LEAK_MAX_SITES)
+        return leak_site_entries;   /* entry 0, or NULL before init */
+    return &leak_site_entries[index];
+}
 uint32_t leak_site_count(void);
 uint64_t leak_sites_mapped_bytes(void);
 

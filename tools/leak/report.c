@@ -223,6 +223,7 @@ void leak_report_write(const struct leak_snapshot *final, const struct leak_reac
     u(&j, "frees", hs.removes);
     u(&j, "unknown_frees", hs.unknown_removes);
     u(&j, "replaced", hs.replaced);
+    u(&j, "realloc_moves", atomic_load(&leak_realloc_moves));
     u(&j, "live_objects", hs.live_objects);
     u(&j, "live_bytes", hs.live_bytes);
     u(&j, "peak_live_bytes", hs.peak_live_bytes);

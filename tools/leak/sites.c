@@ -7,10 +7,11 @@
 
 #define SITE_SLOTS_LOG 17
 #define SITE_SLOTS (1u << SITE_SLOTS_LOG)
-#define MAX_SITES (1u << 16)            /* beyond this, allocations count under LEAK_SITE_UNKNOWN */
+#define MAX_SITES LEAK_MAX_SITES
 
 /* Written once by leak_sites_init; the entries and slots themselves are updated atomically. */
-static struct leak_site *site_entries;  /* MAX_SITES entries, touched as they are used */
+struct leak_site *leak_site_entries;    /* LEAK_MAX_SITES entries, touched as they are used */
+#define site_entries leak_site_entries
 static _Atomic uint32_t *site_slots;    /* 0 = empty, else entry index */
 static _Atomic uint32_t site_count = 1; /* entry 0 is LEAK_SITE_UNKNOWN */
 
@@ -71,13 +72,6 @@ uint32_t leak_site_intern(const struct vigil_stack *st, uint32_t depth)
             return idx;       /* a reserved entry of ours, if any, stays unused (no allocs) */
     }
     return LEAK_SITE_UNKNOWN;
-}
-
-struct leak_site *leak_site_get(uint32_t index)
-{
-    if (!site_entries || index >= MAX_SITES)
-        return site_entries;   /* entry 0, or NULL before init */
-    return &site_entries[index];
 }
 
 uint32_t leak_site_count(void)
