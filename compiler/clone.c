@@ -31,7 +31,7 @@ static LLVMBasicBlockRef split_top(struct xfunc *f, LLVMBasicBlockRef block)
         size_t len = 0;
         char *inst_name = strdup(LLVMGetValueName2(inst, &len));
         LLVMInstructionRemoveFromParent(inst);
-        LLVMInsertIntoBuilderWithName(b, inst, inst_name);   /* inserting clears the name */
+        xf_insert_keeping_loc(b, inst, inst_name);   /* inserting clears the name */
         free(inst_name);
     }
     LLVMPositionBuilderAtEnd(b, block);
@@ -198,7 +198,8 @@ void xf_clone_body(struct xfunc *f)
                 snprintf(name, len + 3, "%s.i", orig_name);
             else
                 name[0] = '\0';
-            LLVMInsertIntoBuilderWithName(b, clone, name);
+            LLVMInstructionSetDebugLoc(clone, LLVMInstructionGetDebugLoc(inst));
+            xf_insert_keeping_loc(b, clone, name);
             free(name);
             ptrmap_put(&f->clones, inst, clone);
             valvec_push(&f->cloned, clone);

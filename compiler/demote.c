@@ -145,7 +145,7 @@ void xf_make_prologue(struct xfunc *f)
         size_t len = 0;
         char *name = strdup(LLVMGetValueName2(allocas.v[i], &len));
         LLVMInstructionRemoveFromParent(allocas.v[i]);
-        LLVMInsertIntoBuilderWithName(b, allocas.v[i], name);  /* inserting clears the name */
+        xf_insert_keeping_loc(b, allocas.v[i], name);  /* inserting clears the name */
         free(name);
     }
     valvec_free(&allocas);

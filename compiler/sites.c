@@ -85,3 +85,10 @@ LLVMMetadataRef xf_debug_loc(struct xfunc *f, LLVMValueRef inst)
     LLVMMetadataRef loc = inst ? LLVMInstructionGetDebugLoc(inst) : NULL;
     return loc ? loc : LLVMDIBuilderCreateDebugLocation(f->x->ctx, 0, 0, f->subprogram, NULL);
 }
+
+void xf_insert_keeping_loc(LLVMBuilderRef b, LLVMValueRef inst, const char *name)
+{
+    LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(inst);
+    LLVMInsertIntoBuilderWithName(b, inst, name);
+    LLVMInstructionSetDebugLoc(inst, loc);
+}

@@ -91,6 +91,9 @@ uint32_t xs_add(struct vigil_xform *x, enum vigil_site_kind kind, const char *fu
 uint32_t xs_add_entry(struct vigil_xform *x, const char *function, LLVMMetadataRef subprogram);
 /* The debug location to give code inserted near inst: its own, else line 0 of the function's
  * subprogram, else NULL (function without debug info). */
+/* Insert inst at the builder's position under name, keeping inst's own debug location
+ * (a builder stamps its current location on everything it inserts). */
+void xf_insert_keeping_loc(LLVMBuilderRef b, LLVMValueRef inst, const char *name);
 LLVMMetadataRef xf_debug_loc(struct xfunc *f, LLVMValueRef inst);
 
 /* emit.c */
