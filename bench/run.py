@@ -11,7 +11,7 @@ this only prints (and writes bench/results/<date>.txt).
 
 usage: bench/run.py [--runs N] [--programs bzip2,lua,...] [--modes off,adaptive,full]
                     [--no-compile] [--no-cachegrind] [--scale F]
-Builds come from tests/real/sources.sh (cached in $VIGIL_REAL_DIR, default /var/tmp/vigil-real);
+vigil-cc is a snapshot of build/ (unless VIGILCC is set). Builds come from tests/real/sources.sh (cached in $VIGIL_REAL_DIR, default /var/tmp/vigil-real);
 both variants use the same flags (REAL_CFLAGS, default -O2 -gdwarf-4).
 """
 import argparse
@@ -46,6 +46,39 @@ def shell_sources(command):
     if result.returncode != 0:
         raise RuntimeError(result.stderr.strip().splitlines()[-5:] if result.stderr else command)
     return result.stdout.strip()
+
+
+def snapshot_vigil():
+    """Copy build/bin/vigil-cc with build/lib and build/include into $VIGIL_REAL_DIR/snapshots/
+    <content hash>/, so that one benchmark uses one compiler even if build/ is rebuilt meanwhile.
+    vigil-cc finds its runtime in ../lib relative to itself."""
+    import hashlib
+    build_dir = os.path.join(ROOT, "build")
+    for attempt in range(10):
+        try:
+            digest = hashlib.sha1()
+            for rel in ("bin/vigil-cc", "lib/libvigil.a"):
+                with open(os.path.join(build_dir, rel), "rb") as f:
+                    digest.update(f.read())
+            target = os.path.join(REAL_DIR, "snapshots", digest.hexdigest()[:16])
+            if not os.path.exists(os.path.join(target, "bin", "vigil-cc")):
+                tmp = target + ".tmp"
+                shutil.rmtree(tmp, ignore_errors=True)
+                for sub in ("bin", "lib", "include"):
+                    if os.path.isdir(os.path.join(build_dir, sub)):
+                        shutil.copytree(os.path.join(build_dir, sub), os.path.join(tmp, sub))
+                with open(os.path.join(tmp, "bin", "vigil-cc"), "rb") as f:
+                    check = hashlib.sha1(f.read())
+                with open(os.path.join(tmp, "lib", "libvigil.a"), "rb") as f:
+                    check.update(f.read())
+                if check.hexdigest()[:16] != digest.hexdigest()[:16]:
+                    raise OSError("build/ changed while copying")
+                os.rename(tmp, target)
+            return os.path.join(target, "bin", "vigil-cc")
+        except OSError as e:
+            log(f"bench: snapshot of build/ failed ({e}), retrying")
+            time.sleep(5)
+    raise SystemExit("bench: cannot snapshot build/bin/vigil-cc")
 
 
 def build(program, variant):
@@ -267,6 +300,9 @@ def main():
         print(line, flush=True)
         lines.append(line)
 
+    if "VIGILCC" not in os.environ:
+        os.environ["VIGILCC"] = snapshot_vigil()
+        log(f"bench: using a snapshot of build/: {os.environ['VIGILCC']}")
     bins = {}
     for program in programs:
         for variant in ("plain", "vigil"):

@@ -15,6 +15,8 @@
       "vigil sites [--json] BINARY")                                                           \
     X(stats, "per dispatch check: executions, bursts and rate, with source locations",         \
       "vigil stats [--json] RUNDIR")                                                           \
+    X(tools, "list the analysis tools built into the runtime (tools=NAME,... in VIGIL_OPTIONS)",  \
+      "vigil tools")                                                                          \
     X(options, "list the runtime options (VIGIL_OPTIONS) with defaults and meanings",          \
       "vigil options [--markdown]")                                                           \
     X(leaks, "leak report of a run (tools=leak): worst first, mapped to source",               \

@@ -114,7 +114,7 @@ static int append_option(char **options, const char *key, const char *value)
     return 0;
 }
 
-static int runtime_library(char *path, size_t len)
+int cmd_runtime_library(char *path, size_t len)
 {
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -293,7 +293,7 @@ static int prepare_environment(const char *cmd, const struct run_args *a, const 
     if (instrumented)
         return 0;
     char lib[PATH_MAX];
-    if (runtime_library(lib, sizeof lib) != 0)
+    if (cmd_runtime_library(lib, sizeof lib) != 0)
         return cmd_error(cmd, "%s was not built with vigil-cc and the runtime to preload is "
                          "missing: expected %s", program, lib);
     const char *preload = getenv("LD_PRELOAD");

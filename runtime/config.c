@@ -80,8 +80,10 @@ void __vigil_read_options(struct vigil_options *o)
         tool_items_len = len;
     }
     check_ranges(o);
-    if (o->help)
+    if (o->help) {
         vigil_options_help(emit_help_line, NULL);
+        __vigil_tools_help();
+    }
 }
 
 const char *__vigil_find_tool_option(const char *tool, const char *key)

@@ -98,6 +98,7 @@ struct vigil_thread {
 extern __thread struct vigil_thread __vigil_thread HIDDEN;
 
 void __vigil_tools_start(void) HIDDEN;          /* from init: enable and init tools */
+void __vigil_tools_help(void) HIDDEN;           /* help=1: one line per built-in tool */
 void __vigil_tools_fini(void) HIDDEN;           /* from the final report: stop events, fini */
 void __vigil_tools_names(char *buf, size_t len) HIDDEN;   /* "a,b" of running tools */
 /* Delivery; callers have checked __vigil_wants() and the guard, and hold the guard. */

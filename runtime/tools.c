@@ -45,6 +45,17 @@ static void available_tools(char *buf, size_t len)
         snprintf(buf, len, "none");
 }
 
+/* help=1 lists the built-in tools after the options: the runtime is the one place that knows
+ * which tools it carries (`vigil tools` shows this list). */
+void __vigil_tools_help(void)
+{
+    if (!__start_vigil_tools)
+        return;
+    for (const struct vigil_tool *const *t = __start_vigil_tools; t < __stop_vigil_tools; t++)
+        if (*t)
+            __vigil_message("tool %s: %s", (*t)->name, (*t)->description ? (*t)->description : "");
+}
+
 void __vigil_tools_start(void)
 {
     const char *list = __vigil_opts.tools;

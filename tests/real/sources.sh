@@ -89,11 +89,12 @@ real_fetch() {
 real_compiler_identity() {
     local cc=$1 path
     path=$(command -v "$cc" 2>/dev/null || echo "$cc")
+    # Content only (not the path), so that a copy of the same compiler (bench/run.py runs a
+    # snapshot of build/) reuses the same builds.
     {
-        echo "$path"
-        sha1sum "$path" 2>/dev/null || true
+        sha1sum <"$path" 2>/dev/null || true
         if [ "$(basename "$path")" = vigil-cc ]; then
-            sha1sum "$(dirname "$path")/../lib/libvigil.a" 2>/dev/null || true
+            sha1sum <"$(dirname "$path")/../lib/libvigil.a" 2>/dev/null || true
         fi
         "$path" --version 2>/dev/null | head -n1 || true
     } | sha1sum | cut -c1-16
