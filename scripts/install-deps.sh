@@ -7,9 +7,9 @@ packages=(
   libelf-dev libdw-dev         # elfutils: site tables and PC -> file:line in `vigil`
   libsqlite3-dev sqlite3       # the embedded report store
   libpq-dev postgresql         # the fleet report store (tests start a throwaway cluster)
-  libzstd-dev                  # compressed event logs
-  dpkg-dev                     # `apt-get source` for the real-program tests and benchmarks
-  valgrind                     # instruction counts in benchmarks
+  dpkg-dev tcl                 # `apt-get source` of real programs; tcl builds sqlite3's amalgamation
+  valgrind time                # benchmarks: instruction counts, peak RSS
+  chromium                     # headless test of the leak viewer page (`vigil html`)
   python3 ca-certificates
 )
 if [ "$(id -u)" != 0 ]; then echo "install-deps: run as root (apt-get install)" >&2; exit 1; fi
