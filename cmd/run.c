@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "symbolize.h"
 #include "elfsites.h"
 #include "options.h"
 #include "sitemap.h"
@@ -205,6 +206,30 @@ static const char *report_option(const struct vigil_run_report *r, const char *n
     return NULL;
 }
 
+/* The crash site: the faulting instruction mapped to source through the file's debug info. */
+static void print_crash_site(const struct vigil_run_report *r)
+{
+    if (!r->has_crash)
+        return;
+    const char *sig = sigabbrev_np(r->crash_signal);
+    printf("  crash       SIG%s at ", sig ? sig : "?");
+    char err[512];
+    struct vigil_symbolizer *s = r->crash_path[0] ? vigil_symbolizer_open(r->crash_path, err, sizeof err) : NULL;
+    struct vigil_source_location loc;
+    if (s && vigil_symbolize_file_offset(s, r->crash_file_offset, &loc) == 0) {
+        printf("%s", loc.function[0] ? loc.function : "?");
+        if (loc.file[0])
+            printf("  %s:%d", loc.file, loc.line);
+        printf("  (%s+0x%llx)\n", r->crash_path, (unsigned long long)r->crash_file_offset);
+    } else {
+        printf("pc 0x%llx in %s+0x%llx (no symbols)\n", (unsigned long long)r->crash_pc,
+               r->crash_path[0] ? r->crash_path : "anonymous memory",
+               (unsigned long long)r->crash_file_offset);
+    }
+    if (s)
+        vigil_symbolizer_close(s);
+}
+
 static void print_summary(const char *report_path, const struct vigil_run_report *r)
 {
     const char *mode = report_option(r, "mode"), *floor_text = report_option(r, "rate_floor");
@@ -223,6 +248,7 @@ static void print_summary(const char *report_path, const struct vigil_run_report
     char floor_rate[32];
     vigil_format_rate(floor, floor_rate, sizeof floor_rate);
     printf("  mode        %s%s%s\n", mode ? mode : "?", r->tools[0] ? ", tools " : "", r->tools);
+    print_crash_site(r);
     if (r->nmodules == 0) {
         printf("  checks      none: no module built with vigil-cc was loaded (rare events only)\n");
         printf("  report      %s\n", report_path);

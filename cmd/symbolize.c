@@ -5,6 +5,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -110,6 +111,24 @@ int vigil_symbolize(struct vigil_symbolizer *s, uint64_t address, struct vigil_s
             snprintf(out->function, sizeof out->function, "%s", name);
     }
     return out->function[0] || out->file[0] ? 0 : -1;
+}
+
+int vigil_symbolize_file_offset(struct vigil_symbolizer *s, uint64_t offset,
+                                struct vigil_source_location *out)
+{
+    GElf_Addr bias;
+    Elf *elf = dwfl_module_getelf(s->module, &bias);
+    size_t nphdr;
+    if (!elf || elf_getphdrnum(elf, &nphdr) != 0)
+        return -1;
+    for (size_t i = 0; i < nphdr; i++) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && offset >= ph.p_offset &&
+            offset - ph.p_offset < ph.p_filesz)
+            return vigil_symbolize(s, offset - ph.p_offset + ph.p_vaddr, out);
+    }
+    memset(out, 0, sizeof *out);
+    return -1;
 }
 
 void vigil_symbolizer_close(struct vigil_symbolizer *s)

@@ -18,6 +18,10 @@ struct vigil_symbolizer;
 struct vigil_symbolizer *vigil_symbolizer_open(const char *path, char *err, size_t errlen);
 /* 0 when at least the function or the line is known, -1 when nothing is. */
 int vigil_symbolize(struct vigil_symbolizer *s, uint64_t address, struct vigil_source_location *out);
+/* The same for an offset into the file (as /proc/PID/maps gives it, e.g. a crash PC): mapped
+ * to its link-time address through the PT_LOAD segments first. */
+int vigil_symbolize_file_offset(struct vigil_symbolizer *s, uint64_t offset,
+                                struct vigil_source_location *out);
 void vigil_symbolizer_close(struct vigil_symbolizer *s);
 
 #endif

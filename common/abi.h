@@ -21,12 +21,27 @@
  *     b = __vigil_burst_left;
  *     if (b > 1) { __vigil_burst_left = b - 1; goto instrumented; }
  *     if (__vigil_burst_end(&m, s)) goto instrumented; else goto checking;
+ *
+ * Predicate counters (ABI 2, only when built with VIGIL_CC_PRED_COUNTERS=1; else both pointers
+ * are NULL). At a branch site (pred = taken) or a return site (pred = 0/1/2 for < 0 / == 0 /
+ * > 0), in both copies:
+ *     e = pred_enable[s];                                       // relaxed atomic load
+ *     if (e & (1 << pred)) {
+ *         pred_counts[3 * s + pred] += 1;                       // relaxed load + store
+ *         if (e & VIGIL_PRED_BINARY) pred_enable[s] = e & ~(1 << pred);   // probe removes itself
+ *     }
+ * The runtime writes pred_enable at registration (preds=all|plan); VIGIL_PRED_MONITORED marks
+ * the sites it enabled and is never cleared, so readers know what was monitored.
  */
 #ifndef VIGIL_ABI_H
 #define VIGIL_ABI_H
 #include <stdint.h>
 
-#define VIGIL_ABI_VERSION 1
+#define VIGIL_ABI_VERSION 2
+
+#define VIGIL_PRED_SLOTS 3         /* counters per site in pred_counts */
+#define VIGIL_PRED_BINARY 0x80     /* enable byte: flags, and switch a predicate off once seen */
+#define VIGIL_PRED_MONITORED 0x40  /* enable byte: set by the runtime for a monitored site */
 
 /* Per-site cold state. The compiler emits it zeroed (nsites * 32 bytes, 8-aligned);
  * only the runtime writes it, except instr_execs which the instrumented copy bumps. */
@@ -51,6 +66,8 @@ struct __vigil_module {
     uint32_t base_id;                     /* (runtime) global site id = base_id + local index */
     uint32_t registered;                  /* (runtime) */
     struct __vigil_module *next;          /* (runtime) list of registered modules */
+    uint8_t *pred_enable;                 /* nsites entries, or NULL: no predicate counters */
+    uint64_t *pred_counts;                /* VIGIL_PRED_SLOTS * nsites entries, or NULL */
 };
 
 /* Thread-local burst counter: dispatch checks left in the current burst, 0 = not in a burst.

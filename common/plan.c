@@ -116,7 +116,7 @@ static int parse_line(struct parser *ps, struct vigil_plan *p, char *line, size_
             grow((void **)&seen->bits, p->nmodules, &seen->cap, sizeof *seen->bits) != 0)
             return fail(ps, "out of memory");
         seen->bits[p->nmodules] = NULL;
-        p->modules[p->nmodules++] = (struct vigil_plan_module){hash, v};
+        p->modules[p->nmodules++] = (struct vigil_plan_module){hash, v, ps->line};
         return 0;
     }
     if (strcmp(f[0], "site") == 0) {
@@ -134,7 +134,7 @@ static int parse_line(struct parser *ps, struct vigil_plan *p, char *line, size_
         seen->bits[m][v / 8] |= (uint8_t)(1u << (v % 8));
         if (grow((void **)&p->sites, p->nsites, scap, sizeof *p->sites) != 0)
             return fail(ps, "out of memory");
-        p->sites[p->nsites++] = (struct vigil_plan_site){(uint32_t)m, v};
+        p->sites[p->nsites++] = (struct vigil_plan_site){(uint32_t)m, v, ps->line};
         return 0;
     }
     return fail(ps, "unknown key `%.40s` (expected module, site or end)", f[0]);

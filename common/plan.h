@@ -18,11 +18,13 @@
 struct vigil_plan_module {
     uint64_t tu_hash;
     uint32_t nsites;
+    uint32_t line;            /* line of its `module` line, for messages */
 };
 
 struct vigil_plan_site {
     uint32_t module;          /* index into modules */
     uint32_t index;           /* local index in that module's site table (< nsites) */
+    uint32_t line;            /* line of its `site` line, for messages */
 };
 
 struct vigil_plan {

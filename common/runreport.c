@@ -142,6 +142,23 @@ static int parse_u32(struct parser *p, const char *text, const char *what, uint3
     return 0;
 }
 
+/* Hex number, "0x" prefix, 1..16 digits. */
+static int parse_hex(struct parser *p, const char *text, const char *what, uint64_t *out)
+{
+    size_t n = strlen(text);
+    if (n < 3 || n > 18 || text[0] != '0' || text[1] != 'x')
+        return fail(p, "expected %s (0x and 1..16 hex digits), got \"%.40s\"", what, text);
+    uint64_t v = 0;
+    for (size_t i = 2; i < n; i++) {
+        int d = hex_value(text[i]);
+        if (d < 0)
+            return fail(p, "expected %s (0x and 1..16 hex digits), got \"%.40s\"", what, text);
+        v = v << 4 | (uint64_t)d;
+    }
+    *out = v;
+    return 0;
+}
+
 static int parse_string(struct parser *p, char *text, const char *what, char **out)
 {
     if (vigil_unescape(text))
@@ -334,6 +351,24 @@ static int key_site(struct parser *p)
     return 0;
 }
 
+static int key_crash(struct parser *p)
+{
+    struct vigil_run_report *r = p->r;
+    uint64_t sig;
+    if (r->version < 2)
+        return fail(p, "\"crash\" is not a key of run report version %u; expected version 2",
+                    r->version);
+    if (parse_uint(p, p->field[0], 64, "the signal number", &sig) ||
+        parse_hex(p, p->field[1], "the faulting PC in hex", &r->crash_pc) ||
+        parse_hex(p, p->field[2], "the file offset in hex", &r->crash_file_offset))
+        return -1;
+    r->crash_signal = (int)sig;
+    if (parse_string(p, p->field[3], "the path of the faulting file", &r->crash_path))
+        return -1;
+    r->has_crash = 1;
+    return 0;
+}
+
 enum key_flags { ONCE = 1, REQUIRED = 2 };
 
 struct key {
@@ -358,6 +393,7 @@ static const struct key keys[] = {
     {"tools", 1, ONCE | REQUIRED, key_tools},
     {"module", 5, 0, key_module},
     {"site", 6, 0, key_site},
+    {"crash", 4, ONCE, key_crash},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 #define KEY_EXIT 4
@@ -483,8 +519,8 @@ int vigil_run_report_parse(const char *text, size_t len, const char *name,
             uint64_t version;
             if (parse_uint(&p, line + 10, UINT32_MAX, "the format version", &version))
                 goto out;
-            if (version != VIGIL_RUN_FORMAT_VERSION) {
-                fail(&p, "run report version %llu is not supported; expected version %d",
+            if (version < 1 || version > VIGIL_RUN_FORMAT_VERSION) {
+                fail(&p, "run report version %llu is not supported; expected version 1..%d",
                      (unsigned long long)version, VIGIL_RUN_FORMAT_VERSION);
                 goto out;
             }
@@ -583,5 +619,6 @@ void vigil_run_report_free(struct vigil_run_report *r)
         free(r->modules[i].path);
     free(r->modules);
     free(r->sites);
+    free(r->crash_path);
     memset(r, 0, sizeof *r);
 }

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define VIGIL_RUN_FORMAT_VERSION 1
+#define VIGIL_RUN_FORMAT_VERSION 2   /* the reader also accepts 1 (no crash line) */
 #define VIGIL_RUN_FILE "run.txt"
 
 /* Percent-escape s into out (space, '%', control bytes and bytes >= 0x7f become %XX; the empty
@@ -59,6 +59,12 @@ struct vigil_run_report {
     size_t nsites;
     struct vigil_run_site *sites;
     uint64_t bursts_total;
+    /* Where a fault signal (SEGV, BUS, ILL, FPE) struck; has_crash = 0 otherwise. */
+    int has_crash;
+    int crash_signal;
+    uint64_t crash_pc;           /* the faulting PC in the process */
+    uint64_t crash_file_offset;  /* the same instruction as an offset in crash_path's file */
+    char *crash_path;            /* the mapped file holding it ("" when not file-backed) */
 };
 
 /* Parse dir/run.txt (or a run.txt path). Returns 0, or -1 with "FILE:LINE: what was expected"

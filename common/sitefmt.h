@@ -6,7 +6,20 @@
  *   header   struct vigil_sitefmt_header
  *   records  nsites x struct vigil_sitefmt_record
  *   strings  strtab_size bytes of NUL-terminated strings (offset 0 is the empty string)
+ *   cfg      (version 2) cfg_size bytes of control-flow facts, all uint32 (see below)
  *   padding  zero bytes up to total_size
+ *
+ * Version 2 adds the control-flow facts `vigil plan` needs for post-dominators and the
+ * interprocedural control dependence graph, about the ORIGINAL code (the checking copy before
+ * any vigil code is added; block 0 = the function's entry):
+ *   nfunctions, nedges, nexits, ncalls
+ *   functions  nfunctions x {name (strtab), nblocks, flags, first_edge, nedges, first_exit, nexits}
+ *   edges      nedges x {from block, to block, label}   label: VIGIL_EDGE_* or 3 + k = switch
+ *                                                       successor k (0 = default)
+ *   exits      nexits x {block}   blocks ending in ret / unreachable / a noreturn call
+ *   calls      ncalls x {function index, block, callee name (strtab; 0 = indirect call)}
+ *   sites      nsites x {function index, block}   (VIGIL_CFG_NONE when not in a body block)
+ * Version 1 tables are still read (they have no cfg part).
  */
 #ifndef VIGIL_SITEFMT_H
 #define VIGIL_SITEFMT_H
@@ -14,7 +27,7 @@
 #include <stdint.h>
 
 #define VIGIL_SITEFMT_MAGIC "VGLSITES"
-#define VIGIL_SITEFMT_VERSION 1
+#define VIGIL_SITEFMT_VERSION 2
 #define VIGIL_SITES_SECTION "vigil_sites"
 
 enum vigil_site_kind {
@@ -39,6 +52,8 @@ struct vigil_sitefmt_header {
     uint32_t total_size;    /* header + records + strings + padding */
     uint32_t source;        /* strtab offset: the translation unit's main source file */
     uint32_t flags;         /* reserved, 0 */
+    uint32_t cfg_size;      /* version 2: bytes of control-flow facts after the strings */
+    uint32_t reserved;      /* version 2: 0 */
 };
 
 struct vigil_sitefmt_record {
@@ -79,6 +94,34 @@ int vigil_sitefmt_walk(const void *buf, size_t len,
                        int (*fn)(const struct vigil_sitefmt_table *t, void *arg), void *arg,
                        char *err, size_t errlen);
 
+/* ---- Control-flow facts (version 2) ---- */
+#define VIGIL_CFG_NONE 0xffffffffu
+enum { VIGIL_EDGE_ALWAYS = 0, VIGIL_EDGE_TRUE = 1, VIGIL_EDGE_FALSE = 2, VIGIL_EDGE_CASE0 = 3 };
+enum { VIGIL_CFG_ADDRESS_TAKEN = 1 };   /* function flags */
+
+struct vigil_cfg_edge { uint32_t from, to, label; };
+struct vigil_cfg_function {
+    const char *name;
+    uint32_t nblocks, flags;
+    uint32_t nedges, nexits;
+    const struct vigil_cfg_edge *edges;   /* into vigil_cfg.edges */
+    const uint32_t *exits;                /* into vigil_cfg.exits */
+};
+struct vigil_cfg_call { uint32_t function, block; const char *callee; };   /* callee "" = indirect */
+struct vigil_cfg {
+    uint32_t nfunctions, nedges, nexits, ncalls, nsites;
+    struct vigil_cfg_function *functions;
+    struct vigil_cfg_edge *edges;
+    uint32_t *exits;
+    struct vigil_cfg_call *calls;
+    uint32_t *site_function, *site_block;   /* nsites each */
+};
+/* Decode the control-flow facts of a validated table into malloc'd arrays (strings point into
+ * the table). Returns 1, 0 when the table has none (version 1, or built without), or -1 with a
+ * reason when they are malformed (every index is checked). */
+int vigil_sitefmt_cfg(const struct vigil_sitefmt_table *t, struct vigil_cfg *cfg, char *err, size_t errlen);
+void vigil_cfg_free(struct vigil_cfg *cfg);
+
 /* Encoder, used by vigil-cc. Grows its own buffers with malloc. */
 struct vigil_sitefmt_builder;
 struct vigil_sitefmt_builder *vigil_sitefmt_builder_new(const char *source);
@@ -86,6 +129,14 @@ uint32_t vigil_sitefmt_add(struct vigil_sitefmt_builder *b, enum vigil_site_kind
                            const char *function, const char *file, uint32_t line,
                            uint32_t column, uint32_t aux);   /* returns the local index */
 uint32_t vigil_sitefmt_count(const struct vigil_sitefmt_builder *b);
+/* Control-flow facts: a function (returns its index), then its edges and exits, in order;
+ * calls and site blocks at any time after the function was added. */
+uint32_t vigil_sitefmt_add_function(struct vigil_sitefmt_builder *b, const char *name, uint32_t nblocks,
+                                    uint32_t flags);
+void vigil_sitefmt_add_edge(struct vigil_sitefmt_builder *b, uint32_t from, uint32_t to, uint32_t label);
+void vigil_sitefmt_add_exit(struct vigil_sitefmt_builder *b, uint32_t block);
+void vigil_sitefmt_add_call(struct vigil_sitefmt_builder *b, uint32_t function, uint32_t block, const char *callee);
+void vigil_sitefmt_set_block(struct vigil_sitefmt_builder *b, uint32_t site, uint32_t function, uint32_t block);
 /* Produces the encoded table (malloc'd, *len bytes, multiple of 8); the builder is freed. */
 unsigned char *vigil_sitefmt_finish(struct vigil_sitefmt_builder *b, uint64_t tu_hash, size_t *len);
 

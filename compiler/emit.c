@@ -14,7 +14,8 @@
 _Static_assert(sizeof(struct __vigil_site_state) == 32, "site state is 4 x i64 in emitted code");
 _Static_assert(offsetof(struct __vigil_site_state, instr_execs) == 0, "instr_execs is word 0");
 _Static_assert(offsetof(struct __vigil_module, counters) == 16 && offsetof(struct __vigil_module, tu_hash) == 32 &&
-               offsetof(struct __vigil_module, next) == 48 && sizeof(struct __vigil_module) == 56,
+               offsetof(struct __vigil_module, next) == 48 && offsetof(struct __vigil_module, pred_enable) == 56 &&
+               sizeof(struct __vigil_module) == 72,
                "descriptor layout matches module_type on LP64");
 
 /* Priority of the registering constructor: before ordinary constructors (65535), so that
@@ -45,8 +46,9 @@ static LLVMValueRef placeholder(struct vigil_xform *x, LLVMTypeRef type, const c
 void xe_declare_runtime(struct vigil_xform *x)
 {
     LLVMTypeRef p = x->ptr, i32 = x->i32, i64 = x->i64;
-    LLVMTypeRef fields[] = {i32, i32, p, vigil_pointer_to(i32), p, i64, i32, i32, p};
-    x->module_type = LLVMStructTypeInContext(x->ctx, fields, 9, 0);
+    LLVMTypeRef fields[] = {i32, i32, p, vigil_pointer_to(i32), p, i64, i32, i32, p,
+                            vigil_pointer_to(x->i8), vigil_pointer_to(i64)};
+    x->module_type = LLVMStructTypeInContext(x->ctx, fields, 11, 0);
     LLVMTypeRef m = vigil_pointer_to(x->module_type);
 
     x->burst_left = LLVMGetNamedGlobal(x->module, "__vigil_burst_left");
@@ -62,6 +64,10 @@ void xe_declare_runtime(struct vigil_xform *x)
     LLVMSetAlignment(x->descriptor, 8);
     x->counters = placeholder(x, i32, "__vigil_counters.placeholder");
     x->state = placeholder(x, i64, "__vigil_state.placeholder");
+    if (x->settings->pred_counters) {
+        x->pred_enable = placeholder(x, x->i8, "__vigil_pred_enable.placeholder");
+        x->pred_counts = placeholder(x, i64, "__vigil_pred_counts.placeholder");
+    }
 
     declare(x, &x->register_module, "__vigil_register_module", x->void_t, &m, 1);
     LLVMTypeRef site_args[] = {m, i32};
@@ -171,6 +177,10 @@ int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen)
         LLVMDeleteGlobal(x->counters);
         LLVMDeleteGlobal(x->state);
         LLVMDeleteGlobal(x->descriptor);
+        if (x->pred_enable) {
+            LLVMDeleteGlobal(x->pred_enable);
+            LLVMDeleteGlobal(x->pred_counts);
+        }
         free(vigil_sitefmt_finish(x->sites, 0, &(size_t){0}));
         x->sites = NULL;
         return 0;
@@ -192,6 +202,14 @@ int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen)
 
     LLVMValueRef counters = replace_placeholder(x, x->counters, x->i32, nsites, "__vigil_counters");
     LLVMValueRef state = replace_placeholder(x, x->state, x->i64, (uint64_t)nsites * 4, "__vigil_state");
+    LLVMValueRef pred_enable = LLVMConstNull(vigil_pointer_to(x->i8)), pred_counts = LLVMConstNull(vigil_pointer_to(x->i64));
+    if (x->pred_enable) {
+        pred_enable = LLVMConstPointerCast(replace_placeholder(x, x->pred_enable, x->i8, nsites, "__vigil_pred_enable"),
+                                           vigil_pointer_to(x->i8));
+        pred_counts = LLVMConstPointerCast(replace_placeholder(x, x->pred_counts, x->i64,
+                                                               (uint64_t)nsites * VIGIL_PRED_SLOTS, "__vigil_pred_counts"),
+                                           vigil_pointer_to(x->i64));
+    }
     LLVMValueRef fields[] = {
         LLVMConstInt(x->i32, VIGIL_ABI_VERSION, 0),
         LLVMConstInt(x->i32, nsites, 0),
@@ -202,8 +220,10 @@ int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen)
         LLVMConstInt(x->i32, 0, 0),
         LLVMConstInt(x->i32, 0, 0),
         LLVMConstNull(x->ptr),
+        pred_enable,
+        pred_counts,
     };
-    LLVMSetInitializer(x->descriptor, LLVMConstStructInContext(x->ctx, fields, 9, 0));
+    LLVMSetInitializer(x->descriptor, LLVMConstStructInContext(x->ctx, fields, 11, 0));
     add_constructor(x, make_constructor(x));
     return 0;
 }

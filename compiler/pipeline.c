@@ -221,6 +221,7 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
         .probe_branches = vcc_setting_on(s->probe_branches),
         .probe_returns = vcc_setting_on(s->probe_returns),
         .probe_calls = vcc_setting_on(s->probe_calls),
+        .pred_counters = vcc_setting_on(s->pred_counters),
         .source_name = sj->in->path,
     };
     struct vigil_transform_stats stats = {0};

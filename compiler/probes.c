@@ -1,5 +1,6 @@
 /* Probes of the instrumented copy: memory accesses, conditional branches, call results and
- * calls. The checking copy never gets any. */
+ * calls. The checking copy never gets any; with pred_counters, branch and return sites also
+ * get a guarded counter (preds.c) in both copies, under the same site id. */
 #include "xform.h"
 
 #include <string.h>
@@ -150,29 +151,45 @@ static void probe_call(struct xfunc *f, LLVMValueRef call)
         x->stats->probes++;
     }
     /* Nothing may come between a musttail call and its ret. */
-    if (x->settings->probe_returns && !vigil_is_musttail(call)) {
+    if ((x->settings->probe_returns || x->pred_enable) && !vigil_is_musttail(call)) {
         LLVMTypeKind kind = LLVMGetTypeKind(LLVMTypeOf(call));
         if (kind != LLVMIntegerTypeKind && kind != LLVMPointerTypeKind)
             return;
         uint32_t site = xs_add(x, VIGIL_SITE_RETURN, f->name, loc, 0);
-        LLVMPositionBuilderBefore(x->builder, LLVMGetNextInstruction(call));
-        LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0), result_as_i64(x, call)};
-        xe_call(x, &x->probe_return, args, 3);
-        x->stats->probes++;
+        if (x->pred_enable) {
+            LLVMValueRef original = ptrmap_get(&f->originals, call);
+            xp_count_return(f, call, site, result_as_i64);
+            if (original)
+                xp_count_return(f, original, site, result_as_i64);
+        }
+        if (x->settings->probe_returns) {
+            LLVMPositionBuilderBefore(x->builder, LLVMGetNextInstruction(call));
+            LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0), result_as_i64(x, call)};
+            xe_call(x, &x->probe_return, args, 3);
+            x->stats->probes++;
+        }
     }
 }
 
 static void probe_branch(struct xfunc *f, LLVMValueRef br)
 {
     struct vigil_xform *x = f->x;
-    if (!x->settings->probe_branches)
+    if (!x->settings->probe_branches && !x->pred_enable)
         return;
     uint32_t site = xs_add(x, VIGIL_SITE_BRANCH, f->name, LLVMInstructionGetDebugLoc(br), 0);
-    LLVMPositionBuilderBefore(x->builder, br);
-    LLVMValueRef taken = LLVMBuildZExt(x->builder, LLVMGetCondition(br), x->i32, "");
-    LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0), taken};
-    xe_call(x, &x->probe_branch, args, 3);
-    x->stats->probes++;
+    if (x->settings->probe_branches) {
+        LLVMPositionBuilderBefore(x->builder, br);
+        LLVMValueRef taken = LLVMBuildZExt(x->builder, LLVMGetCondition(br), x->i32, "");
+        LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0), taken};
+        xe_call(x, &x->probe_branch, args, 3);
+        x->stats->probes++;
+    }
+    if (x->pred_enable) {
+        LLVMValueRef original = ptrmap_get(&f->originals, br);
+        xp_count_branch(f, br, site);
+        if (original)
+            xp_count_branch(f, original, site);
+    }
 }
 
 static void probe_instruction(struct xfunc *f, LLVMValueRef inst)
@@ -202,13 +219,30 @@ static void probe_instruction(struct xfunc *f, LLVMValueRef inst)
     }
 }
 
+/* clone -> original instruction, so that a site's counter also goes into the checking copy. */
+static void map_originals(struct xfunc *f)
+{
+    for (size_t i = 0; i < f->blocks.n; i++) {
+        LLVMBasicBlockRef block = LLVMValueAsBasicBlock(f->blocks.v[i]);
+        for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst; inst = LLVMGetNextInstruction(inst)) {
+            LLVMValueRef clone = ptrmap_get(&f->clones, inst);
+            if (clone)
+                ptrmap_put(&f->originals, clone, inst);
+        }
+    }
+}
+
 void xf_insert_probes(struct xfunc *f)
 {
     LLVMBuilderRef b = f->x->builder;
+    ptrmap_init(&f->originals);
+    if (f->x->pred_enable)
+        map_originals(f);
     for (size_t i = 0; i < f->cloned.n; i++) {
         LLVMValueRef inst = f->cloned.v[i];
         LLVMSetCurrentDebugLocation2(b, xf_debug_loc(f, inst));
         probe_instruction(f, inst);
     }
     LLVMSetCurrentDebugLocation2(b, NULL);
+    ptrmap_free(&f->originals);
 }

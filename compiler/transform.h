@@ -11,12 +11,14 @@ struct vigil_transform_settings {
     int probe_branches;      /* conditional branches (default 1) */
     int probe_returns;       /* integer/pointer call results (default 1) */
     int probe_calls;         /* calls (default 1) */
+    int pred_counters;       /* predicate counters in both copies (default 0, seed 002) */
     const char *source_name; /* the main source file, for the site table and the tu hash */
 };
 
 struct vigil_transform_stats {
     unsigned functions_seen, functions_transformed, functions_skipped;
     unsigned entry_checks, backedge_checks, probes;
+    unsigned pred_counters;  /* predicate sites counted in both copies */
 };
 
 /* Transform every eligible function of m in place and emit the site table, counters, state,

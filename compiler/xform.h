@@ -48,6 +48,7 @@ struct vigil_xform {
     LLVMValueRef burst_left;                     /* TLS uint32_t __vigil_burst_left */
     LLVMValueRef descriptor;                     /* this module's struct __vigil_module */
     LLVMValueRef counters, state;                /* i32 / i64 placeholders, replaced by emit */
+    LLVMValueRef pred_enable, pred_counts;       /* i8 / i64 placeholders (pred_counters only) */
     struct rt_fn register_module, dispatch_enter, burst_end;
     struct rt_fn probe_load, probe_store, probe_branch, probe_return, probe_call;
     unsigned prof_kind;                          /* !prof metadata kind */
@@ -68,6 +69,7 @@ struct xfunc {
     struct ptrmap clones;                /* original instruction/block -> its clone */
     struct valvec cloned;                /* clones of original instructions, in order */
     struct ptrmap private_slots;         /* allocas that never escape -> non-NULL */
+    struct ptrmap originals;             /* clone -> original instruction (probes.c) */
     struct valvec backedge_from, backedge_to;  /* back-edges (blocks as values) */
 };
 
@@ -81,6 +83,10 @@ LLVMBasicBlockRef xf_clone_block(struct xfunc *f, LLVMBasicBlockRef original);
 /* probes.c */
 void xf_find_private_slots(struct xfunc *f);
 void xf_insert_probes(struct xfunc *f);
+/* preds.c: guarded predicate counters (common/abi.h) at a branch / after a call. */
+void xp_count_branch(struct xfunc *f, LLVMValueRef br, uint32_t site);
+void xp_count_return(struct xfunc *f, LLVMValueRef call, uint32_t site,
+                     LLVMValueRef (*as_i64)(struct vigil_xform *, LLVMValueRef));
 /* checks.c */
 void xf_insert_checks(struct xfunc *f);
 

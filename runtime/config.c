@@ -12,6 +12,8 @@
  * here by vigil_tool_option. Written once by __vigil_read_options (start-up). */
 static char tool_items[4096];
 static size_t tool_items_len;
+/* VIGIL_PLAN (a plan file of adaptive bug isolation), copied by __vigil_read_options. */
+static char plan_path[4096];
 
 static void report_error(void *arg, const char *msg)
 {
@@ -79,6 +81,13 @@ void __vigil_read_options(struct vigil_options *o)
                 tool_items[i] = '\0';
         tool_items_len = len;
     }
+    const char *plan = getenv("VIGIL_PLAN");
+    if (plan && plan[0]) {
+        if (strlen(plan) >= sizeof plan_path)
+            __vigil_message("VIGIL_PLAN is longer than %zu bytes: ignored", sizeof plan_path - 1);
+        else
+            strcpy(plan_path, plan);
+    }
     check_ranges(o);
     if (o->help) {
         vigil_options_help(emit_help_line, NULL);
@@ -97,4 +106,9 @@ const char *__vigil_find_tool_option(const char *tool, const char *key)
             found = item + tlen + 1 + klen + 1;   /* the last one given wins */
     }
     return found;
+}
+
+const char *__vigil_plan_path(void)
+{
+    return plan_path[0] ? plan_path : NULL;
 }

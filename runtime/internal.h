@@ -44,6 +44,14 @@ struct vigil_process {
  * identity fields); read by the report writer and vigil_now_ns. */
 extern struct vigil_process __vigil_proc HIDDEN;
 
+/* Where a fault signal (SEGV, BUS, ILL, FPE) struck. Written once by the fatal-signal
+ * handler before it writes the report; read by the report writer. signo 0: no fault. */
+struct vigil_crash {
+    int signo;
+    uintptr_t pc;
+};
+extern struct vigil_crash __vigil_crash HIDDEN;
+
 /* Run the one-time start-up now if it has not run (any entry point may call it). */
 void __vigil_ensure_init(void) HIDDEN;
 /* 1 once start-up has completed. */
@@ -57,6 +65,15 @@ const char *__vigil_find_tool_option(const char *tool, const char *key) HIDDEN;
 
 /* ---- config.c: reading VIGIL_OPTIONS (the one place the environment is read) ---- */
 void __vigil_read_options(struct vigil_options *o) HIDDEN;
+/* The plan file named by VIGIL_PLAN, or NULL. */
+const char *__vigil_plan_path(void) HIDDEN;
+
+/* ---- preds.c: predicate counters (ABI 2) ---- */
+struct vigil_module_node;
+/* At registration (under the registry lock): set the module's enable bytes per preds=... */
+void __vigil_preds_register(struct vigil_module_node *n) HIDDEN;
+/* At the final report: note plan modules that never registered. */
+void __vigil_preds_fini(void) HIDDEN;
 
 /* ---- registry.c: modules ---- */
 struct vigil_module_node {

@@ -99,6 +99,7 @@ static int register_locked(struct __vigil_module *m)
     else
         __atomic_store_n(&head, n, __ATOMIC_RELEASE);
     tail = n;
+    __vigil_preds_register(n);
     __atomic_store_n(&m->registered, REGISTERED, __ATOMIC_RELEASE);
     if (__vigil_opts.verbosity >= 2)
         __vigil_message("module %s: %u sites, ids %u..%u", n->path, m->nsites, m->base_id,

@@ -150,6 +150,95 @@ static void remove_flat_dir(const char *path)
     rmdir(path);
 }
 
+/* ---- the crash line ---- */
+
+static int parse_hex_field(const char **s, uintptr_t *out)
+{
+    uintptr_t v = 0;
+    int digits = 0;
+    for (;; (*s)++, digits++) {
+        char c = **s;
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (d < 0)
+            break;
+        v = v << 4 | (uintptr_t)d;
+    }
+    *out = v;
+    return digits ? 0 : -1;
+}
+
+/* The /proc/self/maps line covering pc: "start-end perms offset dev inode path". Read with
+ * plain read(2) and parsed in place: this runs in a fault handler (no stdio, no malloc, no
+ * loader lock, unlike dladdr). Returns 0 with the file offset and path. */
+static int find_mapping(uintptr_t pc, uint64_t *file_offset, char *path, size_t pathlen)
+{
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char buf[8192], line[4352];
+    size_t used = 0;
+    int found = -1;
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0)
+            break;
+        for (ssize_t i = 0; i < n && found != 0; i++) {
+            if (buf[i] != '\n') {
+                if (used < sizeof line - 1)
+                    line[used++] = buf[i];
+                continue;
+            }
+            line[used] = '\0';
+            used = 0;
+            const char *s = line;
+            uintptr_t start, end, offset;
+            if (parse_hex_field(&s, &start) || *s++ != '-' || parse_hex_field(&s, &end))
+                continue;
+            if (pc < start || pc >= end)
+                continue;
+            for (int field = 0; field < 1 && *s; field++) {   /* skip perms */
+                while (*s == ' ')
+                    s++;
+                while (*s && *s != ' ')
+                    s++;
+            }
+            while (*s == ' ')
+                s++;
+            if (parse_hex_field(&s, &offset))
+                continue;
+            for (int field = 0; field < 2 && *s; field++) {   /* skip dev, inode */
+                while (*s == ' ')
+                    s++;
+                while (*s && *s != ' ')
+                    s++;
+            }
+            while (*s == ' ')
+                s++;
+            *file_offset = pc - start + offset;
+            snprintf(path, pathlen, "%s", s);
+            found = 0;
+        }
+        if (found == 0)
+            break;
+    }
+    close(fd);
+    return found;
+}
+
+static void write_crash_line(struct writer *w)
+{
+    if (!__vigil_crash.signo)
+        return;
+    uint64_t offset = 0;
+    char path[4096] = "";
+    if (find_mapping(__vigil_crash.pc, &offset, path, sizeof path) != 0)
+        offset = 0;
+    putf(w, "crash %d 0x%llx 0x%llx ", __vigil_crash.signo,
+         (unsigned long long)__vigil_crash.pc, (unsigned long long)offset);
+    put_escaped(w, path);
+    put(w, "\n", 1);
+}
+
 /* ---- run.txt ---- */
 
 static void write_run_txt(struct writer *w, enum vigil_report_end how, int status)
@@ -215,6 +304,7 @@ static void write_run_txt(struct writer *w, enum vigil_report_end how, int statu
                  vigil_schedule_rate(&__vigil_sched, RELAXED_LOAD(&st->level)));
         }
     }
+    write_crash_line(w);
     put(w, "end\n", 4);
 }
 

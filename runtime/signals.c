@@ -7,14 +7,39 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
+
+struct vigil_crash __vigil_crash;
+
+/* The interrupted PC, for the signals whose PC is the culprit. */
+static uintptr_t fault_pc(int sig, void *context)
+{
+    if (!context || (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE))
+        return 0;
+    const ucontext_t *uc = context;
+#if defined(__x86_64__)
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (uintptr_t)uc->uc_mcontext.pc;
+#else
+    (void)uc;
+    return 0;
+#endif
+}
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
                                     SIGTERM, SIGINT, SIGHUP};
 
-static void fatal_handler(int sig)
+static void fatal_handler(int sig, siginfo_t *info, void *context)
 {
+    (void)info;
     int saved = errno;
+    uintptr_t pc = fault_pc(sig, context);
+    if (pc) {
+        __vigil_crash.pc = pc;
+        __vigil_crash.signo = sig;
+    }
     if (__vigil_is_ready() && getpid() == __vigil_proc.pid)
         __vigil_write_report(VIGIL_END_SIGNAL, sig);
     struct sigaction dfl;
@@ -36,8 +61,8 @@ void __vigil_signals_install(void)
         if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
             continue;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = fatal_handler;
-        sa.sa_flags = SA_RESETHAND | SA_RESTART;
+        sa.sa_sigaction = fatal_handler;
+        sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_RESTART;
         sigemptyset(&sa.sa_mask);
         sigaction(fatal_signals[i], &sa, NULL);
     }

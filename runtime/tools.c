@@ -74,7 +74,7 @@ void __vigil_tools_start(void)
                 available_tools(avail, sizeof avail);
                 __vigil_message("tools: unknown tool \"%.*s\" ignored (available: %s)", (int)len,
                                 list, avail);
-            } else if (t->api_version != VIGIL_TOOL_API_VERSION) {
+            } else if (t->api_version < 1 || t->api_version > VIGIL_TOOL_API_VERSION) {
                 __vigil_message("tools: %s is built for tool API %u, not %u: disabled", t->name,
                                 t->api_version, VIGIL_TOOL_API_VERSION);
             } else if (!duplicate && __vigil_enabled_count == MAX_TOOLS) {
@@ -101,6 +101,7 @@ void __vigil_tools_fini(void)
 {
     /* Events stop first: a tool writing its report must not receive events meanwhile. */
     __atomic_store_n(&__vigil_active_events, 0, __ATOMIC_RELEASE);
+    __vigil_preds_fini();
     for (unsigned i = 0; i < __vigil_enabled_count; i++)
         if (__vigil_enabled_tools[i]->fini)
             __vigil_enabled_tools[i]->fini();

@@ -5,9 +5,11 @@
  * value as a signed integer, so null is == 0). Each observation bumps exactly one predicate;
  * the site's observed count is the sum (binary mode: flags, observed = any flag).
  *
- * Options (VIGIL_OPTIONS): preds.collect=sampled (the only mode the compiler supports so far:
- * the tool counts what bursts deliver; `all` and `plan` are specified in docs/preds-design.md),
- * preds.binary=1 (store flags, not counts). The outcome label is not known here: `vigil ingest`
+ * Collection (VIGIL_OPTIONS preds=sampled|all|plan, preds_binary=0|1; docs/preds-design.md):
+ * sampled: this tool counts what bursts deliver through its hooks (CBI style); all / plan: the
+ * emitted code counts in both copies at the sites the runtime enabled, and fini reads the
+ * counters through vigil_pred_sites_each (tool API 2). preds.binary=1 is kept as an alias of
+ * preds_binary=1 for sampled collection. The outcome label is not known here: `vigil ingest`
  * takes it from run.txt (exit status / signal) or from label.txt (`vigil run --label-by`).
  *
  * Counting is lock-free: one slot per process-wide site id in a table reserved once with mmap
@@ -34,6 +36,7 @@ struct slot {
 /* Written once by preds_init (before any event), read by the hooks and fini. */
 static struct slot *slots;
 static int binary_mode;
+static const char *collect_mode;   /* "sampled", "all" or "plan" */
 /* Highest id seen + 1: bounds the scan in fini. Raised with a CAS, rarely (new ids only). */
 static uint32_t slots_used;
 /* Events at ids >= MAX_SITE_IDS (relaxed, lossy like the counters). */
@@ -83,12 +86,12 @@ static void preds_on_return(vigil_site_t site, int64_t value)
 
 static int preds_init(void)
 {
+    int runtime_binary = 0;
+    collect_mode = vigil_pred_collect(&runtime_binary);
     const char *collect = vigil_tool_option(&preds_tool, "collect");
-    if (collect && strcmp(collect, "sampled") != 0) {
-        vigil_tool_message(&preds_tool,
-                           "preds.collect=%s is not supported yet (needs probes in both copies, "
-                           "see docs/preds-design.md); only `sampled` works: tool disabled",
-                           collect);
+    if (collect && strcmp(collect, collect_mode) != 0) {
+        vigil_tool_message(&preds_tool, "preds.collect=%s: the collection mode is the runtime option "
+                           "preds=sampled|all|plan (now %s); tool disabled", collect, collect_mode);
         return 1;
     }
     const char *binary = vigil_tool_option(&preds_tool, "binary");
@@ -96,7 +99,16 @@ static int preds_init(void)
         vigil_tool_message(&preds_tool, "preds.binary=%s: expected 0 or 1; tool disabled", binary);
         return 1;
     }
-    binary_mode = binary && binary[0] == '1';
+    binary_mode = runtime_binary || (binary && binary[0] == '1');
+    if (strcmp(collect_mode, "sampled") != 0) {
+        if (binary_mode != runtime_binary) {
+            vigil_tool_message(&preds_tool, "preds=%s counts in emitted code: use preds_binary=1, not "
+                               "preds.binary=1; tool disabled", collect_mode);
+            return 1;
+        }
+        preds_tool.events = 0;   /* the counters are in the emitted code, not in the hooks */
+        return 0;
+    }
     void *m = mmap(NULL, (size_t)MAX_SITE_IDS * sizeof(struct slot), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) {
@@ -120,17 +132,58 @@ static uint32_t table_kind(uint32_t id)
     return 0;
 }
 
+/* collect all|plan: one line per monitored site, reached or not (a site monitored but never
+ * reached counts in neither F(p obs) nor S(p obs)). */
+static int write_counted_site(const struct vigil_pred_site *s, void *arg)
+{
+    FILE *f = arg;
+    int is_branch = strcmp(s->kind, "branch") == 0;
+    unsigned npreds = is_branch ? 2 : 3;
+    uint64_t observed = 0;
+    for (unsigned i = 0; i < npreds; i++)
+        observed = binary_mode ? (observed | s->count[i]) : observed + s->count[i];
+    fprintf(f, "site %u %s %llu", s->site, s->kind, (unsigned long long)observed);
+    for (unsigned i = 0; i < npreds; i++)
+        fprintf(f, " %llu", (unsigned long long)s->count[i]);
+    fputc('\n', f);
+    return 0;
+}
+
+static void write_sampled_sites(FILE *f);
+
 static void preds_fini(void)
 {
-    if (!slots)
+    int sampled = strcmp(collect_mode, "sampled") == 0;
+    if (sampled && !slots)
         return;
     FILE *f = vigil_report_open(&preds_tool, "preds.txt");
     if (!f) {
         vigil_tool_message(&preds_tool, "cannot open preds.txt in the run report");
         return;
     }
-    fprintf(f, "vigil-feedback 1\npid %lld\ncollect sampled\nbinary %d\n", (long long)getpid(),
-            binary_mode);
+    fprintf(f, "vigil-feedback 1\npid %lld\ncollect %s\nbinary %d\n", (long long)getpid(),
+            collect_mode, binary_mode);
+    if (sampled)
+        write_sampled_sites(f);
+    else
+        vigil_pred_sites_each(write_counted_site, f);
+    /* Where the process ended: exit()'s caller, or the interrupted code after a fatal signal.
+     * ingest keeps it for failing runs only (failure cause, backward search). */
+    struct vigil_stack where;
+    memset(&where, 0, sizeof where);
+    vigil_capture_stack(&where, STACK_DEPTH);
+    if (where.depth) {
+        fputs("stack", f);
+        for (uint32_t i = 0; i < where.depth && i < VIGIL_MAX_STACK; i++)
+            fprintf(f, " 0x%llx", (unsigned long long)where.pc[i]);
+        fputc('\n', f);
+    }
+    fputs("end\n", f);
+    fclose(f);
+}
+
+static void write_sampled_sites(FILE *f)
+{
     uint32_t used = __atomic_load_n(&slots_used, __ATOMIC_RELAXED);
     unsigned long mismatched = 0;
     for (uint32_t id = 0; id < used; id++) {
@@ -156,19 +209,6 @@ static void preds_fini(void)
             fprintf(f, " %llu", (unsigned long long)c[i]);
         fputc('\n', f);
     }
-    /* Where the process ended: exit()'s caller, or the interrupted code after a fatal signal.
-     * ingest keeps it for failing runs only (failure cause, backward search). */
-    struct vigil_stack where;
-    memset(&where, 0, sizeof where);
-    vigil_capture_stack(&where, STACK_DEPTH);
-    if (where.depth) {
-        fputs("stack", f);
-        for (uint32_t i = 0; i < where.depth && i < VIGIL_MAX_STACK; i++)
-            fprintf(f, " 0x%llx", (unsigned long long)where.pc[i]);
-        fputc('\n', f);
-    }
-    fputs("end\n", f);
-    fclose(f);
     uint64_t lost = __atomic_load_n(&dropped, __ATOMIC_RELAXED);
     if (lost || mismatched)
         vigil_tool_message(&preds_tool, "%llu events beyond site id %u and %lu sites of the wrong kind were dropped",

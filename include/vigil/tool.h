@@ -1,4 +1,5 @@
-/* The vigil tool interface, version 1.
+/* The vigil tool interface, version 2 (2 adds the predicate counter services at the end; the
+ * runtime accepts tools built for 1 or 2).
  *
  * A tool is one file (or folder) under tools/ that fills a struct vigil_tool and registers it
  * with VIGIL_REGISTER_TOOL. It opts into events with a mask; the runtime calls only the hooks
@@ -15,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define VIGIL_TOOL_API_VERSION 1
+#define VIGIL_TOOL_API_VERSION 2
 
 typedef uint32_t vigil_site_t;          /* process-wide site id; VIGIL_NO_SITE when unknown */
 #define VIGIL_NO_SITE 0xffffffffu
@@ -92,5 +93,26 @@ FILE *vigil_report_open(const struct vigil_tool *tool, const char *filename);
 /* One diagnostic line on stderr, prefixed "vigil: <tool>: ". */
 void vigil_tool_message(const struct vigil_tool *tool, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* ---- Version 2: predicate counters (seed 002, docs/preds-design.md) ----
+ * Counted by emitted code in both copies (vigil-cc VIGIL_CC_PRED_COUNTERS=1) at the sites the
+ * runtime enabled: every branch/return site (VIGIL_OPTIONS preds=all) or the sites of the plan
+ * file VIGIL_PLAN (preds=plan). */
+
+/* The collection mode in force: "sampled", "all" or "plan"; *binary = 1 when counters are
+ * flags (preds_binary=1: a predicate's probe switches itself off once it has been true). */
+const char *vigil_pred_collect(int *binary);
+
+/* One monitored predicate site: its id, kind ("branch": count[0] false, count[1] true;
+ * "return": count[0..2] < 0, == 0, > 0) and counts (flags in binary mode). */
+struct vigil_pred_site {
+    vigil_site_t site;
+    const char *kind;
+    uint64_t count[3];
+};
+/* Call fn for every monitored predicate site, ids increasing, including sites never reached
+ * (all counts 0). A non-zero return from fn stops the walk. Returns the number of sites
+ * visited. For fini: counts are read with relaxed loads while other threads may still run. */
+size_t vigil_pred_sites_each(int (*fn)(const struct vigil_pred_site *s, void *arg), void *arg);
 
 #endif

@@ -162,6 +162,39 @@ static void test_round_trip(void)
     vigil_run_report_free(&r);
 }
 
+/* Version 2 adds the crash line; version 1 must not carry one. */
+static void test_crash_line(void)
+{
+    struct text good, t;
+    write_good_report(&good);
+    const char *body = strchr(good.buf, '\n') + 1;
+    const char *end = strstr(good.buf, "\nend\n");
+    const char *crash = "crash 11 0x55a92420b822 0x5822 /tmp/dir%20x/prog";
+    t.len = 0;
+    put(&t, "vigil-run 2\n%.*s\n%s\nend\n", (int)(end - body), body, crash);
+    struct vigil_run_report r;
+    char err[256] = "";
+    int rc = vigil_run_report_parse(t.buf, t.len, NAME, &r, err, sizeof err);
+    CHECK(rc == 0, "version 2 report with a crash line rejected: %s", err);
+    if (rc == 0) {
+        CHECK(r.version == 2 && r.has_crash && r.crash_signal == 11, "crash %d signal %d",
+              r.has_crash, r.crash_signal);
+        CHECK(r.crash_pc == 0x55a92420b822ull && r.crash_file_offset == 0x5822,
+              "crash pc %llx offset %llx", (unsigned long long)r.crash_pc,
+              (unsigned long long)r.crash_file_offset);
+        CHECK(strcmp(r.crash_path, "/tmp/dir x/prog") == 0, "crash path \"%s\"", r.crash_path);
+        vigil_run_report_free(&r);
+    }
+    t.len = 0;
+    put(&t, "vigil-run 1\n%.*s\n%s\nend\n", (int)(end - body), body, crash);
+    rc = vigil_run_report_parse(t.buf, t.len, NAME, &r, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, "version 1"), "crash line in version 1 accepted: %s", err);
+    t.len = 0;
+    put(&t, "vigil-run 2\n%.*s\ncrash 11 55a9 0x1 /p\nend\n", (int)(end - body), body);
+    rc = vigil_run_report_parse(t.buf, t.len, NAME, &r, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, "faulting PC"), "crash pc without 0x accepted: %s", err);
+}
+
 /* ---- malformed reports ---- */
 
 /* Replace line `lineno` (1-based) of the good report with `repl` (NULL: delete it), parse, and
@@ -209,7 +242,7 @@ static void test_malformed(void)
     /* Line numbers of the good report: 1 header, 2 program, 3-6 arg, 7 pid, 8 ppid, 9 exit,
      * 10 start, 11 duration, 12-14 option, 15 tools, 16-17 module, 18-20 site, 21 end. */
     expect_error_edit(1, NULL, 1, "header");                       /* missing header */
-    expect_error_edit(1, "vigil-run 2", 1, "version 2");           /* wrong version */
+    expect_error_edit(1, "vigil-run 3", 1, "version 3");           /* wrong version */
     expect_error_edit(1, "vigil-run x", 1, "format version");
     expect_error_edit(1, "vigil-runs 1", 1, "header");
     expect_error_edit(7, "pid 12x", 7, "process id");              /* bad numbers */
@@ -297,6 +330,7 @@ int main(void)
 {
     test_escape();
     test_round_trip();
+    test_crash_line();
     test_malformed();
     test_load();
     return CHECK_DONE("test_runreport");
