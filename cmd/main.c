@@ -12,7 +12,7 @@
     X(run, "run a program under vigil, then summarize its run report",                         \
       "vigil run [--out DIR] [--mode MODE] [--tool NAME]... [--] PROGRAM [ARGS...]")            \
     X(sites, "list the site tables compiled into a binary",                                    \
-      "vigil sites [--json] BINARY")                                                           \
+      "vigil sites [--json] [--cfg] BINARY")                                                           \
     X(stats, "per dispatch check: executions, bursts and rate, with source locations",         \
       "vigil stats [--json] RUNDIR")                                                           \
     X(tools, "list the analysis tools built into the runtime (tools=NAME,... in VIGIL_OPTIONS)",  \
@@ -26,7 +26,9 @@
     X(ingest, "load feedback reports (tools=preds) into the report store",                    \
       "vigil ingest [--db FILE|postgresql://...] [--quiet] DIR...")                            \
     X(rank, "predicates most predictive of failure, from the report store",                    \
-      "vigil rank [--db FILE|URL] [--top N] [--json] [--by failcount|increase|importance|ttest|eliminate]")
+      "vigil rank [--db FILE|URL] [--top N] [--json] [--by failcount|increase|importance|ttest|eliminate]") \
+    X(plan, "next plan of adaptive bug isolation: which predicate sites to count (VIGIL_PLAN)",  \
+      "vigil plan [--db FILE|URL] [--heuristic failcount|importance|maxImportance|ttest|bfs|random] [--direction forward] [--confidence X] [--state FILE] BINARY -o PLAN.vplan")
 
 #define DECLARE_COMMAND(name, help, usage) int cmd_##name(int argc, char **argv);
 VIGIL_COMMANDS(DECLARE_COMMAND)

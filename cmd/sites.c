@@ -1,4 +1,6 @@
-/* vigil sites [--json] BINARY: the site tables compiled into a binary. Process-wide ids are
+/* vigil sites [--json] [--cfg] BINARY: the site tables compiled into a binary (--cfg: also the
+ * control-flow facts of site table version 2: each site's block, per function its edges,
+ * exits and calls). Process-wide ids are
  * assigned at run time in registration order, so tables are listed with local indices. */
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +34,48 @@ static void print_text(const char *path, const struct vigil_elf_sites *s)
                 printf(":%u", v.column);
             putchar('\n');
         }
+    }
+}
+
+static const char *edge_label(uint32_t label, char *buf, size_t len)
+{
+    if (label == VIGIL_EDGE_ALWAYS) return "always";
+    if (label == VIGIL_EDGE_TRUE) return "true";
+    if (label == VIGIL_EDGE_FALSE) return "false";
+    snprintf(buf, len, "case%u", label - VIGIL_EDGE_CASE0);
+    return buf;
+}
+
+static void print_cfg(const struct vigil_elf_sites *s)
+{
+    for (size_t t = 0; t < s->ntables; t++) {
+        struct vigil_cfg cfg;
+        char err[200], label[16];
+        int rc = vigil_sitefmt_cfg(&s->tables[t], &cfg, err, sizeof err);
+        printf("\ntable %zu control flow: ", t);
+        if (rc <= 0) {
+            printf("%s\n", rc == 0 ? "none (site table version 1 or built without it)" : err);
+            continue;
+        }
+        printf("%u functions, %u edges, %u calls\n", cfg.nfunctions, cfg.nedges, cfg.ncalls);
+        for (uint32_t f = 0; f < cfg.nfunctions; f++) {
+            const struct vigil_cfg_function *fn = &cfg.functions[f];
+            printf("  function %u %s: %u blocks%s\n", f, fn->name, fn->nblocks,
+                   fn->flags & VIGIL_CFG_ADDRESS_TAKEN ? ", address taken" : "");
+            for (uint32_t e = 0; e < fn->nedges; e++)
+                printf("    edge %u -> %u %s\n", fn->edges[e].from, fn->edges[e].to,
+                       edge_label(fn->edges[e].label, label, sizeof label));
+            for (uint32_t e = 0; e < fn->nexits; e++)
+                printf("    exit %u\n", fn->exits[e]);
+            for (uint32_t c = 0; c < cfg.ncalls; c++)
+                if (cfg.calls[c].function == f)
+                    printf("    call in %u -> %s\n", cfg.calls[c].block,
+                           cfg.calls[c].callee[0] ? cfg.calls[c].callee : "(indirect)");
+            for (uint32_t i = 0; i < cfg.nsites; i++)
+                if (cfg.site_function[i] == f && cfg.site_block[i] != VIGIL_CFG_NONE)
+                    printf("    site %u in %u\n", i, cfg.site_block[i]);
+        }
+        vigil_cfg_free(&cfg);
     }
 }
 
@@ -89,11 +133,13 @@ static void print_json(const char *path, const struct vigil_elf_sites *s)
 
 int cmd_sites(int argc, char **argv)
 {
-    int json = 0;
+    int json = 0, cfg = 0;
     const char *path = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0)
             json = 1;
+        else if (strcmp(argv[i], "--cfg") == 0)
+            cfg = 1;
         else if (argv[i][0] == '-' && argv[i][1] != '\0')
             return cmd_usage_error(argv[0], "unknown option \"%s\"", argv[i]);
         else if (path)
@@ -117,6 +163,8 @@ int cmd_sites(int argc, char **argv)
         print_json(path, &s);
     else
         print_text(path, &s);
+    if (cfg && !json)
+        print_cfg(&s);
     vigil_elf_sites_free(&s);
     return 0;
 }

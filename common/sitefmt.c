@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HEADER_SIZE 48u
+#define HEADER_SIZE_V1 48u
+#define HEADER_SIZE 56u
 #define RECORD_SIZE 24u
 _Static_assert(sizeof(struct vigil_sitefmt_header) == HEADER_SIZE, "header layout");
 _Static_assert(sizeof(struct vigil_sitefmt_record) == RECORD_SIZE, "record layout");
@@ -17,7 +18,10 @@ _Static_assert(sizeof(struct vigil_sitefmt_record) == RECORD_SIZE, "record layou
 enum {
     H_MAGIC = 0, H_VERSION = 8, H_HEADER_SIZE = 12, H_TU_HASH = 16, H_NSITES = 24,
     H_RECORD_SIZE = 28, H_STRTAB_SIZE = 32, H_TOTAL_SIZE = 36, H_SOURCE = 40, H_FLAGS = 44,
+    H_CFG_SIZE = 48, H_RESERVED = 52,
 };
+/* Control-flow facts: counts, then fixed-size rows (in uint32 words). */
+enum { CFG_COUNTS = 4, CFG_FUNCTION_WORDS = 7, CFG_EDGE_WORDS = 3, CFG_CALL_WORDS = 3, CFG_SITE_WORDS = 2 };
 enum { R_KIND = 0, R_FUNCTION = 4, R_FILE = 8, R_LINE = 12, R_COLUMN = 16, R_AUX = 20 };
 
 static const char *const kind_names[] = {
@@ -74,17 +78,23 @@ int vigil_sitefmt_open(const void *buf, size_t len, struct vigil_sitefmt_table *
     if (memcmp(p + H_MAGIC, VIGIL_SITEFMT_MAGIC, 8) != 0)
         return fail(err, errlen, "not a site table (bad magic)");
     uint32_t version = get32(p + H_VERSION);
-    if (version != VIGIL_SITEFMT_VERSION)
-        return fail(err, errlen, "site table version %u, expected %u", version, VIGIL_SITEFMT_VERSION);
+    if (version != 1 && version != VIGIL_SITEFMT_VERSION)
+        return fail(err, errlen, "site table version %u, expected 1 or %u", version, VIGIL_SITEFMT_VERSION);
+    uint32_t expected_header = version == 1 ? HEADER_SIZE_V1 : HEADER_SIZE;
     uint32_t header_size = get32(p + H_HEADER_SIZE), record_size = get32(p + H_RECORD_SIZE);
-    if (header_size != HEADER_SIZE || record_size != RECORD_SIZE)
-        return fail(err, errlen, "site table header/record size %u/%u, expected %u/%u",
-                    header_size, record_size, HEADER_SIZE, RECORD_SIZE);
+    if (header_size != expected_header || record_size != RECORD_SIZE)
+        return fail(err, errlen, "site table header/record size %u/%u, expected %u/%u for version %u",
+                    header_size, record_size, expected_header, RECORD_SIZE, version);
+    if (len < header_size)
+        return fail(err, errlen, "site table truncated: %zu bytes, header needs %u", len, header_size);
+    uint32_t cfg_size = version == 1 ? 0 : get32(p + H_CFG_SIZE);
+    if (cfg_size % 4 != 0 || (version > 1 && get32(p + H_RESERVED) != 0))
+        return fail(err, errlen, "site table control-flow size %u not a multiple of 4 (or reserved field set)", cfg_size);
     uint32_t nsites = get32(p + H_NSITES), strtab_size = get32(p + H_STRTAB_SIZE);
     uint32_t total_size = get32(p + H_TOTAL_SIZE);
     /* 64-bit sums: 32-bit fields cannot overflow them. */
-    uint64_t strings_at = (uint64_t)HEADER_SIZE + (uint64_t)nsites * RECORD_SIZE;
-    uint64_t used = strings_at + strtab_size;
+    uint64_t strings_at = (uint64_t)header_size + (uint64_t)nsites * RECORD_SIZE;
+    uint64_t used = strings_at + strtab_size + cfg_size;
     if (total_size % 8 != 0 || total_size < used || used + 8 <= total_size)
         return fail(err, errlen, "site table size %u inconsistent with %u sites and %u string bytes",
                     total_size, nsites, strtab_size);
@@ -100,7 +110,7 @@ int vigil_sitefmt_open(const void *buf, size_t len, struct vigil_sitefmt_table *
     if (source >= strtab_size)
         return fail(err, errlen, "site table source name offset %u out of range", source);
     for (uint32_t i = 0; i < nsites; i++) {
-        const unsigned char *r = p + HEADER_SIZE + (uint64_t)i * RECORD_SIZE;
+        const unsigned char *r = p + header_size + (uint64_t)i * RECORD_SIZE;
         uint32_t kind = get32(r + R_KIND);
         if (kind == 0 || kind > VIGIL_SITE_KIND_MAX)
             return fail(err, errlen, "site %u: unknown kind %u", i, kind);
@@ -108,7 +118,7 @@ int vigil_sitefmt_open(const void *buf, size_t len, struct vigil_sitefmt_table *
             return fail(err, errlen, "site %u: string offset out of range", i);
     }
     t->header = buf;
-    t->records = p + HEADER_SIZE;
+    t->records = p + header_size;
     t->strings = strings;
     t->nsites = nsites;
     return 0;
@@ -160,6 +170,9 @@ struct vigil_sitefmt_builder {
     uint32_t nslots, nused;
     uint32_t source;
     int failed;                     /* an allocation failed: finish returns NULL */
+    /* control-flow facts, as uint32 words per section (see sitefmt.h) */
+    struct words { uint32_t *v; uint32_t n, cap; } functions, edges, exits, calls, sites;
+    int has_cfg;
 };
 
 static uint32_t hash_string(const char *s)
@@ -277,8 +290,76 @@ uint32_t vigil_sitefmt_count(const struct vigil_sitefmt_builder *b)
     return b->nsites;
 }
 
+static void push(struct vigil_sitefmt_builder *b, struct words *w, const uint32_t *v, uint32_t n)
+{
+    if (b->failed)
+        return;
+    if (w->n + n > w->cap) {
+        uint32_t cap = w->cap ? w->cap * 2 : 64;
+        while (cap < w->n + n)
+            cap *= 2;
+        uint32_t *grown = realloc(w->v, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            b->failed = 1;
+            return;
+        }
+        w->v = grown;
+        w->cap = cap;
+    }
+    memcpy(w->v + w->n, v, n * sizeof *v);
+    w->n += n;
+}
+
+uint32_t vigil_sitefmt_add_function(struct vigil_sitefmt_builder *b, const char *name, uint32_t nblocks,
+                                    uint32_t flags)
+{
+    b->has_cfg = 1;
+    uint32_t row[CFG_FUNCTION_WORDS] = {intern(b, name), nblocks, flags, b->edges.n / CFG_EDGE_WORDS, 0,
+                                        b->exits.n, 0};
+    push(b, &b->functions, row, CFG_FUNCTION_WORDS);
+    return b->functions.n / CFG_FUNCTION_WORDS - 1;
+}
+
+void vigil_sitefmt_add_edge(struct vigil_sitefmt_builder *b, uint32_t from, uint32_t to, uint32_t label)
+{
+    uint32_t row[CFG_EDGE_WORDS] = {from, to, label};
+    push(b, &b->edges, row, CFG_EDGE_WORDS);
+    if (!b->failed && b->functions.n)
+        b->functions.v[b->functions.n - CFG_FUNCTION_WORDS + 4]++;
+}
+
+void vigil_sitefmt_add_exit(struct vigil_sitefmt_builder *b, uint32_t block)
+{
+    push(b, &b->exits, &block, 1);
+    if (!b->failed && b->functions.n)
+        b->functions.v[b->functions.n - CFG_FUNCTION_WORDS + 6]++;
+}
+
+void vigil_sitefmt_add_call(struct vigil_sitefmt_builder *b, uint32_t function, uint32_t block, const char *callee)
+{
+    uint32_t row[CFG_CALL_WORDS] = {function, block, intern(b, callee)};
+    push(b, &b->calls, row, CFG_CALL_WORDS);
+}
+
+void vigil_sitefmt_set_block(struct vigil_sitefmt_builder *b, uint32_t site, uint32_t function, uint32_t block)
+{
+    while (!b->failed && b->sites.n / CFG_SITE_WORDS <= site) {
+        uint32_t none[CFG_SITE_WORDS] = {VIGIL_CFG_NONE, VIGIL_CFG_NONE};
+        push(b, &b->sites, none, CFG_SITE_WORDS);
+    }
+    if (!b->failed) {
+        b->sites.v[site * CFG_SITE_WORDS] = function;
+        b->sites.v[site * CFG_SITE_WORDS + 1] = block;
+    }
+}
+
 static void builder_free(struct vigil_sitefmt_builder *b)
 {
+    free(b->functions.v);
+    free(b->edges.v);
+    free(b->exits.v);
+    free(b->calls.v);
+    free(b->sites.v);
     free(b->records);
     free(b->strings);
     free(b->slots);
@@ -287,7 +368,15 @@ static void builder_free(struct vigil_sitefmt_builder *b)
 
 unsigned char *vigil_sitefmt_finish(struct vigil_sitefmt_builder *b, uint64_t tu_hash, size_t *len)
 {
-    uint64_t used = HEADER_SIZE + (uint64_t)b->nsites * RECORD_SIZE + b->strings_len;
+    uint64_t cfg_words = 0;
+    if (b->has_cfg) {   /* every site gets its {function, block} row */
+        uint32_t none[CFG_SITE_WORDS] = {VIGIL_CFG_NONE, VIGIL_CFG_NONE};
+        while (!b->failed && b->sites.n / CFG_SITE_WORDS < b->nsites)
+            push(b, &b->sites, none, CFG_SITE_WORDS);
+        cfg_words = CFG_COUNTS + (uint64_t)b->functions.n + b->edges.n + b->exits.n + b->calls.n +
+                    (uint64_t)b->nsites * CFG_SITE_WORDS;
+    }
+    uint64_t used = HEADER_SIZE + (uint64_t)b->nsites * RECORD_SIZE + b->strings_len + cfg_words * 4;
     uint64_t total = (used + 7) & ~(uint64_t)7;
     unsigned char *out = NULL;
     if (!b->failed && total <= UINT32_MAX)
@@ -306,8 +395,114 @@ unsigned char *vigil_sitefmt_finish(struct vigil_sitefmt_builder *b, uint64_t tu
         if (b->nsites)
             memcpy(out + HEADER_SIZE, b->records, (size_t)b->nsites * RECORD_SIZE);
         memcpy(out + HEADER_SIZE + (size_t)b->nsites * RECORD_SIZE, b->strings, b->strings_len);
+        put32(out + H_CFG_SIZE, (uint32_t)(cfg_words * 4));
+        unsigned char *w = out + HEADER_SIZE + (size_t)b->nsites * RECORD_SIZE + b->strings_len;
+        if (cfg_words) {
+            uint32_t counts[CFG_COUNTS] = {b->functions.n / CFG_FUNCTION_WORDS, b->edges.n / CFG_EDGE_WORDS,
+                                           b->exits.n, b->calls.n / CFG_CALL_WORDS};
+            const struct words parts[] = {{counts, CFG_COUNTS, 0}, b->functions, b->edges, b->exits, b->calls,
+                                          {b->sites.v, b->nsites * CFG_SITE_WORDS, 0}};
+            for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+                for (uint32_t i = 0; i < parts[k].n; i++, w += 4)
+                    put32(w, parts[k].v[i]);
+        }
         *len = (size_t)total;
     }
     builder_free(b);
     return out;
+}
+
+/* ---- Control-flow facts (version 2) ---- */
+
+void vigil_cfg_free(struct vigil_cfg *cfg)
+{
+    free(cfg->functions);
+    free(cfg->edges);
+    free(cfg->exits);
+    free(cfg->calls);
+    free(cfg->site_function);
+    free(cfg->site_block);
+    memset(cfg, 0, sizeof *cfg);
+}
+
+int vigil_sitefmt_cfg(const struct vigil_sitefmt_table *t, struct vigil_cfg *cfg, char *err, size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    const unsigned char *h = (const unsigned char *)t->header;
+    if (get32(h + H_VERSION) < 2 || get32(h + H_CFG_SIZE) == 0)
+        return 0;
+    uint32_t strtab_size = get32(h + H_STRTAB_SIZE);
+    uint64_t nwords = get32(h + H_CFG_SIZE) / 4;
+    const unsigned char *w = (const unsigned char *)t->strings + strtab_size;
+    if (nwords < CFG_COUNTS)
+        return fail(err, errlen, "control-flow facts truncated");
+    uint32_t nf = get32(w), ne = get32(w + 4), nx = get32(w + 8), nc = get32(w + 12);
+    uint64_t need = CFG_COUNTS + (uint64_t)nf * CFG_FUNCTION_WORDS + (uint64_t)ne * CFG_EDGE_WORDS + nx +
+                    (uint64_t)nc * CFG_CALL_WORDS + (uint64_t)t->nsites * CFG_SITE_WORDS;
+    if (need != nwords)
+        return fail(err, errlen, "control-flow facts: %llu words, counts say %llu",
+                    (unsigned long long)nwords, (unsigned long long)need);
+    cfg->nfunctions = nf, cfg->nedges = ne, cfg->nexits = nx, cfg->ncalls = nc, cfg->nsites = t->nsites;
+    cfg->functions = calloc(nf + 1, sizeof *cfg->functions);
+    cfg->edges = calloc(ne + 1, sizeof *cfg->edges);
+    cfg->exits = calloc(nx + 1, sizeof *cfg->exits);
+    cfg->calls = calloc(nc + 1, sizeof *cfg->calls);
+    cfg->site_function = calloc(t->nsites + 1, sizeof *cfg->site_function);
+    cfg->site_block = calloc(t->nsites + 1, sizeof *cfg->site_block);
+    if (!cfg->functions || !cfg->edges || !cfg->exits || !cfg->calls || !cfg->site_function || !cfg->site_block) {
+        vigil_cfg_free(cfg);
+        return fail(err, errlen, "out of memory");
+    }
+    const unsigned char *fw = w + 4 * CFG_COUNTS, *ew = fw + 4 * (size_t)nf * CFG_FUNCTION_WORDS;
+    const unsigned char *xw = ew + 4 * (size_t)ne * CFG_EDGE_WORDS, *cw = xw + 4 * (size_t)nx;
+    const unsigned char *sw = cw + 4 * (size_t)nc * CFG_CALL_WORDS;
+    for (uint32_t i = 0; i < ne; i++)
+        cfg->edges[i] = (struct vigil_cfg_edge){get32(ew + 12 * (size_t)i), get32(ew + 12 * (size_t)i + 4),
+                                                get32(ew + 12 * (size_t)i + 8)};
+    for (uint32_t i = 0; i < nx; i++)
+        cfg->exits[i] = get32(xw + 4 * (size_t)i);
+    const char *why = NULL;
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < nf && !why; i++) {
+        const unsigned char *r = fw + 4 * (size_t)i * CFG_FUNCTION_WORDS;
+        uint32_t name = get32(r), first_edge = get32(r + 12), first_exit = get32(r + 20);
+        struct vigil_cfg_function *f = &cfg->functions[i];
+        f->nblocks = get32(r + 4), f->flags = get32(r + 8), f->nedges = get32(r + 16), f->nexits = get32(r + 24);
+        if (name >= strtab_size || (uint64_t)first_edge + f->nedges > ne || (uint64_t)first_exit + f->nexits > nx) {
+            why = "name or edge/exit range out of bounds", bad = i;
+            break;
+        }
+        f->name = t->strings + name;
+        f->edges = cfg->edges + first_edge;
+        f->exits = cfg->exits + first_exit;
+        for (uint32_t k = 0; k < f->nedges && !why; k++)
+            if (f->edges[k].from >= f->nblocks || f->edges[k].to >= f->nblocks)
+                why = "edge names a block out of range", bad = i;
+        for (uint32_t k = 0; k < f->nexits && !why; k++)
+            if (f->exits[k] >= f->nblocks)
+                why = "exit block out of range", bad = i;
+    }
+    if (why) {
+        vigil_cfg_free(cfg);
+        return fail(err, errlen, "control-flow facts: function %u: %s", bad, why);
+    }
+    for (uint32_t i = 0; i < nc; i++) {
+        const unsigned char *r = cw + 12 * (size_t)i;
+        uint32_t fn = get32(r), block = get32(r + 4), callee = get32(r + 8);
+        if (fn >= nf || block >= cfg->functions[fn].nblocks || callee >= strtab_size) {
+            vigil_cfg_free(cfg);
+            return fail(err, errlen, "control-flow facts: call %u out of range", i);
+        }
+        cfg->calls[i] = (struct vigil_cfg_call){fn, block, t->strings + callee};
+    }
+    for (uint32_t i = 0; i < t->nsites; i++) {
+        uint32_t fn = get32(sw + 8 * (size_t)i), block = get32(sw + 8 * (size_t)i + 4);
+        if (fn != VIGIL_CFG_NONE && (fn >= nf || (block != VIGIL_CFG_NONE && block >= cfg->functions[fn].nblocks))) {
+            vigil_cfg_free(cfg);
+            return fail(err, errlen, "control-flow facts: site %u names function %u block %u out of range", i, fn, block);
+        }
+        cfg->site_function[i] = fn;
+        cfg->site_block[i] = block;
+    }
+    return 1;
 }

@@ -6,6 +6,7 @@
 #include "xform.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Weights for the dispatch branches: the checking copy is the overwhelmingly likely path. */
 #define LIKELY 2000
@@ -39,6 +40,16 @@ static void atomic_store(struct vigil_xform *x, LLVMValueRef value, LLVMValueRef
     LLVMSetAlignment(store, align);
 }
 
+LLVMValueRef xc_load_counter(struct vigil_xform *x, uint32_t site)
+{
+    return atomic_load(x, x->i32, gep_i32(x, x->counters, x->i32, site), 4);
+}
+
+void xc_store_counter(struct vigil_xform *x, uint32_t site, LLVMValueRef value)
+{
+    atomic_store(x, value, gep_i32(x, x->counters, x->i32, site), 4);
+}
+
 /* Branch on a runtime call's answer: non-zero -> the instrumented copy. */
 static void branch_on_call(struct vigil_xform *x, const struct rt_fn *fn, uint32_t site,
                            LLVMBasicBlockRef instrumented, LLVMBasicBlockRef checking)
@@ -49,39 +60,74 @@ static void branch_on_call(struct vigil_xform *x, const struct rt_fn *fn, uint32
     LLVMBuildCondBr(x->builder, go, instrumented, checking);
 }
 
-/* Builds the blocks of site s; returns {check.s, burst.s} through the out parameters. */
-static void build_check(struct xfunc *f, uint32_t site, LLVMMetadataRef loc,
-                        LLVMBasicBlockRef checking, LLVMBasicBlockRef instrumented,
-                        LLVMBasicBlockRef *check_out, LLVMBasicBlockRef *burst_out)
+/* The checking copy's fast path of a plain check:
+ *   check: if (__vigil_burst_left != 0) goto burst;
+ *   count: c = counters[s]; if (c == 0) goto enter; counters[s] = c - 1; goto checking; */
+static void build_memory_countdown(struct vigil_xform *x, LLVMBasicBlockRef check, LLVMBasicBlockRef count,
+                                   LLVMBasicBlockRef enter, LLVMBasicBlockRef decrement, LLVMBasicBlockRef burst,
+                                   LLVMBasicBlockRef checking, uint32_t site)
 {
-    struct vigil_xform *x = f->x;
     LLVMBuilderRef b = x->builder;
-    LLVMBasicBlockRef check = new_block(f, "check", site), count = new_block(f, "count", site);
-    LLVMBasicBlockRef enter = new_block(f, "enter", site), decrement = new_block(f, "decrement", site);
-    LLVMBasicBlockRef burst = new_block(f, "burst", site), burst_next = new_block(f, "burst.next", site);
-    LLVMBasicBlockRef burst_end = new_block(f, "burst.end", site);
     LLVMValueRef zero = LLVMConstInt(x->i32, 0, 0), one = LLVMConstInt(x->i32, 1, 0);
-    LLVMSetCurrentDebugLocation2(b, loc);
-
-    /* check: if (__vigil_burst_left != 0) goto burst; */
     LLVMPositionBuilderAtEnd(b, check);
     LLVMValueRef left = LLVMBuildLoad2(b, x->i32, x->burst_left, "");
     LLVMValueRef in_burst = LLVMBuildICmp(b, LLVMIntNE, left, zero, "");
     xe_set_weights(x, LLVMBuildCondBr(b, in_burst, burst, count), UNLIKELY, LIKELY);
 
-    /* count: c = counters[s]; if (c == 0) goto enter; */
     LLVMPositionBuilderAtEnd(b, count);
     LLVMValueRef counter = gep_i32(x, x->counters, x->i32, site);
     LLVMValueRef c = atomic_load(x, x->i32, counter, 4);
     LLVMValueRef expired = LLVMBuildICmp(b, LLVMIntEQ, c, zero, "");
     xe_set_weights(x, LLVMBuildCondBr(b, expired, enter, decrement), UNLIKELY, LIKELY);
 
-    LLVMPositionBuilderAtEnd(b, enter);
-    branch_on_call(x, &x->dispatch_enter, site, instrumented, checking);
-
     LLVMPositionBuilderAtEnd(b, decrement);
     atomic_store(x, LLVMBuildSub(b, c, one, ""), counter, 4);
     LLVMBuildBr(b, checking);
+}
+
+/* The same for a batched loop (loops.c): the countdown lives in `local`, no burst test:
+ *   check: c = local; if (c == 0) goto enter; local = c - 1; goto checking; */
+static void build_local_countdown(struct vigil_xform *x, LLVMBasicBlockRef check, LLVMBasicBlockRef enter,
+                                  LLVMBasicBlockRef decrement, LLVMBasicBlockRef checking, LLVMValueRef local)
+{
+    LLVMBuilderRef b = x->builder;
+    LLVMValueRef zero = LLVMConstInt(x->i32, 0, 0), one = LLVMConstInt(x->i32, 1, 0);
+    LLVMPositionBuilderAtEnd(b, check);
+    LLVMValueRef c = LLVMBuildLoad2(b, x->i32, local, "");
+    LLVMValueRef expired = LLVMBuildICmp(b, LLVMIntEQ, c, zero, "");
+    xe_set_weights(x, LLVMBuildCondBr(b, expired, enter, decrement), UNLIKELY, LIKELY);
+    LLVMPositionBuilderAtEnd(b, decrement);
+    LLVMBuildStore(b, LLVMBuildSub(b, c, one, ""), local);
+    LLVMBuildBr(b, checking);
+}
+
+/* Builds the blocks of site s; returns {check.s, burst.s} through the out parameters. With
+ * `local` (a batched loop) every return to the checking copy reloads the local countdown. */
+static void build_check(struct xfunc *f, uint32_t site, LLVMMetadataRef loc,
+                        LLVMBasicBlockRef checking, LLVMBasicBlockRef instrumented, LLVMValueRef local,
+                        LLVMBasicBlockRef *check_out, LLVMBasicBlockRef *burst_out)
+{
+    struct vigil_xform *x = f->x;
+    LLVMBuilderRef b = x->builder;
+    LLVMBasicBlockRef check = new_block(f, "check", site);
+    LLVMBasicBlockRef enter = new_block(f, "enter", site), decrement = new_block(f, "decrement", site);
+    LLVMBasicBlockRef burst = new_block(f, "burst", site), burst_next = new_block(f, "burst.next", site);
+    LLVMBasicBlockRef burst_end = new_block(f, "burst.end", site);
+    LLVMValueRef one = LLVMConstInt(x->i32, 1, 0);
+    LLVMSetCurrentDebugLocation2(b, loc);
+
+    LLVMBasicBlockRef back_to_checking = checking;
+    if (local) {
+        back_to_checking = new_block(f, "reload", site);
+        LLVMPositionBuilderAtEnd(b, back_to_checking);
+        LLVMBuildStore(b, xc_load_counter(x, site), local);
+        LLVMBuildBr(b, checking);
+        build_local_countdown(x, check, enter, decrement, checking, local);
+    } else {
+        build_memory_countdown(x, check, new_block(f, "count", site), enter, decrement, burst, checking, site);
+    }
+    LLVMPositionBuilderAtEnd(b, enter);
+    branch_on_call(x, &x->dispatch_enter, site, instrumented, back_to_checking);
 
     /* burst: state[s].instr_execs += 1; b = burst_left; if (b > 1) { burst_left = b - 1; ... } */
     LLVMPositionBuilderAtEnd(b, burst);
@@ -97,7 +143,7 @@ static void build_check(struct xfunc *f, uint32_t site, LLVMMetadataRef loc,
     LLVMBuildBr(b, instrumented);
 
     LLVMPositionBuilderAtEnd(b, burst_end);
-    branch_on_call(x, &x->burst_end, site, instrumented, checking);
+    branch_on_call(x, &x->burst_end, site, instrumented, back_to_checking);
 
     LLVMSetCurrentDebugLocation2(b, NULL);
     *check_out = check;
@@ -118,12 +164,18 @@ void xf_insert_checks(struct xfunc *f)
     LLVMBasicBlockRef entry = LLVMValueAsBasicBlock(f->blocks.v[0]);
     LLVMBasicBlockRef check, burst;
     uint32_t site = xs_add_entry(x, f->name, f->subprogram);
+    struct xl_loops *loops = xl_plan(f);
     build_check(f, site, xf_debug_loc(f, LLVMGetFirstInstruction(entry)), entry,
-                xf_clone_block(f, entry), &check, &burst);
+                xf_clone_block(f, entry), NULL, &check, &burst);
     LLVMPositionBuilderAtEnd(x->builder, f->prologue);
     LLVMBuildBr(x->builder, check);
     x->stats->entry_checks++;
 
+    uint32_t *sites = calloc(f->backedge_from.n + 1, sizeof *sites);
+    if (!sites) {
+        fputs("vigil-cc: out of memory\n", stderr);
+        abort();
+    }
     for (size_t i = 0; i < f->backedge_from.n; i++) {
         LLVMBasicBlockRef from = LLVMValueAsBasicBlock(f->backedge_from.v[i]);
         LLVMBasicBlockRef to = LLVMValueAsBasicBlock(f->backedge_to.v[i]);
@@ -131,10 +183,17 @@ void xf_insert_checks(struct xfunc *f)
         if (LLVMGetInstructionOpcode(term) == LLVMIndirectBr)
             continue;   /* never reached: clone.c moved these checks to the target's top */
         LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(term);
-        site = xs_add(x, VIGIL_SITE_BACKEDGE, f->name, loc, 0);
-        build_check(f, site, xf_debug_loc(f, term), to, xf_clone_block(f, to), &check, &burst);
+        site = sites[i] = xs_add(x, VIGIL_SITE_BACKEDGE, f->name, loc, 0);
+        LLVMValueRef local = xl_local(loops, i);
+        build_check(f, site, xf_debug_loc(f, term), to, xf_clone_block(f, to), local, &check, &burst);
         redirect(term, to, check);
+        xl_note_check(loops, check, to);
         redirect(LLVMGetBasicBlockTerminator(xf_clone_block(f, from)), xf_clone_block(f, to), burst);
         x->stats->backedge_checks++;
+        if (local)
+            x->stats->batched_checks++;
     }
+    xl_rewire(f, loops, sites);
+    xl_free(loops);
+    free(sites);
 }

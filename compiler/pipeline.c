@@ -221,6 +221,7 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
         .probe_branches = vcc_setting_on(s->probe_branches),
         .probe_returns = vcc_setting_on(s->probe_returns),
         .probe_calls = vcc_setting_on(s->probe_calls),
+        .loop_counters = vcc_setting_on(s->loop_counters),
         .pred_counters = vcc_setting_on(s->pred_counters),
         .source_name = sj->in->path,
     };
@@ -243,9 +244,9 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
     LLVMDisposeMessage(msg);
     if (job->debug)
         fprintf(stderr, "vigil-cc: note: %s: %u functions, %u transformed, %u skipped, "
-                        "%u entry and %u back-edge checks, %u probes\n",
+                        "%u entry and %u back-edge checks (%u batched), %u probes\n",
                 sj->in->path, stats.functions_seen, stats.functions_transformed,
-                stats.functions_skipped, stats.entry_checks, stats.backedge_checks, stats.probes);
+                stats.functions_skipped, stats.entry_checks, stats.backedge_checks, stats.batched_checks, stats.probes);
     return 0;
 }
 

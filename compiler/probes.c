@@ -63,6 +63,31 @@ static int skip_address(struct xfunc *f, LLVMValueRef address)
     return 0;
 }
 
+/* clone -> original instruction (a site's counter also goes into the checking copy) and
+ * clone -> original block index (the site's block in the control-flow facts), taken before
+ * counters split blocks. */
+static void map_originals(struct xfunc *f)
+{
+    for (size_t i = 0; i < f->blocks.n; i++) {
+        LLVMBasicBlockRef block = LLVMValueAsBasicBlock(f->blocks.v[i]);
+        for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst; inst = LLVMGetNextInstruction(inst)) {
+            LLVMValueRef clone = ptrmap_get(&f->clones, inst);
+            if (!clone)
+                continue;
+            ptrmap_put(&f->originals, clone, inst);
+            ptrmap_put(&f->clone_block, clone, (void *)(uintptr_t)(i + 1));
+        }
+    }
+}
+
+/* Record which original block holds the site placed at clone instruction `at`. */
+static void locate(struct xfunc *f, LLVMValueRef at, uint32_t site)
+{
+    uintptr_t block = (uintptr_t)ptrmap_get(&f->clone_block, at);
+    if (block)
+        vigil_sitefmt_set_block(f->x->sites, site, f->cfg_function, (uint32_t)(block - 1));
+}
+
 static uint32_t access_size(struct vigil_xform *x, LLVMTypeRef type)
 {
     unsigned long long size = LLVMStoreSizeOfType(x->layout, type);
@@ -77,6 +102,7 @@ static void probe_access(struct xfunc *f, LLVMValueRef at, int is_store, LLVMVal
         return;
     uint32_t site = xs_add(x, is_store ? VIGIL_SITE_STORE : VIGIL_SITE_LOAD, f->name,
                            LLVMInstructionGetDebugLoc(at), aux);
+    locate(f, at, site);
     LLVMPositionBuilderBefore(x->builder, at);
     LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0),
                            LLVMBuildPointerCast(x->builder, address, x->ptr, ""), size};
@@ -144,6 +170,7 @@ static void probe_call(struct xfunc *f, LLVMValueRef call)
     LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(call);
     if (x->settings->probe_calls) {
         uint32_t site = xs_add(x, VIGIL_SITE_CALL, f->name, loc, 0);
+        locate(f, call, site);
         LLVMPositionBuilderBefore(x->builder, call);
         LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0),
                                LLVMBuildPointerCast(x->builder, callee, x->ptr, "")};
@@ -156,6 +183,7 @@ static void probe_call(struct xfunc *f, LLVMValueRef call)
         if (kind != LLVMIntegerTypeKind && kind != LLVMPointerTypeKind)
             return;
         uint32_t site = xs_add(x, VIGIL_SITE_RETURN, f->name, loc, 0);
+        locate(f, call, site);
         if (x->pred_enable) {
             LLVMValueRef original = ptrmap_get(&f->originals, call);
             xp_count_return(f, call, site, result_as_i64);
@@ -177,6 +205,7 @@ static void probe_branch(struct xfunc *f, LLVMValueRef br)
     if (!x->settings->probe_branches && !x->pred_enable)
         return;
     uint32_t site = xs_add(x, VIGIL_SITE_BRANCH, f->name, LLVMInstructionGetDebugLoc(br), 0);
+    locate(f, br, site);
     if (x->settings->probe_branches) {
         LLVMPositionBuilderBefore(x->builder, br);
         LLVMValueRef taken = LLVMBuildZExt(x->builder, LLVMGetCondition(br), x->i32, "");
@@ -219,25 +248,12 @@ static void probe_instruction(struct xfunc *f, LLVMValueRef inst)
     }
 }
 
-/* clone -> original instruction, so that a site's counter also goes into the checking copy. */
-static void map_originals(struct xfunc *f)
-{
-    for (size_t i = 0; i < f->blocks.n; i++) {
-        LLVMBasicBlockRef block = LLVMValueAsBasicBlock(f->blocks.v[i]);
-        for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst; inst = LLVMGetNextInstruction(inst)) {
-            LLVMValueRef clone = ptrmap_get(&f->clones, inst);
-            if (clone)
-                ptrmap_put(&f->originals, clone, inst);
-        }
-    }
-}
-
 void xf_insert_probes(struct xfunc *f)
 {
     LLVMBuilderRef b = f->x->builder;
     ptrmap_init(&f->originals);
-    if (f->x->pred_enable)
-        map_originals(f);
+    ptrmap_init(&f->clone_block);
+    map_originals(f);
     for (size_t i = 0; i < f->cloned.n; i++) {
         LLVMValueRef inst = f->cloned.v[i];
         LLVMSetCurrentDebugLocation2(b, xf_debug_loc(f, inst));
@@ -245,4 +261,6 @@ void xf_insert_probes(struct xfunc *f)
     }
     LLVMSetCurrentDebugLocation2(b, NULL);
     ptrmap_free(&f->originals);
+    ptrmap_free(&f->clone_block);
+    ptrmap_free(&f->block_index);   /* made by xs_record_cfg */
 }

@@ -92,3 +92,74 @@ void xf_insert_keeping_loc(LLVMBuilderRef b, LLVMValueRef inst, const char *name
     LLVMInsertIntoBuilderWithName(b, inst, name);
     LLVMInstructionSetDebugLoc(inst, loc);
 }
+
+static int is_noreturn_call(LLVMValueRef inst)
+{
+    if (!LLVMIsACallInst(inst))
+        return 0;
+    unsigned kind = LLVMGetEnumAttributeKindForName("noreturn", 8);
+    if (LLVMGetCallSiteEnumAttribute(inst, LLVMAttributeFunctionIndex, kind))
+        return 1;
+    LLVMValueRef callee = LLVMGetCalledValue(inst);
+    return callee && LLVMIsAFunction(callee) && LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex, kind);
+}
+
+/* Whether fn's address is used other than as the callee of a direct call (then an indirect
+ * call may reach it). */
+static int address_taken(LLVMValueRef fn)
+{
+    for (LLVMUseRef use = LLVMGetFirstUse(fn); use; use = LLVMGetNextUse(use)) {
+        LLVMValueRef user = LLVMGetUser(use);
+        if (LLVMIsACallInst(user) && LLVMGetCalledValue(user) == fn)
+            continue;
+        return 1;
+    }
+    return 0;
+}
+
+static uint32_t block_of(struct xfunc *f, LLVMBasicBlockRef block)
+{
+    uintptr_t index = (uintptr_t)ptrmap_get(&f->block_index, LLVMBasicBlockAsValue(block));
+    return index ? (uint32_t)(index - 1) : VIGIL_CFG_NONE;
+}
+
+void xs_record_cfg(struct xfunc *f)
+{
+    struct vigil_xform *x = f->x;
+    ptrmap_init(&f->block_index);
+    for (size_t i = 0; i < f->blocks.n; i++)
+        ptrmap_put(&f->block_index, f->blocks.v[i], (void *)(uintptr_t)(i + 1));
+    f->cfg_function = vigil_sitefmt_add_function(x->sites, f->name, (uint32_t)f->blocks.n,
+                                                 address_taken(f->fn) ? VIGIL_CFG_ADDRESS_TAKEN : 0);
+    for (size_t i = 0; i < f->blocks.n; i++) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(LLVMValueAsBasicBlock(f->blocks.v[i]));
+        unsigned n = term ? LLVMGetNumSuccessors(term) : 0;
+        int is_switch = term && LLVMIsASwitchInst(term), is_cond = term && LLVMIsABranchInst(term) && LLVMIsConditional(term);
+        for (unsigned k = 0; k < n; k++) {
+            uint32_t to = block_of(f, LLVMGetSuccessor(term, k));
+            uint32_t label = is_switch ? VIGIL_EDGE_CASE0 + k : is_cond ? (k == 0 ? VIGIL_EDGE_TRUE : VIGIL_EDGE_FALSE)
+                                                                       : VIGIL_EDGE_ALWAYS;
+            if (to != VIGIL_CFG_NONE)
+                vigil_sitefmt_add_edge(x->sites, (uint32_t)i, to, label);
+        }
+    }
+    for (size_t i = 0; i < f->blocks.n; i++) {
+        LLVMBasicBlockRef block = LLVMValueAsBasicBlock(f->blocks.v[i]);
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(block);
+        int exits = !term || LLVMGetNumSuccessors(term) == 0;
+        for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst && !exits; inst = LLVMGetNextInstruction(inst))
+            exits = is_noreturn_call(inst);
+        if (exits)
+            vigil_sitefmt_add_exit(x->sites, (uint32_t)i);
+    }
+    for (size_t i = 0; i < f->blocks.n; i++)
+        for (LLVMValueRef inst = LLVMGetFirstInstruction(LLVMValueAsBasicBlock(f->blocks.v[i])); inst;
+             inst = LLVMGetNextInstruction(inst)) {
+            if (!LLVMIsACallInst(inst) || LLVMIsAInlineAsm(LLVMGetCalledValue(inst)))
+                continue;
+            const char *callee = xf_callee_name(inst);
+            if (!strncmp(callee, "llvm.", 5) || !strncmp(callee, "__vigil_", 8))
+                continue;
+            vigil_sitefmt_add_call(x->sites, f->cfg_function, (uint32_t)i, callee);
+        }
+}

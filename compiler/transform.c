@@ -98,6 +98,7 @@ static void transform_function(struct vigil_xform *x, LLVMValueRef fn)
     xf_make_prologue(&f);
     xf_find_backedges(&f);
     xf_clone_body(&f);
+    xs_record_cfg(&f);
     xf_find_private_slots(&f);
     xf_insert_checks(&f);
     xf_insert_probes(&f);

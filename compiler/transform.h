@@ -11,6 +11,7 @@ struct vigil_transform_settings {
     int probe_branches;      /* conditional branches (default 1) */
     int probe_returns;       /* integer/pointer call results (default 1) */
     int probe_calls;         /* calls (default 1) */
+    int loop_counters;       /* batched countdown in innermost call-free loops (default 1) */
     int pred_counters;       /* predicate counters in both copies (default 0, seed 002) */
     const char *source_name; /* the main source file, for the site table and the tu hash */
 };
@@ -18,6 +19,7 @@ struct vigil_transform_settings {
 struct vigil_transform_stats {
     unsigned functions_seen, functions_transformed, functions_skipped;
     unsigned entry_checks, backedge_checks, probes;
+    unsigned batched_checks; /* back-edge checks counting down a local (loops.c) */
     unsigned pred_counters;  /* predicate sites counted in both copies */
 };
 

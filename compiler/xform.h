@@ -70,6 +70,9 @@ struct xfunc {
     struct valvec cloned;                /* clones of original instructions, in order */
     struct ptrmap private_slots;         /* allocas that never escape -> non-NULL */
     struct ptrmap originals;             /* clone -> original instruction (probes.c) */
+    struct ptrmap block_index;           /* original block -> index + 1 (sites.c, freed by probes.c) */
+    struct ptrmap clone_block;           /* clone instruction -> original block index + 1 (probes.c) */
+    uint32_t cfg_function;               /* index in the site table's control-flow facts */
     struct valvec backedge_from, backedge_to;  /* back-edges (blocks as values) */
 };
 
@@ -89,10 +92,23 @@ void xp_count_return(struct xfunc *f, LLVMValueRef call, uint32_t site,
                      LLVMValueRef (*as_i64)(struct vigil_xform *, LLVMValueRef));
 /* checks.c */
 void xf_insert_checks(struct xfunc *f);
+/* counters[site] as a relaxed atomic load / store at the builder's position. */
+LLVMValueRef xc_load_counter(struct vigil_xform *x, uint32_t site);
+void xc_store_counter(struct vigil_xform *x, uint32_t site, LLVMValueRef value);
+/* loops.c: back-edge checks of innermost call-free loops count down a local (batched). */
+struct xl_loops;
+struct xl_loops *xl_plan(struct xfunc *f);   /* before any check is built */
+LLVMValueRef xl_local(const struct xl_loops *loops, size_t backedge_index);  /* NULL: not batched */
+void xl_note_check(struct xl_loops *loops, LLVMBasicBlockRef check, LLVMBasicBlockRef target);
+void xl_rewire(struct xfunc *f, struct xl_loops *loops, const uint32_t *sites);  /* after all checks */
+void xl_free(struct xl_loops *loops);
 
 /* sites.c: a new site record; loc is a DILocation or NULL. Returns the local index. */
 uint32_t xs_add(struct vigil_xform *x, enum vigil_site_kind kind, const char *function,
                 LLVMMetadataRef loc, uint32_t aux);
+/* Control-flow facts of the original body (before checks and probes change it): blocks,
+ * edges, exits and calls (sitefmt version 2). Runs after clone.c, before checks.c. */
+void xs_record_cfg(struct xfunc *f);
 /* The site for a function's entry: the line of its DISubprogram. */
 uint32_t xs_add_entry(struct vigil_xform *x, const char *function, LLVMMetadataRef subprogram);
 /* The debug location to give code inserted near inst: its own, else line 0 of the function's

@@ -171,7 +171,7 @@ static void test_bad_records(void)
     unsigned char *bad = malloc(len);
     char err[200];
     uint32_t strtab_size = ((const struct vigil_sitefmt_header *)buf)->strtab_size;
-    const size_t rec1 = 48 + 24;    /* second record */
+    const size_t rec1 = 56 + 24;    /* second record */
 
     memcpy(bad, buf, len);
     put32(bad + rec1 + 4, strtab_size);        /* function offset just out of range */
@@ -193,7 +193,7 @@ static void test_bad_records(void)
 
     /* A string table whose last string is not terminated. */
     memcpy(bad, buf, len);
-    bad[48 + 4 * 24 + strtab_size - 1] = 'x';
+    bad[56 + 4 * 24 + strtab_size - 1] = 'x';
     CHECK(open_copy(bad, len, err, sizeof err) != 0, "unterminated strtab accepted");
     free(bad);
     free(buf);
@@ -229,13 +229,66 @@ static void test_walk(void)
     /* Non-zero byte in a table's own padding. */
     memcpy(section, a, a_len);
     if (((const struct vigil_sitefmt_header *)a)->total_size >
-        48 + 4 * 24 + ((const struct vigil_sitefmt_header *)a)->strtab_size) {
+        56 + 4 * 24 + ((const struct vigil_sitefmt_header *)a)->strtab_size) {
         section[a_len - 1] = 1;
         CHECK(vigil_sitefmt_walk(section, len, NULL, NULL, err, sizeof err) == -1, "dirty padding accepted");
     }
     free(section);
     free(a);
     free(b);
+}
+
+/* Version 2 control-flow facts: round trip, absence, and out-of-range indices rejected. */
+static void test_cfg(void)
+{
+    struct vigil_sitefmt_builder *b = vigil_sitefmt_builder_new("a.c");
+    vigil_sitefmt_add(b, VIGIL_SITE_ENTRY, "f", "a.c", 1, 0, 0);
+    uint32_t br = vigil_sitefmt_add(b, VIGIL_SITE_BRANCH, "f", "a.c", 2, 0, 0);
+    uint32_t f = vigil_sitefmt_add_function(b, "f", 3, VIGIL_CFG_ADDRESS_TAKEN);
+    vigil_sitefmt_add_edge(b, 0, 1, VIGIL_EDGE_TRUE);
+    vigil_sitefmt_add_edge(b, 0, 2, VIGIL_EDGE_FALSE);
+    vigil_sitefmt_add_edge(b, 1, 2, VIGIL_EDGE_ALWAYS);
+    vigil_sitefmt_add_exit(b, 2);
+    vigil_sitefmt_add_call(b, f, 1, "g");
+    vigil_sitefmt_add_call(b, f, 2, "");
+    vigil_sitefmt_set_block(b, br, f, 0);
+    uint32_t g = vigil_sitefmt_add_function(b, "g", 1, 0);
+    vigil_sitefmt_add_exit(b, 0);
+    size_t len = 0;
+    unsigned char *buf = vigil_sitefmt_finish(b, 7, &len);
+    struct vigil_sitefmt_table t;
+    char err[200] = "";
+    CHECK(buf && vigil_sitefmt_open(buf, len, &t, err, sizeof err) == 0, "open: %s", err);
+    struct vigil_cfg cfg;
+    CHECK(vigil_sitefmt_cfg(&t, &cfg, err, sizeof err) == 1, "cfg: %s", err);
+    CHECK(cfg.nfunctions == 2 && g == 1, "functions %u", cfg.nfunctions);
+    CHECK(strcmp(cfg.functions[0].name, "f") == 0 && cfg.functions[0].nblocks == 3 &&
+          cfg.functions[0].flags == VIGIL_CFG_ADDRESS_TAKEN, "function 0");
+    CHECK(cfg.functions[0].nedges == 3 && cfg.functions[0].edges[1].to == 2 &&
+          cfg.functions[0].edges[1].label == VIGIL_EDGE_FALSE, "edges of f");
+    CHECK(cfg.functions[0].nexits == 1 && cfg.functions[0].exits[0] == 2, "exits of f");
+    CHECK(cfg.functions[1].nedges == 0 && cfg.functions[1].nexits == 1 && cfg.functions[1].exits[0] == 0, "g");
+    CHECK(cfg.ncalls == 2 && strcmp(cfg.calls[0].callee, "g") == 0 && cfg.calls[1].callee[0] == 0, "calls");
+    CHECK(cfg.site_function[1] == 0 && cfg.site_block[1] == 0 && cfg.site_function[0] == VIGIL_CFG_NONE,
+          "site blocks");
+    vigil_cfg_free(&cfg);
+    /* an edge to block 9 of a 3-block function */
+    const struct vigil_sitefmt_header *h = (const void *)buf;
+    unsigned char *edge_to = buf + 56 + 2 * 24 + h->strtab_size + 4 * (4 + 2 * 7) + 4;
+    put32(edge_to, 9);
+    CHECK(vigil_sitefmt_cfg(&t, &cfg, err, sizeof err) == -1 && strstr(err, "out of range"), "bad edge: %s", err);
+    /* version 1 tables: still read, no control flow */
+    size_t len1 = 0;
+    unsigned char *v1 = build(&len1, 1);
+    memmove(v1 + 48, v1 + 56, len1 - 56);
+    memset(v1 + len1 - 8, 0, 8);
+    put32(v1 + 8, 1);
+    put32(v1 + 12, 48);
+    put32(v1 + 36, (uint32_t)len1 - 8);
+    CHECK(vigil_sitefmt_open(v1, len1 - 8, &t, err, sizeof err) == 0, "v1 table rejected: %s", err);
+    CHECK(t.nsites == 4 && vigil_sitefmt_cfg(&t, &cfg, err, sizeof err) == 0, "v1 table has no control flow");
+    free(v1);
+    free(buf);
 }
 
 int main(void)
@@ -247,5 +300,6 @@ int main(void)
     test_bad_header();
     test_bad_records();
     test_walk();
+    test_cfg();
     return CHECK_DONE("sitefmt");
 }

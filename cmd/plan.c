@@ -1,0 +1,452 @@
+/* vigil plan: the next plan of adaptive bug isolation (seed 002, procedure 1), a forward search
+ * on the interprocedural control dependence graph built from the binary's control-flow facts
+ * (site table version 2) and the scores of the report store.
+ *
+ *   monitored = explored = {}; plan = getInitialSet()
+ *   each call:  monitored += plan (after waitForSufficientData)
+ *               best = the branch predicate of highest score in monitored \ explored
+ *               explored += best; plan = vicinity(best) \ monitored
+ * getInitialSet: the sites of the blocks that depend on main's entry; vicinity(p): the sites of
+ * the blocks that depend on p's edge (p = branch site s true/false). A call in such a block
+ * brings in the callee's entry region (interprocedural CDG), recursively. The search state
+ * (monitored, explored, iteration) is kept in a small text file beside the plan (--state). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cdg.h"
+#include "cmd.h"
+#include "elfsites.h"
+#include "plan.h"
+#include "store.h"
+
+struct fn_graph {                /* one function of one table */
+    uint32_t table, index;
+    const struct vigil_cfg_function *f;
+    struct vigil_cdep *deps;
+    size_t ndeps;
+};
+
+struct program {
+    struct vigil_elf_sites elf;
+    struct vigil_cfg *cfg;       /* per table */
+    struct fn_graph *fns;
+    size_t nfns;
+    uint32_t *fn_base;           /* per table: index of its first function in fns */
+    uint64_t total_pred_sites;
+};
+
+/* A set of (table, site) as one bitmap per table. */
+struct siteset {
+    uint8_t **bits;
+    size_t ntables;
+};
+
+static int set_has(const struct siteset *s, uint32_t t, uint32_t i) { return s->bits[t][i / 8] >> (i % 8) & 1; }
+static void set_add(struct siteset *s, uint32_t t, uint32_t i) { s->bits[t][i / 8] |= (uint8_t)(1u << (i % 8)); }
+
+static void set_init(struct siteset *s, const struct program *p)
+{
+    s->ntables = p->elf.ntables;
+    s->bits = calloc(s->ntables + 1, sizeof *s->bits);
+    for (size_t t = 0; t < s->ntables; t++)
+        s->bits[t] = calloc(p->elf.tables[t].nsites / 8 + 1, 1);
+}
+
+static void set_free(struct siteset *s)
+{
+    for (size_t t = 0; t < s->ntables; t++)
+        free(s->bits[t]);
+    free(s->bits);
+}
+
+static int is_pred_site(const struct program *p, uint32_t t, uint32_t i)
+{
+    struct vigil_site_view v;
+    vigil_sitefmt_get(&p->elf.tables[t], i, &v);
+    return v.kind == VIGIL_SITE_BRANCH || v.kind == VIGIL_SITE_RETURN;
+}
+
+static const struct fn_graph *find_function(const struct program *p, const char *name)
+{
+    for (size_t i = 0; i < p->nfns; i++)
+        if (strcmp(p->fns[i].f->name, name) == 0)
+            return &p->fns[i];
+    return NULL;
+}
+
+/* Add the predicate sites of block b of function g, and the entry regions of its callees. */
+static void add_region_of_function(const struct program *p, const struct fn_graph *g, uint8_t *visited, struct siteset *out);
+
+static void add_block(const struct program *p, const struct fn_graph *g, uint32_t b, uint8_t *visited, struct siteset *out)
+{
+    const struct vigil_cfg *cfg = &p->cfg[g->table];
+    for (uint32_t i = 0; i < cfg->nsites; i++)
+        if (cfg->site_function[i] == g->index && cfg->site_block[i] == b && is_pred_site(p, g->table, i))
+            set_add(out, g->table, i);
+    for (uint32_t c = 0; c < cfg->ncalls; c++) {
+        if (cfg->calls[c].function != g->index || cfg->calls[c].block != b || !cfg->calls[c].callee[0])
+            continue;
+        const struct fn_graph *callee = find_function(p, cfg->calls[c].callee);
+        if (callee)
+            add_region_of_function(p, callee, visited, out);
+    }
+}
+
+/* The blocks that depend on edge (from, label) of g (from = VIGIL_CDG_ENTRY: g's entry). */
+static void add_dependents(const struct program *p, const struct fn_graph *g, uint32_t from, uint32_t label,
+                           uint8_t *visited, struct siteset *out)
+{
+    for (size_t k = 0; k < g->ndeps; k++)
+        if (g->deps[k].from == from && g->deps[k].label == label)
+            add_block(p, g, g->deps[k].block, visited, out);
+}
+
+static void add_region_of_function(const struct program *p, const struct fn_graph *g, uint8_t *visited, struct siteset *out)
+{
+    size_t id = (size_t)(g - p->fns);
+    if (visited[id])
+        return;
+    visited[id] = 1;
+    add_dependents(p, g, VIGIL_CDG_ENTRY, VIGIL_EDGE_ALWAYS, visited, out);
+}
+
+static int load_program(const char *path, struct program *p, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    if (vigil_elf_sites_load(path, &p->elf, err, errlen) != 0)
+        return -1;
+    if (!p->elf.has_section || !p->elf.ntables) {
+        snprintf(err, errlen, "%s: no site tables; expected a binary built with vigil-cc", path);
+        return -1;
+    }
+    p->cfg = calloc(p->elf.ntables, sizeof *p->cfg);
+    p->fn_base = calloc(p->elf.ntables, sizeof *p->fn_base);
+    size_t total = 0;
+    for (size_t t = 0; t < p->elf.ntables; t++) {
+        char why[200];
+        int rc = vigil_sitefmt_cfg(&p->elf.tables[t], &p->cfg[t], why, sizeof why);
+        if (rc <= 0) {
+            snprintf(err, errlen, "%s: site table %zu (tu %016" PRIx64 "): %s", path, t,
+                     vigil_table_tu_hash(&p->elf.tables[t]),
+                     rc == 0 ? "no control-flow facts (expected site table version 2: rebuild with this vigil-cc)" : why);
+            return -1;
+        }
+        p->fn_base[t] = (uint32_t)total;
+        total += p->cfg[t].nfunctions;
+        for (uint32_t i = 0; i < p->elf.tables[t].nsites; i++)
+            p->total_pred_sites += is_pred_site(p, (uint32_t)t, i);
+    }
+    p->fns = calloc(total + 1, sizeof *p->fns);
+    for (size_t t = 0; t < p->elf.ntables; t++)
+        for (uint32_t f = 0; f < p->cfg[t].nfunctions; f++) {
+            struct fn_graph *g = &p->fns[p->nfns++];
+            g->table = (uint32_t)t, g->index = f, g->f = &p->cfg[t].functions[f];
+            if (vigil_control_dependences(g->f->nblocks, g->f->edges, g->f->nedges, g->f->exits, g->f->nexits,
+                                          &g->deps, &g->ndeps) != 0) {
+                snprintf(err, errlen, "%s: function %s: cannot compute control dependences", path, g->f->name);
+                return -1;
+            }
+        }
+    return 0;
+}
+
+static void free_program(struct program *p)
+{
+    for (size_t i = 0; i < p->nfns; i++)
+        free(p->fns[i].deps);
+    for (size_t t = 0; p->cfg && t < p->elf.ntables; t++)
+        vigil_cfg_free(&p->cfg[t]);
+    free(p->fns);
+    free(p->cfg);
+    free(p->fn_base);
+    vigil_elf_sites_free(&p->elf);
+}
+
+/* ---- Search state file ---- */
+
+struct state {
+    unsigned iteration;
+    struct siteset monitored, explored_true, explored_false, last_plan;
+};
+
+static int table_of(const struct program *p, const char *hash)
+{
+    for (size_t t = 0; t < p->elf.ntables; t++) {
+        char h[17];
+        snprintf(h, sizeof h, "%016" PRIx64, vigil_table_tu_hash(&p->elf.tables[t]));
+        if (strcmp(h, hash) == 0)
+            return (int)t;
+    }
+    return -1;
+}
+
+/* 1 = read, 0 = no state yet, -1 = malformed (err). */
+static int read_state(const char *path, const struct program *p, struct state *st, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[256];
+    unsigned lineno = 0;
+    int rc = 1;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char key[32], hash[32];
+        unsigned index = 0, pred = 0;
+        if (lineno == 1) {
+            if (strcmp(line, "vigil-plan-state 1\n") != 0) {
+                snprintf(err, errlen, "%s:1: expected `vigil-plan-state 1`", path);
+                rc = -1;
+                break;
+            }
+            continue;
+        }
+        if (sscanf(line, "iteration %u", &st->iteration) == 1 || strcmp(line, "end\n") == 0)
+            continue;
+        int n = sscanf(line, "%31s %31s %u %u", key, hash, &index, &pred);
+        int t = n >= 3 ? table_of(p, hash) : -1;
+        if (t < 0 || index >= p->elf.tables[t].nsites) {
+            snprintf(err, errlen, "%s:%u: expected `monitored|planned|explored <tu_hash of this binary> <site> [pred]`", path, lineno);
+            rc = -1;
+            break;
+        }
+        if (strcmp(key, "monitored") == 0)
+            set_add(&st->monitored, (uint32_t)t, index);
+        else if (strcmp(key, "planned") == 0)
+            set_add(&st->last_plan, (uint32_t)t, index);
+        else if (strcmp(key, "explored") == 0 && n == 4)
+            set_add(pred ? &st->explored_true : &st->explored_false, (uint32_t)t, index);
+        else {
+            snprintf(err, errlen, "%s:%u: unknown key `%s`", path, lineno, key);
+            rc = -1;
+            break;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+static void write_set(FILE *f, const struct program *p, const struct siteset *s, const char *key, const char *suffix)
+{
+    for (size_t t = 0; t < p->elf.ntables; t++)
+        for (uint32_t i = 0; i < p->elf.tables[t].nsites; i++)
+            if (set_has(s, (uint32_t)t, i))
+                fprintf(f, "%s %016" PRIx64 " %u%s\n", key, vigil_table_tu_hash(&p->elf.tables[t]), i, suffix);
+}
+
+static int write_state(const char *path, const struct program *p, const struct state *st)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "vigil-plan-state 1\niteration %u\n", st->iteration);
+    write_set(f, p, &st->monitored, "monitored", "");
+    write_set(f, p, &st->last_plan, "planned", "");
+    write_set(f, p, &st->explored_true, "explored", " 1");
+    write_set(f, p, &st->explored_false, "explored", " 0");
+    fputs("end\n", f);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+static size_t set_count(const struct program *p, const struct siteset *s)
+{
+    size_t n = 0;
+    for (size_t t = 0; t < p->elf.ntables; t++)
+        for (uint32_t i = 0; i < p->elf.tables[t].nsites; i++)
+            n += set_has(s, (uint32_t)t, i);
+    return n;
+}
+
+static int write_plan(const char *path, const struct program *p, const struct siteset *plan)
+{
+    struct vigil_plan out = {0};
+    out.modules = calloc(p->elf.ntables + 1, sizeof *out.modules);
+    out.sites = calloc(set_count(p, plan) + 1, sizeof *out.sites);
+    for (size_t t = 0; t < p->elf.ntables; t++) {
+        int used = 0;
+        for (uint32_t i = 0; i < p->elf.tables[t].nsites; i++) {
+            if (!set_has(plan, (uint32_t)t, i))
+                continue;
+            if (!used)
+                out.modules[out.nmodules++] = (struct vigil_plan_module){vigil_table_tu_hash(&p->elf.tables[t]),
+                                                                        p->elf.tables[t].nsites, 0};
+            used = 1;
+            out.sites[out.nsites++] = (struct vigil_plan_site){(uint32_t)out.nmodules - 1, i, 0};
+        }
+    }
+    FILE *f = fopen(path, "w");
+    int rc = f && vigil_plan_write(f, &out) == 0 ? 0 : -1;
+    if (f && fclose(f) != 0)
+        rc = -1;
+    free(out.modules);
+    free(out.sites);
+    return rc;
+}
+
+/* ---- Scores ---- */
+
+static double score_of(const char *heuristic, const struct vigil_store_pred *pr, uint64_t num_f)
+{
+    const struct vigil_pred_counts *c = &pr->counts;
+    if (!strcmp(heuristic, "failcount")) return vigil_score_failcount(c);
+    if (!strcmp(heuristic, "importance")) return vigil_score_importance(c, num_f);
+    if (!strcmp(heuristic, "maxImportance")) return vigil_score_max_importance(c, num_f);
+    if (!strcmp(heuristic, "ttest")) return vigil_score_ttest(c);
+    if (!strcmp(heuristic, "random")) return (double)rand();
+    return 0;   /* bfs: every candidate is explored */
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    const char *db = VIGIL_STORE_DEFAULT, *heuristic = "importance", *direction = "forward";
+    const char *binary = NULL, *out = NULL, *state_path = NULL;
+    double confidence = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (i + 1 < argc && !strcmp(a, "--db")) db = argv[++i];
+        else if (i + 1 < argc && !strcmp(a, "--heuristic")) heuristic = argv[++i];
+        else if (i + 1 < argc && !strcmp(a, "--direction")) direction = argv[++i];
+        else if (i + 1 < argc && !strcmp(a, "--confidence")) confidence = atof(argv[++i]);
+        else if (i + 1 < argc && !strcmp(a, "--state")) state_path = argv[++i];
+        else if (i + 1 < argc && !strcmp(a, "-o")) out = argv[++i];
+        else if (a[0] == '-') return cmd_usage_error(argv[0], "unknown option or missing value \"%s\"", a);
+        else if (binary) return cmd_usage_error(argv[0], "expected one BINARY, got \"%s\" and \"%s\"", binary, a);
+        else binary = a;
+    }
+    const char *known[] = {"failcount", "importance", "maxImportance", "ttest", "bfs", "random"};
+    int ok = 0;
+    for (size_t k = 0; k < sizeof known / sizeof *known; k++)
+        ok |= !strcmp(heuristic, known[k]);
+    if (!ok)
+        return cmd_usage_error(argv[0], "--heuristic %s: expected failcount, importance, maxImportance, ttest, bfs or random", heuristic);
+    if (strcmp(direction, "forward") != 0)
+        return cmd_error(argv[0], "--direction %s: only forward is implemented (backward needs crash PCs mapped to blocks)", direction);
+    if (!binary || !out)
+        return cmd_usage_error(argv[0], "expected BINARY and -o PLAN");
+    char state_buf[4200];
+    if (!state_path) {
+        snprintf(state_buf, sizeof state_buf, "%s.state", binary);
+        state_path = state_buf;
+    }
+    srand(20240501u);
+    char err[600];
+    struct program p;
+    if (load_program(binary, &p, err, sizeof err) != 0) {
+        free_program(&p);
+        return cmd_error(argv[0], "%s", err);
+    }
+    struct state st = {0};
+    set_init(&st.monitored, &p), set_init(&st.explored_true, &p), set_init(&st.explored_false, &p), set_init(&st.last_plan, &p);
+    struct siteset plan;
+    set_init(&plan, &p);
+    uint8_t *visited = calloc(p.nfns + 1, 1);
+    int rc = read_state(state_path, &p, &st, err, sizeof err);
+    const char *what = "";
+    if (rc < 0) {
+        rc = cmd_error(argv[0], "%s", err);
+        goto done;
+    }
+    if (rc == 0) {   /* getInitialSet */
+        const struct fn_graph *main_fn = find_function(&p, "main");
+        if (!main_fn) {
+            rc = cmd_error(argv[0], "%s: no function `main` with control-flow facts", binary);
+            goto done;
+        }
+        add_region_of_function(&p, main_fn, visited, &plan);
+        what = "initial set (entry region of main)";
+    } else {
+        struct vigil_store *s = vigil_store_open(db, err, sizeof err);
+        if (!s) {
+            rc = cmd_error(argv[0], "%s", err);
+            goto done;
+        }
+        struct vigil_store_pred *preds = NULL;
+        size_t n = 0;
+        struct vigil_store_totals totals;
+        rc = vigil_store_read_begin(s, err, sizeof err) == 0 &&
+             vigil_store_aggregate(s, &preds, &n, &totals, err, sizeof err) == 0 ? 0 : -1;
+        vigil_store_read_end(s);
+        vigil_store_close(s);
+        if (rc != 0) {
+            rc = cmd_error(argv[0], "%s", err);
+            goto done;
+        }
+        /* monitored += last plan */
+        for (size_t t = 0; t < p.elf.ntables; t++)
+            for (uint32_t i = 0; i < p.elf.tables[t].nsites; i++)
+                if (set_has(&st.last_plan, (uint32_t)t, i))
+                    set_add(&st.monitored, (uint32_t)t, i);
+        /* waitForSufficientData: the best candidate's t-test confidence must reach --confidence */
+        for (;;) {
+            const struct vigil_store_pred *best = NULL;
+            double best_score = -INFINITY;
+            for (size_t k = 0; k < n; k++) {
+                const struct vigil_store_pred *pr = &preds[k];
+                int t = table_of(&p, pr->tu_hash);
+                if (t < 0 || pr->kind != VIGIL_SITE_BRANCH || !set_has(&st.monitored, (uint32_t)t, pr->site_index) ||
+                    set_has(pr->pred ? &st.explored_true : &st.explored_false, (uint32_t)t, pr->site_index) ||
+                    pr->counts.f == 0)
+                    continue;
+                double sc = score_of(heuristic, pr, totals.num_f);
+                if (isnan(sc))
+                    sc = -1e300;
+                if (!best || sc > best_score)
+                    best = pr, best_score = sc;
+            }
+            if (!best) {
+                what = set_count(&p, &plan) ? "vicinity of every unexplored predicate (bfs)"
+                                            : "search complete (no unexplored predicate true in a failing run)";
+                break;
+            }
+            if (confidence > 0 && vigil_ttest_confidence(&best->counts) < confidence && set_count(&p, &plan) == 0) {
+                /* not enough data: monitor the same sites again */
+                for (size_t t = 0; t < p.elf.ntables; t++)
+                    memcpy(plan.bits[t], st.last_plan.bits[t], p.elf.tables[t].nsites / 8 + 1);
+                what = "waiting for sufficient data (same plan again)";
+                break;
+            }
+            int t = table_of(&p, best->tu_hash);
+            set_add(best->pred ? &st.explored_true : &st.explored_false, (uint32_t)t, best->site_index);
+            const struct vigil_cfg *cfg = &p.cfg[t];
+            uint32_t fn = cfg->site_function[best->site_index], block = cfg->site_block[best->site_index];
+            if (fn != VIGIL_CFG_NONE && block != VIGIL_CFG_NONE) {
+                const struct fn_graph *g = &p.fns[p.fn_base[t] + fn];
+                memset(visited, 0, p.nfns);
+                add_dependents(&p, g, block, best->pred ? VIGIL_EDGE_TRUE : VIGIL_EDGE_FALSE, visited, &plan);
+            }
+            for (size_t tt = 0; tt < p.elf.ntables; tt++)   /* vicinity \ monitored */
+                for (uint32_t i = 0; i < p.elf.tables[tt].nsites / 8 + 1; i++)
+                    plan.bits[tt][i] &= (uint8_t)~st.monitored.bits[tt][i];
+            if (strcmp(heuristic, "bfs") != 0 && set_count(&p, &plan) > 0) {
+                what = "vicinity of the best predicate";
+                break;
+            }
+        }
+        free(preds);
+        rc = 0;
+    }
+    st.iteration++;
+    for (size_t t = 0; t < p.elf.ntables; t++)
+        memcpy(st.last_plan.bits[t], plan.bits[t], p.elf.tables[t].nsites / 8 + 1);
+    if (write_plan(out, &p, &plan) != 0 || write_state(state_path, &p, &st) != 0) {
+        rc = cmd_error(argv[0], "cannot write %s or %s", out, state_path);
+        goto done;
+    }
+    size_t planned = set_count(&p, &plan);
+    for (size_t t = 0; t < p.elf.ntables; t++)   /* monitored after this plan has run */
+        for (uint32_t i = 0; i < p.elf.tables[t].nsites / 8 + 1; i++)
+            st.monitored.bits[t][i] |= plan.bits[t][i];
+    size_t monitored = set_count(&p, &st.monitored);
+    printf("iteration %u: %s: %zu sites planned; %zu of %llu predicate sites monitored so far (%.1f%%)\n",
+           st.iteration, what, planned, monitored, (unsigned long long)p.total_pred_sites,
+           p.total_pred_sites ? 100.0 * (double)monitored / (double)p.total_pred_sites : 0.0);
+done:
+    free(visited);
+    set_free(&plan);
+    set_free(&st.monitored), set_free(&st.explored_true), set_free(&st.explored_false), set_free(&st.last_plan);
+    free_program(&p);
+    return rc;
+}

@@ -1,0 +1,33 @@
+/* Post-dominators and control dependences of one function's CFG, from the control-flow facts
+ * of a site table (sitefmt.h, version 2). Pure: no I/O, malloc only. Used by `vigil plan`
+ * (seed 002 procedure 1) to build the interprocedural control dependence graph.
+ *
+ * Two virtual nodes complete the graph: EXIT (= nblocks), reached from every exit block, and
+ * ENTRY (= nblocks + 1) with edges ENTRY -> block 0 and ENTRY -> EXIT, so that the blocks
+ * that run whenever the function runs are control dependent on ENTRY. A block from which no
+ * exit is reachable (an endless loop) is treated as an exit. */
+#ifndef VIGIL_CDG_H
+#define VIGIL_CDG_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sitefmt.h"
+
+/* Block b is control dependent on edge (from, label); from == VIGIL_CDG_ENTRY: on the
+ * function's entry. */
+#define VIGIL_CDG_ENTRY 0xfffffffeu
+struct vigil_cdep {
+    uint32_t block, from, label;
+};
+
+/* ipdom[b] for b < nblocks: the immediate post-dominator, or VIGIL_CFG_NONE when it is the
+ * virtual exit. Returns 0, or -1 when memory runs out or an edge is out of range. */
+int vigil_postdominators(uint32_t nblocks, const struct vigil_cfg_edge *edges, uint32_t nedges,
+                         const uint32_t *exits, uint32_t nexits, uint32_t *ipdom);
+
+/* Every control dependence, malloc'd into *deps (*ndeps entries, sorted by from, label,
+ * block). Returns 0 or -1. */
+int vigil_control_dependences(uint32_t nblocks, const struct vigil_cfg_edge *edges, uint32_t nedges,
+                              const uint32_t *exits, uint32_t nexits, struct vigil_cdep **deps, size_t *ndeps);
+
+#endif
