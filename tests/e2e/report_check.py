@@ -88,8 +88,8 @@ def load_report(path):
     report = {"modules": {}, "sites": [], "options": {}, "complete": False}
     with open(path) as f:
         lines = f.read().split("\n")
-    if not lines or lines[0] != "vigil-run 1":
-        raise ValueError(f"{path}: first line is not 'vigil-run 1'")
+    if not lines or lines[0] not in ("vigil-run 1", "vigil-run 2"):
+        raise ValueError(f"{path}: first line is not 'vigil-run 1' or 'vigil-run 2'")
     for line in lines[1:]:
         if not line:
             continue
@@ -104,6 +104,8 @@ def load_report(path):
                                     "execs": int(fields[4]), "bursts": int(fields[5]), "rate": float(fields[6])})
         elif key == "option":
             report["options"][fields[1]] = unescape(fields[2]) if len(fields) > 2 else ""
+        elif key == "crash":
+            report["crash"] = {"signal": int(fields[1]), "offset": int(fields[3], 16), "path": unescape(fields[4])}
         elif key in ("exit", "signal"):
             report[key] = int(fields[1])
     return report
