@@ -234,11 +234,11 @@ COMPILE_SETS = {
 }
 
 
-def compile_cpu_seconds(program, compiler, cflags, timer):
+def compile_cpu_seconds(program, plain_binary, compiler, cflags, timer):
     """CPU seconds (compiler and its children) to compile the program's sources with -c, one at
     a time, from the plain build's directory (sources and headers are there)."""
     files, flags = COMPILE_SETS[program]
-    src = os.path.join(REAL_DIR, "build", "plain", program)
+    src = os.path.dirname(plain_binary)
     if files is None:
         files = sorted(f for f in os.listdir(src) if f.endswith(".c"))
     out = tempfile.mkdtemp(prefix="vigil-bench-cc-")
@@ -265,10 +265,15 @@ def cachegrind_instructions(binary, argv, stdin_path, mode):
     report_dir = tempfile.mkdtemp(prefix="vigil-bench-cg-")
     if mode is not None:
         env["VIGIL_OPTIONS"] = f"mode={mode}:out={report_dir}"
+    # valgrind's debuginfo reader gives up on binaries that mix DWARF 4 (the program, -gdwarf-4)
+    # with DWARF 5 (libvigil): count instructions on a copy without debug info.
+    stripped = os.path.join(report_dir, os.path.basename(binary))
+    if subprocess.run(["objcopy", "--strip-debug", binary, stripped]).returncode != 0:
+        stripped = binary
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     try:
         result = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
-                                 "--cachegrind-out-file=/dev/null", binary] + argv,
+                                 "--cachegrind-out-file=/dev/null", stripped] + argv,
                                 stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                 text=True, env=env, timeout=3600)
     finally:
@@ -313,7 +318,7 @@ def main():
                 log(f"bench: build of {program} ({variant}) failed: {e}")
     plain_bins = {p: bins.get((p, "plain")) for p in programs}
 
-    vigilcc = os.environ.get("VIGILCC", os.path.join(ROOT, "build", "bin", "vigil-cc"))
+    vigilcc = os.environ["VIGILCC"]
     cflags = os.environ.get("REAL_CFLAGS", "-O2 -gdwarf-4")
     emit(f"vigil benchmark {datetime.datetime.now().isoformat(timespec='seconds')}  host {os.uname().nodename}"
          f"  cpus {os.cpu_count()}  runs {args.runs}  scale {args.scale}")
@@ -386,8 +391,8 @@ def main():
                 rounds = 1 if program == "sqlite3" else 3
                 tp, tv = [], []
                 for _ in range(rounds):   # alternating
-                    tp.append(compile_cpu_seconds(program, plaincc, cflags, timer))
-                    tv.append(compile_cpu_seconds(program, vigilcc, cflags, timer))
+                    tp.append(compile_cpu_seconds(program, plain, plaincc, cflags, timer))
+                    tv.append(compile_cpu_seconds(program, plain, vigilcc, cflags, timer))
                 if None not in tp and None not in tv:
                     cp, cv = statistics.median(tp), statistics.median(tv)
             sp, sv = text_size(plain), text_size(vigil)

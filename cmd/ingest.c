@@ -4,7 +4,11 @@
  * report adds no rows; a report already in the store (same run.txt) changes nothing.
  *
  * Labels: label.txt (an oracle's verdict, written by `vigil run --label-by CMD`) when present,
- * else a `label` line in preds.txt, else run.txt: exit status 0 is a success, any other status or a signal a failure. */
+ * else a `label` line in preds.txt, else run.txt: exit status 0 is a success, any other status or a signal a failure.
+ *
+ * Counts of branch predicates vigil-cc left out (seed 002 section 3.1: the site table's
+ * "removed" list) are filled in from their source sites for `collect all|plan` reports, so the
+ * store holds complete counts; the lists come from the binaries, once per module. */
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cdg.h"
 #include "cmd.h"
 #include "feedback.h"
 #include "runreport.h"
@@ -25,6 +30,13 @@ struct ingest {
     /* tu hashes whose site descriptions are known to be in the store */
     char (*known)[17];
     size_t nknown, known_cap;
+    /* removed branch predicates per module, read from the binaries once */
+    struct removed_list {
+        uint64_t tu_hash;
+        uint32_t n;
+        struct vigil_cfg_removed *v;
+    } *removed;
+    size_t nremoved_lists;
 };
 
 static int is_file(const char *path)
@@ -176,6 +188,114 @@ static uint32_t table_kind(const struct report *r, int module, uint32_t local)
     return v.kind;
 }
 
+/* The removed predicates of module m of the report (NULL when its binary cannot tell). */
+static const struct removed_list *removed_of(struct ingest *in, struct report *r, size_t m)
+{
+    uint64_t tu = r->run.modules[m].tu_hash;
+    for (size_t i = 0; i < in->nremoved_lists; i++)
+        if (in->removed[i].tu_hash == tu)
+            return &in->removed[i];
+    if (!r->has_map) {
+        if (vigil_sitemap_build(&r->run, &r->map) != 0)
+            return NULL;
+        r->has_map = 1;
+    }
+    const struct vigil_sitefmt_table *t = r->map.modules[m].table;
+    if (!t)
+        return NULL;   /* describe_sites said why */
+    struct vigil_cfg cfg;
+    char err[256];
+    int rc = vigil_sitefmt_cfg(t, &cfg, err, sizeof err);
+    if (rc < 0) {
+        fprintf(stderr, "vigil ingest: note: %s: %s\n", r->run.modules[m].path, err);
+        return NULL;
+    }
+    struct removed_list list = {tu, 0, NULL};
+    if (rc > 0 && cfg.nremoved) {
+        list.v = malloc(cfg.nremoved * sizeof *list.v);
+        if (list.v) {
+            memcpy(list.v, cfg.removed, cfg.nremoved * sizeof *list.v);
+            list.n = cfg.nremoved;
+        }
+    }
+    if (rc > 0)
+        vigil_cfg_free(&cfg);
+    void *grown = realloc(in->removed, (in->nremoved_lists + 1) * sizeof *in->removed);
+    if (!grown) {
+        free(list.v);
+        return NULL;
+    }
+    in->removed = grown;
+    in->removed[in->nremoved_lists] = list;
+    return &in->removed[in->nremoved_lists++];
+}
+
+static long obs_index(const struct vigil_feedback *fb, uint32_t id)
+{
+    size_t lo = 0, hi = fb->nsites;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (fb->sites[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < fb->nsites && fb->sites[lo].id == id ? (long)lo : -1;
+}
+
+/* Fill in left-out branch predicates: count = the source site's total (itself possibly
+ * reconstructed first: sources come later in the code, so chains end). */
+static void reconstruct(struct ingest *in, struct report *r)
+{
+    if (r->fb.collect != VIGIL_COLLECT_ALL && r->fb.collect != VIGIL_COLLECT_PLAN)
+        return;
+    struct fix { long site, source; uint32_t pred; int done; } *fix = NULL;
+    size_t nfix = 0;
+    for (size_t m = 0; m < r->run.nmodules; m++) {
+        const struct vigil_run_module *mod = &r->run.modules[m];
+        long first = obs_index(&r->fb, mod->base_id);   /* any observation in this module? */
+        size_t at = first >= 0 ? (size_t)first : 0;
+        while (first < 0 && at < r->fb.nsites && r->fb.sites[at].id < mod->base_id)
+            at++;
+        if (at >= r->fb.nsites || r->fb.sites[at].id - mod->base_id >= mod->nsites)
+            continue;
+        const struct removed_list *list = removed_of(in, r, m);
+        if (!list || !list->n)
+            continue;
+        void *grown = realloc(fix, (nfix + list->n) * sizeof *fix);
+        if (!grown)
+            break;
+        fix = grown;
+        for (uint32_t i = 0; i < list->n; i++) {
+            long site = obs_index(&r->fb, mod->base_id + list->v[i].site);
+            if (site >= 0)
+                fix[nfix++] = (struct fix){site, obs_index(&r->fb, mod->base_id + list->v[i].source),
+                                           list->v[i].predicate, 0};
+        }
+    }
+    uint32_t *pending = calloc(r->fb.nsites + 1, sizeof *pending);   /* fixes still to do, per site */
+    for (size_t i = 0; pending && i < nfix; i++)
+        pending[fix[i].site]++;
+    for (int progress = pending != NULL; progress;) {
+        progress = 0;
+        for (size_t i = 0; i < nfix; i++) {
+            if (fix[i].done || (fix[i].source >= 0 && pending[fix[i].source]))
+                continue;
+            struct vigil_store_observation *o = &r->obs[fix[i].site];
+            uint64_t total = 0;
+            if (fix[i].source >= 0)   /* else not monitored in this run: nothing to add */
+                for (int p = 0; p < 3; p++)
+                    total += r->obs[fix[i].source].count[p];
+            o->count[fix[i].pred] = r->fb.binary == 1 ? total != 0 : total;
+            o->observed = r->fb.binary == 1 ? (o->count[0] | o->count[1]) != 0 : o->count[0] + o->count[1];
+            fix[i].done = progress = 1;
+            pending[fix[i].site]--;
+        }
+    }
+    free(pending);
+    free(fix);
+}
+
 static int load_report(struct ingest *in, const char *dir, struct report *r,
                        struct vigil_store_run *out, char *err, size_t errlen)
 {
@@ -227,6 +347,7 @@ static int load_report(struct ingest *in, const char *dir, struct report *r,
         o->observed = fs->observed;
         memcpy(o->count, fs->count, sizeof o->count);
     }
+    reconstruct(in, r);
 
     out->report_path = dir;
     out->program = r->run.program;
@@ -250,6 +371,11 @@ static int load_report(struct ingest *in, const char *dir, struct report *r,
         at += (size_t)snprintf(r->stack + at, sizeof r->stack - at, "%s0x%" PRIx64, i ? " " : "",
                                st->stack[i]);
     out->stack = r->stack;
+    if (r->run.has_crash && r->run.crash_path && r->run.crash_path[0]) {
+        out->crash_path = r->run.crash_path;
+        out->crash_file_offset = r->run.crash_file_offset;
+        out->crash_signal = r->run.crash_signal;
+    }
     out->collect = vigil_collect_name(r->fb.collect);
     out->binary = r->fb.binary;
     out->nobs = r->fb.nsites;
@@ -385,5 +511,8 @@ int cmd_ingest(int argc, char **argv)
                 strstr(db, "://") ? "" : db);
     vigil_store_close(in.store);
     free(in.known);
+    for (size_t k = 0; k < in.nremoved_lists; k++)
+        free(in.removed[k].v);
+    free(in.removed);
     return in.rejected ? EXIT_BAD_INPUT : 0;
 }

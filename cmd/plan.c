@@ -9,7 +9,15 @@
  * getInitialSet: the sites of the blocks that depend on main's entry; vicinity(p): the sites of
  * the blocks that depend on p's edge (p = branch site s true/false). A call in such a block
  * brings in the callee's entry region (interprocedural CDG), recursively. The search state
- * (monitored, explored, iteration) is kept in a small text file beside the plan (--state). */
+ * (monitored, explored, iteration) is kept in a small text file beside the plan (--state).
+ *
+ * --direction backward starts from a crash site instead (seed 002, backward analysis): the
+ * failing runs are grouped by where the fault struck (the store's `crashes`); for one cause
+ * (--cause N, most frequent first) the faulting instruction is mapped to its function and line,
+ * then to the predicate site of that function nearest before it; getInitialSet is that block's
+ * sites plus the branches it is control dependent on, and vicinity(p) the branches p's block
+ * depends on, up through the callers when it depends on the function's entry. Failing runs of
+ * other causes are left out of the scores; each cause has its own state file. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +29,7 @@
 #include "elfsites.h"
 #include "plan.h"
 #include "store.h"
+#include "symbolize.h"
 
 struct fn_graph {                /* one function of one table */
     uint32_t table, index;
@@ -80,12 +89,37 @@ static const struct fn_graph *find_function(const struct program *p, const char 
 /* Add the predicate sites of block b of function g, and the entry regions of its callees. */
 static void add_region_of_function(const struct program *p, const struct fn_graph *g, uint8_t *visited, struct siteset *out);
 
-static void add_block(const struct program *p, const struct fn_graph *g, uint32_t b, uint8_t *visited, struct siteset *out)
+static void add_block_sites(const struct program *p, const struct fn_graph *g, uint32_t b, struct siteset *out)
 {
     const struct vigil_cfg *cfg = &p->cfg[g->table];
     for (uint32_t i = 0; i < cfg->nsites; i++)
         if (cfg->site_function[i] == g->index && cfg->site_block[i] == b && is_pred_site(p, g->table, i))
             set_add(out, g->table, i);
+}
+
+/* Backward vicinity of block b of g: its own sites, the branches it is control dependent on
+ * and, when it depends on g's entry, the blocks that call g (direct calls by name). */
+static void add_backward(const struct program *p, const struct fn_graph *g, uint32_t b, struct siteset *out)
+{
+    add_block_sites(p, g, b, out);
+    for (size_t k = 0; k < g->ndeps; k++) {
+        if (g->deps[k].block != b)
+            continue;
+        if (g->deps[k].from != VIGIL_CDG_ENTRY) {
+            add_block_sites(p, g, g->deps[k].from, out);
+            continue;
+        }
+        for (size_t t = 0; t < p->elf.ntables; t++)
+            for (uint32_t c = 0; c < p->cfg[t].ncalls; c++)
+                if (strcmp(p->cfg[t].calls[c].callee, g->f->name) == 0)
+                    add_block_sites(p, &p->fns[p->fn_base[t] + p->cfg[t].calls[c].function], p->cfg[t].calls[c].block, out);
+    }
+}
+
+static void add_block(const struct program *p, const struct fn_graph *g, uint32_t b, uint8_t *visited, struct siteset *out)
+{
+    const struct vigil_cfg *cfg = &p->cfg[g->table];
+    add_block_sites(p, g, b, out);
     for (uint32_t c = 0; c < cfg->ncalls; c++) {
         if (cfg->calls[c].function != g->index || cfg->calls[c].block != b || !cfg->calls[c].callee[0])
             continue;
@@ -169,6 +203,8 @@ static void free_program(struct program *p)
 
 struct state {
     unsigned iteration;
+    int has_cause;                  /* backward search: the failure cause it follows */
+    struct vigil_store_cause cause;
     struct siteset monitored, explored_true, explored_false, last_plan;
 };
 
@@ -206,6 +242,12 @@ static int read_state(const char *path, const struct program *p, struct state *s
         }
         if (sscanf(line, "iteration %u", &st->iteration) == 1 || strcmp(line, "end\n") == 0)
             continue;
+        int at = 0;
+        if (sscanf(line, "cause %d %" SCNx64 " %n", &st->cause.signal, &st->cause.file_offset, &at) == 2 && at) {
+            snprintf(st->cause.path, sizeof st->cause.path, "%.*s", (int)strcspn(line + at, "\n"), line + at);
+            st->has_cause = 1;
+            continue;
+        }
         int n = sscanf(line, "%31s %31s %u %u", key, hash, &index, &pred);
         int t = n >= 3 ? table_of(p, hash) : -1;
         if (t < 0 || index >= p->elf.tables[t].nsites) {
@@ -243,6 +285,8 @@ static int write_state(const char *path, const struct program *p, const struct s
     if (!f)
         return -1;
     fprintf(f, "vigil-plan-state 1\niteration %u\n", st->iteration);
+    if (st->has_cause)
+        fprintf(f, "cause %d %" PRIx64 " %s\n", st->cause.signal, st->cause.file_offset, st->cause.path);
     write_set(f, p, &st->monitored, "monitored", "");
     write_set(f, p, &st->last_plan, "planned", "");
     write_set(f, p, &st->explored_true, "explored", " 1");
@@ -258,6 +302,23 @@ static size_t set_count(const struct program *p, const struct siteset *s)
         for (uint32_t i = 0; i < p->elf.tables[t].nsites; i++)
             n += set_has(s, (uint32_t)t, i);
     return n;
+}
+
+/* A branch site with predicates vigil-cc left out is only complete with the sites its counts
+ * are reconstructed from (sitefmt.h, "removed"): plan those too, transitively. */
+static void add_reconstruction_sources(const struct program *p, struct siteset *plan)
+{
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (size_t t = 0; t < p->elf.ntables; t++)
+            for (uint32_t k = 0; k < p->cfg[t].nremoved; k++) {
+                const struct vigil_cfg_removed *r = &p->cfg[t].removed[k];
+                if (set_has(plan, (uint32_t)t, r->site) && !set_has(plan, (uint32_t)t, r->source)) {
+                    set_add(plan, (uint32_t)t, r->source);
+                    changed = 1;
+                }
+            }
+    }
 }
 
 static int write_plan(const char *path, const struct program *p, const struct siteset *plan)
@@ -286,6 +347,62 @@ static int write_plan(const char *path, const struct program *p, const struct si
     return rc;
 }
 
+/* ---- Backward search: from a failure cause to a block ---- */
+
+/* The block to start from: the faulting instruction's function and line, then the predicate
+ * site of that function with the greatest line not after it (its entry block when none). */
+static int crash_block(const struct program *p, const struct vigil_store_cause *c, const struct fn_graph **g_out,
+                       uint32_t *block, char *where, size_t wlen, char *err, size_t errlen)
+{
+    struct vigil_symbolizer *sym = vigil_symbolizer_open(c->path, err, errlen);
+    if (!sym)
+        return -1;
+    struct vigil_source_location loc;
+    int rc = vigil_symbolize_file_offset(sym, c->file_offset, &loc);
+    vigil_symbolizer_close(sym);
+    if (rc != 0 || !loc.function[0])
+        return snprintf(err, errlen, "%s+0x%" PRIx64 ": no function there (stripped binary?)", c->path,
+                        c->file_offset), -1;
+    const struct fn_graph *g = find_function(p, loc.function);
+    if (!g)
+        return snprintf(err, errlen, "the crash is in %s (%s+0x%" PRIx64 "), a function without control-flow "
+                        "facts (not built by vigil-cc?)", loc.function, c->path, c->file_offset), -1;
+    const struct vigil_cfg *cfg = &p->cfg[g->table];
+    uint32_t best_line = 0;
+    *block = 0;
+    for (uint32_t i = 0; i < cfg->nsites; i++) {
+        if (cfg->site_function[i] != g->index || cfg->site_block[i] == VIGIL_CFG_NONE || !is_pred_site(p, g->table, i))
+            continue;
+        struct vigil_site_view v;
+        vigil_sitefmt_get(&p->elf.tables[g->table], i, &v);
+        if (v.line <= (uint32_t)loc.line && v.line >= best_line)
+            best_line = v.line, *block = cfg->site_block[i];
+    }
+    snprintf(where, wlen, "signal %d in %s at %s:%d, block %u", c->signal, loc.function, loc.file, loc.line, *block);
+    *g_out = g;
+    return 0;
+}
+
+/* The cause a new backward search follows: the n-th most frequent (1-based). */
+static int pick_cause(const char *db, unsigned n, struct vigil_store_cause *out, size_t *ncauses, char *err, size_t errlen)
+{
+    struct vigil_store *s = vigil_store_open(db, err, errlen);
+    if (!s)
+        return -1;
+    struct vigil_store_cause *causes = NULL;
+    int rc = vigil_store_read_begin(s, err, errlen) == 0 &&
+             vigil_store_crash_causes(s, &causes, ncauses, err, errlen) == 0 ? 0 : -1;
+    vigil_store_read_end(s);
+    vigil_store_close(s);
+    if (rc == 0 && (n == 0 || n > *ncauses))
+        rc = -1, snprintf(err, errlen, "--cause %u: the store has %zu failure causes (failing runs with a crash "
+                          "line); ingest crashing runs first", n, *ncauses);
+    if (rc == 0)
+        *out = causes[n - 1];
+    free(causes);
+    return rc;
+}
+
 /* ---- Scores ---- */
 
 static double score_of(const char *heuristic, const struct vigil_store_pred *pr, uint64_t num_f)
@@ -304,6 +421,7 @@ int cmd_plan(int argc, char **argv)
     const char *db = VIGIL_STORE_DEFAULT, *heuristic = "importance", *direction = "forward";
     const char *binary = NULL, *out = NULL, *state_path = NULL;
     double confidence = 0;
+    unsigned cause_n = 1;   /* backward: which failure cause, most frequent first */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (i + 1 < argc && !strcmp(a, "--db")) db = argv[++i];
@@ -311,6 +429,7 @@ int cmd_plan(int argc, char **argv)
         else if (i + 1 < argc && !strcmp(a, "--direction")) direction = argv[++i];
         else if (i + 1 < argc && !strcmp(a, "--confidence")) confidence = atof(argv[++i]);
         else if (i + 1 < argc && !strcmp(a, "--state")) state_path = argv[++i];
+        else if (i + 1 < argc && !strcmp(a, "--cause")) cause_n = (unsigned)atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(a, "-o")) out = argv[++i];
         else if (a[0] == '-') return cmd_usage_error(argv[0], "unknown option or missing value \"%s\"", a);
         else if (binary) return cmd_usage_error(argv[0], "expected one BINARY, got \"%s\" and \"%s\"", binary, a);
@@ -322,13 +441,17 @@ int cmd_plan(int argc, char **argv)
         ok |= !strcmp(heuristic, known[k]);
     if (!ok)
         return cmd_usage_error(argv[0], "--heuristic %s: expected failcount, importance, maxImportance, ttest, bfs or random", heuristic);
-    if (strcmp(direction, "forward") != 0)
-        return cmd_error(argv[0], "--direction %s: only forward is implemented (backward needs crash PCs mapped to blocks)", direction);
+    int backward = strcmp(direction, "backward") == 0;
+    if (!backward && strcmp(direction, "forward") != 0)
+        return cmd_usage_error(argv[0], "--direction %s: expected forward or backward", direction);
     if (!binary || !out)
         return cmd_usage_error(argv[0], "expected BINARY and -o PLAN");
     char state_buf[4200];
     if (!state_path) {
-        snprintf(state_buf, sizeof state_buf, "%s.state", binary);
+        if (backward)
+            snprintf(state_buf, sizeof state_buf, "%s.cause%u.state", binary, cause_n);
+        else
+            snprintf(state_buf, sizeof state_buf, "%s.state", binary);
         state_path = state_buf;
     }
     srand(20240501u);
@@ -349,7 +472,23 @@ int cmd_plan(int argc, char **argv)
         rc = cmd_error(argv[0], "%s", err);
         goto done;
     }
-    if (rc == 0) {   /* getInitialSet */
+    if (rc == 0 && backward) {   /* getInitialSet, backward: from the crash site */
+        static char where[1600];
+        size_t ncauses = 0;
+        const struct fn_graph *g;
+        uint32_t block;
+        if (pick_cause(db, cause_n, &st.cause, &ncauses, err, sizeof err) != 0 ||
+            crash_block(&p, &st.cause, &g, &block, where, sizeof where - 64, err, sizeof err) != 0) {
+            rc = cmd_error(argv[0], "%s", err);
+            goto done;
+        }
+        st.has_cause = 1;
+        add_backward(&p, g, block, &plan);
+        size_t len = strlen(where);
+        snprintf(where + len, sizeof where - len, " (cause %u of %zu, %" PRIu64 " failing runs)", cause_n, ncauses,
+                 st.cause.runs);
+        what = where;
+    } else if (rc == 0) {   /* getInitialSet */
         const struct fn_graph *main_fn = find_function(&p, "main");
         if (!main_fn) {
             rc = cmd_error(argv[0], "%s: no function `main` with control-flow facts", binary);
@@ -367,6 +506,7 @@ int cmd_plan(int argc, char **argv)
         size_t n = 0;
         struct vigil_store_totals totals;
         rc = vigil_store_read_begin(s, err, sizeof err) == 0 &&
+             (!st.has_cause || vigil_store_exclude_other_failures(s, &st.cause, err, sizeof err) == 0) &&
              vigil_store_aggregate(s, &preds, &n, &totals, err, sizeof err) == 0 ? 0 : -1;
         vigil_store_read_end(s);
         vigil_store_close(s);
@@ -415,7 +555,10 @@ int cmd_plan(int argc, char **argv)
             if (fn != VIGIL_CFG_NONE && block != VIGIL_CFG_NONE) {
                 const struct fn_graph *g = &p.fns[p.fn_base[t] + fn];
                 memset(visited, 0, p.nfns);
-                add_dependents(&p, g, block, best->pred ? VIGIL_EDGE_TRUE : VIGIL_EDGE_FALSE, visited, &plan);
+                if (st.has_cause)
+                    add_backward(&p, g, block, &plan);
+                else
+                    add_dependents(&p, g, block, best->pred ? VIGIL_EDGE_TRUE : VIGIL_EDGE_FALSE, visited, &plan);
             }
             for (size_t tt = 0; tt < p.elf.ntables; tt++)   /* vicinity \ monitored */
                 for (uint32_t i = 0; i < p.elf.tables[tt].nsites / 8 + 1; i++)
@@ -429,6 +572,7 @@ int cmd_plan(int argc, char **argv)
         rc = 0;
     }
     st.iteration++;
+    add_reconstruction_sources(&p, &plan);
     for (size_t t = 0; t < p.elf.ntables; t++)
         memcpy(st.last_plan.bits[t], plan.bits[t], p.elf.tables[t].nsites / 8 + 1);
     if (write_plan(out, &p, &plan) != 0 || write_state(state_path, &p, &st) != 0) {

@@ -75,6 +75,10 @@ static void print_cfg(const struct vigil_elf_sites *s)
                 if (cfg.site_function[i] == f && cfg.site_block[i] != VIGIL_CFG_NONE)
                     printf("    site %u in %u\n", i, cfg.site_block[i]);
         }
+        printf("  %u branch predicates left out (count = total of the source site)\n", cfg.nremoved);
+        for (uint32_t i = 0; i < cfg.nremoved; i++)
+            printf("    removed site %u %s <- site %u\n", cfg.removed[i].site,
+                   cfg.removed[i].predicate ? "true" : "false", cfg.removed[i].source);
         vigil_cfg_free(&cfg);
     }
 }

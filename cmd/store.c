@@ -58,6 +58,13 @@ static const char *const schema[] = {
     " c2 BIGINT NOT NULL,"
     " PRIMARY KEY (run_id, tu_hash, site_index))",
     "CREATE INDEX IF NOT EXISTS observations_by_site ON observations (tu_hash, site_index)",
+    /* where a run died of a fault signal (run.txt `crash`): the failure cause of backward
+     * search; a table of its own so that older stores gain it without a migration */
+    "CREATE TABLE IF NOT EXISTS crashes ("
+    " run_id BIGINT PRIMARY KEY REFERENCES runs (run_id),"
+    " signal INTEGER NOT NULL,"
+    " path TEXT NOT NULL,"
+    " file_offset BIGINT NOT NULL)",
     "INSERT INTO vigil_meta (key, value) VALUES ('schema_version', '" SCHEMA_VERSION "')"
     " ON CONFLICT (key) DO NOTHING",
 };
@@ -302,6 +309,15 @@ int vigil_store_add_run(struct vigil_store *s, const struct vigil_store_run *r, 
     }
     if (insert_sites(s, r, err, errlen) != 0 || insert_observations(s, run_id, r, err, errlen) != 0)
         goto bad;
+    if (r->crash_path) {
+        char crash_signal[16], offset[24];
+        snprintf(crash_signal, sizeof crash_signal, "%d", r->crash_signal);
+        fmt_i64(offset, r->crash_file_offset);
+        const char *cp[] = {run_id, crash_signal, r->crash_path, offset};
+        if (run(s, "INSERT INTO crashes (run_id, signal, path, file_offset) VALUES ($1, $2, $3, $4)", 4, cp,
+                NULL, NULL, err, errlen) != 0)
+            goto bad;
+    }
     if (run0(s, "COMMIT", err, errlen) != 0)
         goto bad;
     return 1;
@@ -421,6 +437,59 @@ int vigil_store_exclude_true(struct vigil_store *s, const struct vigil_store_pre
     snprintf(index, sizeof index, "%u", p->site_index);
     const char *params[2] = {p->tu_hash, index};
     return run(s, sql[p->pred], 2, params, NULL, NULL, err, errlen);
+}
+
+struct cause_list {
+    struct vigil_store_cause *items;
+    size_t n;
+    int bad;
+};
+
+static int add_cause(void *arg, int ncols, const char *const *cols)
+{
+    struct cause_list *l = arg;
+    if (ncols < 4 || !cols[0] || !cols[1] || !cols[2] || !cols[3])
+        return 0;
+    void *grown = realloc(l->items, (l->n + 1) * sizeof *l->items);
+    if (!grown) {
+        l->bad = 1;
+        return 1;
+    }
+    l->items = grown;
+    struct vigil_store_cause *c = &l->items[l->n++];
+    snprintf(c->path, sizeof c->path, "%s", cols[0]);
+    c->file_offset = to_u64(cols[1]);
+    c->signal = atoi(cols[2]);
+    c->runs = to_u64(cols[3]);
+    return 0;
+}
+
+int vigil_store_crash_causes(struct vigil_store *s, struct vigil_store_cause **causes, size_t *ncauses,
+                             char *err, size_t errlen)
+{
+    struct cause_list l = {0};
+    *causes = NULL;
+    *ncauses = 0;
+    if (run(s, "SELECT c.path, c.file_offset, MIN(c.signal), COUNT(*) FROM crashes c JOIN runs r"
+               " ON r.run_id = c.run_id WHERE r.failed = 1 GROUP BY c.path, c.file_offset"
+               " ORDER BY COUNT(*) DESC, c.path, c.file_offset", 0, NULL, add_cause, &l, err, errlen) != 0 || l.bad) {
+        free(l.items);
+        return l.bad ? fail(err, errlen, "out of memory") : -1;
+    }
+    *causes = l.items;
+    *ncauses = l.n;
+    return 0;
+}
+
+int vigil_store_exclude_other_failures(struct vigil_store *s, const struct vigil_store_cause *c,
+                                       char *err, size_t errlen)
+{
+    char offset[24];
+    fmt_i64(offset, c->file_offset);
+    const char *params[2] = {c->path, offset};
+    return run(s, "INSERT INTO excluded_runs SELECT run_id FROM runs WHERE failed = 1 AND run_id NOT IN"
+                  " (SELECT run_id FROM crashes WHERE path = $1 AND file_offset = $2)"
+                  " ON CONFLICT (run_id) DO NOTHING", 2, params, NULL, NULL, err, errlen);
 }
 
 const char *vigil_pred_name(uint32_t kind, uint32_t pred)

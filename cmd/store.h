@@ -60,6 +60,9 @@ struct vigil_store_run {
     const char *label_source;         /* "exit", "signal" or "oracle" */
     int exited, exit_status, signal;
     const char *stack;                /* hex pcs separated by spaces ("" for none) */
+    const char *crash_path;           /* a fault signal struck here (run.txt crash), or NULL */
+    uint64_t crash_file_offset;
+    int crash_signal;
     const char *collect;
     int binary;
     size_t nobs;
@@ -99,6 +102,21 @@ int vigil_store_aggregate(struct vigil_store *s, struct vigil_store_pred **preds
 /* Exclude every run in which predicate p was true (inside a read session). */
 int vigil_store_exclude_true(struct vigil_store *s, const struct vigil_store_pred *p,
                              char *err, size_t errlen);
+
+/* Failure causes of backward search: failing runs grouped by where a fault struck (the mapped
+ * file and the offset of the faulting instruction in it), most runs first; malloc'd. */
+struct vigil_store_cause {
+    char path[1024];
+    uint64_t file_offset;
+    int signal;
+    uint64_t runs;
+};
+int vigil_store_crash_causes(struct vigil_store *s, struct vigil_store_cause **causes, size_t *ncauses,
+                             char *err, size_t errlen);
+/* Exclude every failing run that did not fail of cause c (inside a read session): the search
+ * for one cause scores its failures against the successful runs only. */
+int vigil_store_exclude_other_failures(struct vigil_store *s, const struct vigil_store_cause *c,
+                                       char *err, size_t errlen);
 
 /* A name for predicate pred of a site kind: "true", "false", "< 0", "== 0", "> 0". */
 const char *vigil_pred_name(uint32_t kind, uint32_t pred);

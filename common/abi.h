@@ -13,9 +13,12 @@
  * Code shape of a dispatch check in the checking copy (site s of module m):
  *     if (__vigil_burst_left != 0) goto instrumented_check;     // thread is inside a burst
  *     c = counters[s];                                          // relaxed atomic load
+ *     counters[s] = c - 1;                                      // relaxed atomic store (wraps
+ *                                                               //   at 0: enter stores anew)
  *     if (c == 0) { if (__vigil_dispatch_enter(&m, s)) goto instrumented; else goto checking; }
- *     counters[s] = c - 1;                                      // relaxed atomic store
  *     goto checking;
+ * A back-edge check of an innermost call-free loop counts down a register instead (loaded from
+ * counters[s] on entering the loop, stored back on leaving it) and skips the burst test.
  * and in the instrumented copy (and instrumented_check above):
  *     state[s].instr_execs += 1;                                // relaxed load + store, no lock
  *     b = __vigil_burst_left;

@@ -1,6 +1,7 @@
-/* Post-dominators (the iterative algorithm of Cooper, Harvey and Kennedy on the reverse CFG)
- * and control dependences (Ferrante et al.: for an edge A -> B, the nodes on the
- * post-dominator tree path from B up to, not including, ipdom(A)). */
+/* Dominators and post-dominators (the iterative algorithm of Cooper, Harvey and Kennedy, on
+ * the CFG and on the reverse CFG), control dependences (Ferrante et al.: for an edge A -> B,
+ * the nodes on the post-dominator tree path from B up to, not including, ipdom(A)), control
+ * equivalence and the redundant branch edges of seed 002 section 3.1. */
 #include "cdg.h"
 
 #include <stdlib.h>
@@ -92,9 +93,20 @@ static int graph_build(struct graph *g, uint32_t nblocks, const struct vigil_cfg
     return 0;
 }
 
-/* Post-order of the reverse graph from EXIT (walking predecessors); order[v] = number, or
- * UINT32_MAX when v is not reached. Iterative DFS. Returns the count reached. */
-static uint32_t reverse_postorder(const struct graph *g, uint32_t *number, uint32_t *by_number)
+/* Adjacency in one direction: successors (forward) or predecessors (backward). */
+struct adjacency {
+    const uint32_t *start, *next;
+};
+
+static struct adjacency walk_of(const struct graph *g, int forward)
+{
+    return forward ? (struct adjacency){g->succ_start, g->succ} : (struct adjacency){g->pred_start, g->pred};
+}
+
+/* Post-order numbering from root along `walk`; number[v] = UINT32_MAX when v is not
+ * reached. Iterative DFS. Returns the count reached, UINT32_MAX when memory runs out. */
+static uint32_t postorder(const struct graph *g, uint32_t root, struct adjacency walk, uint32_t *number,
+                          uint32_t *by_number)
 {
     uint32_t n = g->n, count = 0;
     uint32_t *stack = malloc(n * sizeof *stack), *next = calloc(n, sizeof *next);
@@ -106,14 +118,14 @@ static uint32_t reverse_postorder(const struct graph *g, uint32_t *number, uint3
     for (uint32_t v = 0; v < n; v++)
         number[v] = UINT32_MAX;
     uint32_t top = 0;
-    stack[top++] = n - 2;   /* EXIT */
-    seen[n - 2] = 1;
+    stack[top++] = root;
+    seen[root] = 1;
     while (top) {
         uint32_t v = stack[top - 1];
-        uint32_t i = g->pred_start[v] + next[v];
-        if (i < g->pred_start[v + 1]) {
+        uint32_t i = walk.start[v] + next[v];
+        if (i < walk.start[v + 1]) {
             next[v]++;
-            uint32_t w = g->pred[i];
+            uint32_t w = walk.next[i];
             if (!seen[w]) {
                 seen[w] = 1;
                 stack[top++] = w;
@@ -128,33 +140,36 @@ static uint32_t reverse_postorder(const struct graph *g, uint32_t *number, uint3
     return count;
 }
 
-/* ipdom over the whole graph (virtual nodes included), UINT32_MAX for EXIT itself. */
-static int compute_ipdom(const struct graph *g, uint32_t *ipdom_all)
+/* Immediate dominators from root along the edges of `forward` (Cooper, Harvey and Kennedy):
+ * forward = 1 gives dominators from a root, 0 post-dominators from EXIT on the reverse graph.
+ * UINT32_MAX for the root and for nodes not reached. */
+static int iterative_idom(const struct graph *g, uint32_t root, int forward, uint32_t *idom)
 {
-    uint32_t n = g->n, exit = n - 2;
+    uint32_t n = g->n;
     uint32_t *number = malloc(n * sizeof *number), *by_number = malloc(n * sizeof *by_number);
     if (!number || !by_number) {
         free(number), free(by_number);
         return -1;
     }
-    uint32_t count = reverse_postorder(g, number, by_number);
+    uint32_t count = postorder(g, root, walk_of(g, forward), number, by_number);
     if (count == UINT32_MAX) {
         free(number), free(by_number);
         return -1;
     }
+    struct adjacency meet = walk_of(g, !forward);
     for (uint32_t v = 0; v < n; v++)
-        ipdom_all[v] = UINT32_MAX;
-    ipdom_all[exit] = exit;
+        idom[v] = UINT32_MAX;
+    idom[root] = root;
     for (int changed = 1; changed;) {
         changed = 0;
         for (uint32_t k = count; k-- > 0;) {   /* reverse post-order */
             uint32_t v = by_number[k];
-            if (v == exit)
+            if (v == root)
                 continue;
             uint32_t best = UINT32_MAX;
-            for (uint32_t i = g->succ_start[v]; i < g->succ_start[v + 1]; i++) {
-                uint32_t w = g->succ[i];
-                if (ipdom_all[w] == UINT32_MAX)
+            for (uint32_t i = meet.start[v]; i < meet.start[v + 1]; i++) {
+                uint32_t w = meet.next[i];
+                if (idom[w] == UINT32_MAX)
                     continue;
                 if (best == UINT32_MAX) {
                     best = w;
@@ -163,21 +178,27 @@ static int compute_ipdom(const struct graph *g, uint32_t *ipdom_all)
                 uint32_t a = best, b = w;
                 while (a != b) {
                     while (number[a] < number[b])
-                        a = ipdom_all[a];
+                        a = idom[a];
                     while (number[b] < number[a])
-                        b = ipdom_all[b];
+                        b = idom[b];
                 }
                 best = a;
             }
-            if (best != UINT32_MAX && ipdom_all[v] != best) {
-                ipdom_all[v] = best;
+            if (best != UINT32_MAX && idom[v] != best) {
+                idom[v] = best;
                 changed = 1;
             }
         }
     }
-    ipdom_all[exit] = UINT32_MAX;
+    idom[root] = UINT32_MAX;
     free(number), free(by_number);
     return 0;
+}
+
+/* ipdom over the whole graph (virtual nodes included), UINT32_MAX for EXIT itself. */
+static int compute_ipdom(const struct graph *g, uint32_t *ipdom_all)
+{
+    return iterative_idom(g, g->n - 2, 0, ipdom_all);
 }
 
 /* Build the graph, making blocks that cannot reach an exit into exits. */
@@ -272,4 +293,144 @@ int vigil_control_dependences(uint32_t nblocks, const struct vigil_cfg_edge *edg
     *deps = out;
     *ndeps = n;
     return 0;
+}
+
+int vigil_dominators(uint32_t nblocks, const struct vigil_cfg_edge *edges, uint32_t nedges, uint32_t *idom)
+{
+    struct graph g;
+    uint32_t *all = malloc((nblocks + 2) * sizeof *all);
+    if (!all || graph_build(&g, nblocks, edges, nedges, NULL, 0, NULL) != 0) {
+        free(all);
+        return -1;
+    }
+    int rc = iterative_idom(&g, g.n - 1, 1, all);   /* from ENTRY, whose only block edge is to 0 */
+    for (uint32_t b = 0; rc == 0 && b < nblocks; b++)
+        idom[b] = all[b] >= nblocks ? VIGIL_CFG_NONE : all[b];
+    graph_free(&g);
+    free(all);
+    return rc;
+}
+
+/* Whether a is an ancestor-or-self of b in the tree given by parent[] (VIGIL_CFG_NONE ends). */
+static int tree_ancestor(const uint32_t *parent, uint32_t nblocks, uint32_t a, uint32_t b)
+{
+    for (uint32_t steps = 0; b != VIGIL_CFG_NONE && steps <= nblocks; b = parent[b], steps++)
+        if (b == a)
+            return 1;
+    return 0;
+}
+
+struct block_key {
+    uint64_t hash;
+    uint32_t block;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+    const struct block_key *x = a, *y = b;
+    if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
+    return x->block < y->block ? -1 : x->block > y->block;
+}
+
+static int cmp_dep_by_block(const void *a, const void *b)
+{
+    const struct vigil_cdep *x = a, *y = b;
+    if (x->block != y->block) return x->block < y->block ? -1 : 1;
+    if (x->from != y->from) return x->from < y->from ? -1 : 1;
+    return x->label < y->label ? -1 : x->label > y->label;
+}
+
+int vigil_control_classes(uint32_t nblocks, const struct vigil_cfg_edge *edges, uint32_t nedges,
+                          const uint32_t *exits, uint32_t nexits, uint32_t *klass)
+{
+    struct vigil_cdep *deps;
+    size_t ndeps;
+    if (vigil_control_dependences(nblocks, edges, nedges, exits, nexits, &deps, &ndeps) != 0)
+        return -1;
+    qsort(deps, ndeps, sizeof *deps, cmp_dep_by_block);
+    size_t *first = calloc((size_t)nblocks + 1, sizeof *first);
+    struct block_key *keys = malloc(((size_t)nblocks + 1) * sizeof *keys);
+    if (!first || !keys) {
+        free(deps), free(first), free(keys);
+        return -1;
+    }
+    for (size_t i = 0; i < ndeps; i++)
+        first[deps[i].block + 1]++;
+    for (uint32_t b = 0; b < nblocks; b++)
+        first[b + 1] += first[b];
+    for (uint32_t b = 0; b < nblocks; b++) {
+        uint64_t h = 0xcbf29ce484222325ull;
+        for (size_t i = first[b]; i < first[b + 1]; i++)
+            h = ((h ^ deps[i].from) * 0x100000001b3ull ^ deps[i].label) * 0x100000001b3ull;
+        keys[b] = (struct block_key){h, b};
+    }
+    qsort(keys, nblocks, sizeof *keys, cmp_key);
+    /* Within a run of equal hashes, a block joins the class of the first earlier block whose
+     * dependence list is identical (runs are tiny unless hashes collide). */
+    for (uint32_t k = 0; k < nblocks; k++) {
+        uint32_t b = keys[k].block;
+        klass[b] = b;
+        for (uint32_t j = k; j-- > 0 && keys[j].hash == keys[k].hash;) {
+            uint32_t c = keys[j].block;
+            size_t len = first[b + 1] - first[b];
+            if (len != first[c + 1] - first[c])
+                continue;
+            int same = 1;
+            for (size_t i = 0; i < len && same; i++)
+                same = deps[first[b] + i].from == deps[first[c] + i].from &&
+                       deps[first[b] + i].label == deps[first[c] + i].label;
+            if (same) {
+                klass[b] = klass[c];
+                break;
+            }
+        }
+    }
+    free(deps), free(first), free(keys);
+    return 0;
+}
+
+int vigil_redundant_edges(uint32_t nblocks, const struct vigil_cfg_edge *edges, uint32_t nedges,
+                          const uint32_t *exits, uint32_t nexits, const uint32_t *block_site, uint32_t *edge_source)
+{
+    for (uint32_t e = 0; e < nedges; e++)
+        edge_source[e] = VIGIL_CFG_NONE;
+    size_t words = (size_t)nblocks + 1;
+    uint32_t *idom = malloc(words * sizeof *idom), *ipdom = malloc(words * sizeof *ipdom);
+    uint32_t *klass = malloc(words * sizeof *klass), *indegree = calloc(words, sizeof *indegree);
+    uint32_t *next_in_class = malloc(words * sizeof *next_in_class), *class_head = malloc(words * sizeof *class_head);
+    int rc = -1;
+    if (!idom || !ipdom || !klass || !indegree || !next_in_class || !class_head ||
+        vigil_dominators(nblocks, edges, nedges, idom) != 0 ||
+        vigil_postdominators(nblocks, edges, nedges, exits, nexits, ipdom) != 0 ||
+        vigil_control_classes(nblocks, edges, nedges, exits, nexits, klass) != 0)
+        goto out;
+    for (uint32_t e = 0; e < nedges; e++)
+        indegree[edges[e].to]++;
+    for (uint32_t b = 0; b < nblocks; b++)
+        class_head[b] = VIGIL_CFG_NONE;
+    for (uint32_t b = nblocks; b-- > 0;) {   /* members in increasing block order */
+        next_in_class[b] = class_head[klass[b]];
+        class_head[klass[b]] = b;
+    }
+    for (uint32_t e = 0; e < nedges; e++) {
+        uint32_t u = edges[e].from, v = edges[e].to;
+        if (edges[e].label != VIGIL_EDGE_TRUE && edges[e].label != VIGIL_EDGE_FALSE)
+            continue;
+        /* v runs exactly when this edge is taken: u dominates v, and (for an exact count, with
+         * loops and joins in mind) the edge is v's only way in. */
+        if (v == 0 || indegree[v] != 1 || !tree_ancestor(idom, nblocks, u, v))
+            continue;
+        uint32_t best = block_site[v];
+        /* ...or a site in a block that runs exactly as often as v: v dominates it, it
+         * post-dominates v, and it has the same control dependences (not in a loop of its own). */
+        for (uint32_t w = class_head[klass[v]]; w != VIGIL_CFG_NONE && best == VIGIL_CFG_NONE; w = next_in_class[w])
+            if (w != v && block_site[w] != VIGIL_CFG_NONE && tree_ancestor(idom, nblocks, v, w) &&
+                tree_ancestor(ipdom, nblocks, w, v))
+                best = block_site[w];
+        edge_source[e] = best;
+    }
+    rc = 0;
+out:
+    free(idom), free(ipdom), free(klass), free(indegree), free(next_in_class), free(class_head);
+    return rc;
 }

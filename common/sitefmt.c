@@ -21,7 +21,8 @@ enum {
     H_CFG_SIZE = 48, H_RESERVED = 52,
 };
 /* Control-flow facts: counts, then fixed-size rows (in uint32 words). */
-enum { CFG_COUNTS = 4, CFG_FUNCTION_WORDS = 7, CFG_EDGE_WORDS = 3, CFG_CALL_WORDS = 3, CFG_SITE_WORDS = 2 };
+enum { CFG_COUNTS = 4, CFG_FUNCTION_WORDS = 7, CFG_EDGE_WORDS = 3, CFG_CALL_WORDS = 3, CFG_SITE_WORDS = 2,
+       CFG_REMOVED_WORDS = 3 };
 enum { R_KIND = 0, R_FUNCTION = 4, R_FILE = 8, R_LINE = 12, R_COLUMN = 16, R_AUX = 20 };
 
 static const char *const kind_names[] = {
@@ -171,7 +172,7 @@ struct vigil_sitefmt_builder {
     uint32_t source;
     int failed;                     /* an allocation failed: finish returns NULL */
     /* control-flow facts, as uint32 words per section (see sitefmt.h) */
-    struct words { uint32_t *v; uint32_t n, cap; } functions, edges, exits, calls, sites;
+    struct words { uint32_t *v; uint32_t n, cap; } functions, edges, exits, calls, sites, removed;
     int has_cfg;
 };
 
@@ -353,8 +354,15 @@ void vigil_sitefmt_set_block(struct vigil_sitefmt_builder *b, uint32_t site, uin
     }
 }
 
+void vigil_sitefmt_add_removed(struct vigil_sitefmt_builder *b, uint32_t site, uint32_t predicate, uint32_t source)
+{
+    uint32_t row[CFG_REMOVED_WORDS] = {site, predicate, source};
+    push(b, &b->removed, row, CFG_REMOVED_WORDS);
+}
+
 static void builder_free(struct vigil_sitefmt_builder *b)
 {
+    free(b->removed.v);
     free(b->functions.v);
     free(b->edges.v);
     free(b->exits.v);
@@ -374,7 +382,7 @@ unsigned char *vigil_sitefmt_finish(struct vigil_sitefmt_builder *b, uint64_t tu
         while (!b->failed && b->sites.n / CFG_SITE_WORDS < b->nsites)
             push(b, &b->sites, none, CFG_SITE_WORDS);
         cfg_words = CFG_COUNTS + (uint64_t)b->functions.n + b->edges.n + b->exits.n + b->calls.n +
-                    (uint64_t)b->nsites * CFG_SITE_WORDS;
+                    (uint64_t)b->nsites * CFG_SITE_WORDS + 1 + b->removed.n;
     }
     uint64_t used = HEADER_SIZE + (uint64_t)b->nsites * RECORD_SIZE + b->strings_len + cfg_words * 4;
     uint64_t total = (used + 7) & ~(uint64_t)7;
@@ -400,8 +408,9 @@ unsigned char *vigil_sitefmt_finish(struct vigil_sitefmt_builder *b, uint64_t tu
         if (cfg_words) {
             uint32_t counts[CFG_COUNTS] = {b->functions.n / CFG_FUNCTION_WORDS, b->edges.n / CFG_EDGE_WORDS,
                                            b->exits.n, b->calls.n / CFG_CALL_WORDS};
+            uint32_t nremoved = b->removed.n / CFG_REMOVED_WORDS;
             const struct words parts[] = {{counts, CFG_COUNTS, 0}, b->functions, b->edges, b->exits, b->calls,
-                                          {b->sites.v, b->nsites * CFG_SITE_WORDS, 0}};
+                                          {b->sites.v, b->nsites * CFG_SITE_WORDS, 0}, {&nremoved, 1, 0}, b->removed};
             for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
                 for (uint32_t i = 0; i < parts[k].n; i++, w += 4)
                     put32(w, parts[k].v[i]);
@@ -422,6 +431,7 @@ void vigil_cfg_free(struct vigil_cfg *cfg)
     free(cfg->calls);
     free(cfg->site_function);
     free(cfg->site_block);
+    free(cfg->removed);
     memset(cfg, 0, sizeof *cfg);
 }
 
@@ -439,9 +449,14 @@ int vigil_sitefmt_cfg(const struct vigil_sitefmt_table *t, struct vigil_cfg *cfg
     uint32_t nf = get32(w), ne = get32(w + 4), nx = get32(w + 8), nc = get32(w + 12);
     uint64_t need = CFG_COUNTS + (uint64_t)nf * CFG_FUNCTION_WORDS + (uint64_t)ne * CFG_EDGE_WORDS + nx +
                     (uint64_t)nc * CFG_CALL_WORDS + (uint64_t)t->nsites * CFG_SITE_WORDS;
-    if (need != nwords)
+    /* optional trailer: removed branch predicates (older tables end before it) */
+    uint32_t nr = 0;
+    const unsigned char *rw = w + 4 * need;
+    if (nwords > need)
+        nr = get32(rw);
+    if (need + (nwords > need) + (uint64_t)nr * CFG_REMOVED_WORDS != nwords)
         return fail(err, errlen, "control-flow facts: %llu words, counts say %llu",
-                    (unsigned long long)nwords, (unsigned long long)need);
+                    (unsigned long long)nwords, (unsigned long long)(need + (nwords > need) + (uint64_t)nr * CFG_REMOVED_WORDS));
     cfg->nfunctions = nf, cfg->nedges = ne, cfg->nexits = nx, cfg->ncalls = nc, cfg->nsites = t->nsites;
     cfg->functions = calloc(nf + 1, sizeof *cfg->functions);
     cfg->edges = calloc(ne + 1, sizeof *cfg->edges);
@@ -503,6 +518,28 @@ int vigil_sitefmt_cfg(const struct vigil_sitefmt_table *t, struct vigil_cfg *cfg
         }
         cfg->site_function[i] = fn;
         cfg->site_block[i] = block;
+    }
+    cfg->nremoved = nr;
+    cfg->removed = calloc(nr + 1, sizeof *cfg->removed);
+    if (!cfg->removed) {
+        vigil_cfg_free(cfg);
+        return fail(err, errlen, "out of memory");
+    }
+    for (uint32_t i = 0; i < nr; i++) {
+        const unsigned char *r = rw + 4 + 12 * (size_t)i;
+        struct vigil_cfg_removed *x = &cfg->removed[i];
+        *x = (struct vigil_cfg_removed){get32(r), get32(r + 4), get32(r + 8)};
+        struct vigil_site_view site, source;
+        if (x->site < t->nsites && x->source < t->nsites) {
+            vigil_sitefmt_get(t, x->site, &site);
+            vigil_sitefmt_get(t, x->source, &source);
+        }
+        if (x->site >= t->nsites || x->source >= t->nsites || x->site == x->source || site.kind != VIGIL_SITE_BRANCH ||
+            x->predicate >= 2 || (source.kind != VIGIL_SITE_BRANCH && source.kind != VIGIL_SITE_RETURN)) {
+            vigil_cfg_free(cfg);
+            return fail(err, errlen, "control-flow facts: removed predicate %u: expected a branch site, "
+                        "predicate 0 or 1 and a branch or return source site", i);
+        }
     }
     return 1;
 }

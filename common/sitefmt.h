@@ -19,6 +19,10 @@
  *   exits      nexits x {block}   blocks ending in ret / unreachable / a noreturn call
  *   calls      ncalls x {function index, block, callee name (strtab; 0 = indirect call)}
  *   sites      nsites x {function index, block}   (VIGIL_CFG_NONE when not in a body block)
+ *   nremoved, then nremoved x {branch site, predicate (0 false, 1 true), source site}:
+ *              branch predicates whose counter vigil-cc left out (seed 002 section 3.1); the
+ *              count of one is the sum of all predicate counts of its source site. Optional:
+ *              tables written before it end after `sites`.
  * Version 1 tables are still read (they have no cfg part).
  */
 #ifndef VIGIL_SITEFMT_H
@@ -108,13 +112,15 @@ struct vigil_cfg_function {
     const uint32_t *exits;                /* into vigil_cfg.exits */
 };
 struct vigil_cfg_call { uint32_t function, block; const char *callee; };   /* callee "" = indirect */
+struct vigil_cfg_removed { uint32_t site, predicate, source; };
 struct vigil_cfg {
-    uint32_t nfunctions, nedges, nexits, ncalls, nsites;
+    uint32_t nfunctions, nedges, nexits, ncalls, nsites, nremoved;
     struct vigil_cfg_function *functions;
     struct vigil_cfg_edge *edges;
     uint32_t *exits;
     struct vigil_cfg_call *calls;
     uint32_t *site_function, *site_block;   /* nsites each */
+    struct vigil_cfg_removed *removed;      /* nremoved */
 };
 /* Decode the control-flow facts of a validated table into malloc'd arrays (strings point into
  * the table). Returns 1, 0 when the table has none (version 1, or built without), or -1 with a
@@ -137,6 +143,8 @@ void vigil_sitefmt_add_edge(struct vigil_sitefmt_builder *b, uint32_t from, uint
 void vigil_sitefmt_add_exit(struct vigil_sitefmt_builder *b, uint32_t block);
 void vigil_sitefmt_add_call(struct vigil_sitefmt_builder *b, uint32_t function, uint32_t block, const char *callee);
 void vigil_sitefmt_set_block(struct vigil_sitefmt_builder *b, uint32_t site, uint32_t function, uint32_t block);
+/* Branch predicate `predicate` of `site` is not counted: its count is source's total. */
+void vigil_sitefmt_add_removed(struct vigil_sitefmt_builder *b, uint32_t site, uint32_t predicate, uint32_t source);
 /* Produces the encoded table (malloc'd, *len bytes, multiple of 8); the builder is freed. */
 unsigned char *vigil_sitefmt_finish(struct vigil_sitefmt_builder *b, uint64_t tu_hash, size_t *len);
 

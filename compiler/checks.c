@@ -62,7 +62,9 @@ static void branch_on_call(struct vigil_xform *x, const struct rt_fn *fn, uint32
 
 /* The checking copy's fast path of a plain check:
  *   check: if (__vigil_burst_left != 0) goto burst;
- *   count: c = counters[s]; if (c == 0) goto enter; counters[s] = c - 1; goto checking; */
+ *   count: c = counters[s]; counters[s] = c - 1; if (c == 0) goto enter; goto checking;
+ * The decrement is unconditional (at zero it wraps, and __vigil_dispatch_enter stores the new
+ * countdown right after), so x86 needs load, sub, store, jae: no separate test. */
 static void build_memory_countdown(struct vigil_xform *x, LLVMBasicBlockRef check, LLVMBasicBlockRef count,
                                    LLVMBasicBlockRef enter, LLVMBasicBlockRef decrement, LLVMBasicBlockRef burst,
                                    LLVMBasicBlockRef checking, uint32_t site)
@@ -77,11 +79,11 @@ static void build_memory_countdown(struct vigil_xform *x, LLVMBasicBlockRef chec
     LLVMPositionBuilderAtEnd(b, count);
     LLVMValueRef counter = gep_i32(x, x->counters, x->i32, site);
     LLVMValueRef c = atomic_load(x, x->i32, counter, 4);
+    atomic_store(x, LLVMBuildSub(b, c, one, ""), counter, 4);
     LLVMValueRef expired = LLVMBuildICmp(b, LLVMIntEQ, c, zero, "");
     xe_set_weights(x, LLVMBuildCondBr(b, expired, enter, decrement), UNLIKELY, LIKELY);
 
     LLVMPositionBuilderAtEnd(b, decrement);
-    atomic_store(x, LLVMBuildSub(b, c, one, ""), counter, 4);
     LLVMBuildBr(b, checking);
 }
 

@@ -223,6 +223,7 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
         .probe_calls = vcc_setting_on(s->probe_calls),
         .loop_counters = vcc_setting_on(s->loop_counters),
         .pred_counters = vcc_setting_on(s->pred_counters),
+        .pred_remove_redundant = vcc_setting_on(s->pred_remove_redundant),
         .source_name = sj->in->path,
     };
     struct vigil_transform_stats stats = {0};
@@ -244,9 +245,11 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
     LLVMDisposeMessage(msg);
     if (job->debug)
         fprintf(stderr, "vigil-cc: note: %s: %u functions, %u transformed, %u skipped, "
-                        "%u entry and %u back-edge checks (%u batched), %u probes\n",
+                        "%u entry and %u back-edge checks (%u batched), %u probes, "
+                        "%u predicate counters (%u branch predicates left out)\n",
                 sj->in->path, stats.functions_seen, stats.functions_transformed,
-                stats.functions_skipped, stats.entry_checks, stats.backedge_checks, stats.batched_checks, stats.probes);
+                stats.functions_skipped, stats.entry_checks, stats.backedge_checks, stats.batched_checks, stats.probes,
+                stats.pred_counters, stats.pred_removed);
     return 0;
 }
 

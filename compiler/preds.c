@@ -6,10 +6,30 @@
  *         if (e & VIGIL_PRED_BINARY) enable[s] = e & ~(1 << pred);   // seen once: probe off
  *     }
  * The runtime sets enable[] at module registration (all sites, or those of a plan), so a site
- * that is not monitored costs one load and a predictable branch. */
+ * that is not monitored costs one load and a predictable branch.
+ *
+ * Static removal (seed 002 section 3.1): counters are placed once all sites of a function are
+ * known; a branch predicate whose edge count equals the total count of another site (common/
+ * cdg.c, vigil_redundant_edges) gets no counter, and the site table records which site to
+ * sum instead (sitefmt.h, "removed"); `vigil ingest` fills the count in. */
 #include "xform.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "abi.h"
+#include "cdg.h"
+
+struct pending_counter {
+    LLVMValueRef at, original;
+    uint32_t site, block;
+    LLVMValueRef (*as_i64)(struct vigil_xform *, LLVMValueRef);   /* NULL: a branch */
+};
+
+struct xp_pending {
+    struct pending_counter *v;
+    size_t n, cap;
+};
 
 /* The block after `inst`'s position: inst and everything after it move into a new block
  * placed right after the old one, which is left without a terminator (the caller ends it).
@@ -59,7 +79,7 @@ static void relaxed_store(struct vigil_xform *x, LLVMValueRef value, LLVMValueRe
 /* The guarded counter, built at the end of `from` (no terminator yet), continuing to cont.
  * pred: i8 predicate index computed in `from`. */
 static void emit_counter(struct xfunc *f, LLVMBasicBlockRef from, LLVMBasicBlockRef cont, uint32_t site,
-                         LLVMValueRef pred)
+                         LLVMValueRef pred, unsigned keep)
 {
     struct vigil_xform *x = f->x;
     LLVMBasicBlockRef bump = LLVMAppendBasicBlockInContext(x->ctx, f->fn, "vigil.pred.count");
@@ -71,6 +91,8 @@ static void emit_counter(struct xfunc *f, LLVMBasicBlockRef from, LLVMBasicBlock
     LLVMValueRef enable_at = element(x, x->i8, x->pred_enable, LLVMConstInt(x->i64, site, 0));
     LLVMValueRef enable = relaxed_load(x, x->i8, enable_at, 1);
     LLVMValueRef bit = LLVMBuildShl(x->builder, LLVMConstInt(x->i8, 1, 0), pred, "");
+    if (keep != 0xff)   /* left-out predicates never count, whatever enable says */
+        bit = LLVMBuildAnd(x->builder, bit, LLVMConstInt(x->i8, keep, 0), "");
     LLVMValueRef on = LLVMBuildICmp(x->builder, LLVMIntNE, LLVMBuildAnd(x->builder, enable, bit, ""),
                                     LLVMConstInt(x->i8, 0, 0), "");
     LLVMBuildCondBr(x->builder, on, bump, cont);
@@ -89,10 +111,9 @@ static void emit_counter(struct xfunc *f, LLVMBasicBlockRef from, LLVMBasicBlock
     LLVMPositionBuilderAtEnd(x->builder, off);
     relaxed_store(x, LLVMBuildAnd(x->builder, enable, LLVMBuildNot(x->builder, bit, ""), ""), enable_at, 1);
     LLVMBuildBr(x->builder, cont);
-    f->x->stats->pred_counters++;
 }
 
-void xp_count_branch(struct xfunc *f, LLVMValueRef br, uint32_t site)
+static void count_branch(struct xfunc *f, LLVMValueRef br, uint32_t site, unsigned keep)
 {
     struct vigil_xform *x = f->x;
     LLVMBasicBlockRef from = LLVMGetInstructionParent(br);
@@ -101,10 +122,10 @@ void xp_count_branch(struct xfunc *f, LLVMValueRef br, uint32_t site)
     if (!cont)
         return;
     LLVMPositionBuilderAtEnd(x->builder, from);
-    emit_counter(f, from, cont, site, LLVMBuildZExt(x->builder, cond, x->i8, ""));
+    emit_counter(f, from, cont, site, LLVMBuildZExt(x->builder, cond, x->i8, ""), keep);
 }
 
-void xp_count_return(struct xfunc *f, LLVMValueRef call, uint32_t site, LLVMValueRef (*as_i64)(struct vigil_xform *, LLVMValueRef))
+static void count_return(struct xfunc *f, LLVMValueRef call, uint32_t site, LLVMValueRef (*as_i64)(struct vigil_xform *, LLVMValueRef))
 {
     struct vigil_xform *x = f->x;
     LLVMValueRef next = LLVMGetNextInstruction(call);
@@ -120,5 +141,124 @@ void xp_count_return(struct xfunc *f, LLVMValueRef call, uint32_t site, LLVMValu
     LLVMValueRef zero = LLVMConstInt(x->i64, 0, 0);
     LLVMValueRef not_negative = LLVMBuildZExt(x->builder, LLVMBuildICmp(x->builder, LLVMIntSGE, value, zero, ""), x->i8, "");
     LLVMValueRef positive = LLVMBuildZExt(x->builder, LLVMBuildICmp(x->builder, LLVMIntSGT, value, zero, ""), x->i8, "");
-    emit_counter(f, from, cont, site, LLVMBuildAdd(x->builder, not_negative, positive, ""));
+    emit_counter(f, from, cont, site, LLVMBuildAdd(x->builder, not_negative, positive, ""), 0xff);
+}
+
+void xp_defer_counter(struct xfunc *f, LLVMValueRef at, LLVMValueRef original, uint32_t site, uint32_t block,
+                      LLVMValueRef (*as_i64)(struct vigil_xform *, LLVMValueRef))
+{
+    struct xp_pending *p = f->pred_pending;
+    if (!p && !(p = f->pred_pending = calloc(1, sizeof *p)))
+        return;
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 16;
+        struct pending_counter *grown = realloc(p->v, cap * sizeof *grown);
+        if (!grown)
+            return;
+        p->v = grown;
+        p->cap = cap;
+    }
+    p->v[p->n++] = (struct pending_counter){at, original, site, block, as_i64};
+}
+
+/* Whether the code of inst's block before inst cannot stop the process or leave the block
+ * (no call other than vigil's and intrinsics, no access through a pointer that may fault): a
+ * counter there counts every entry into the block, even in a run that crashes right after. A
+ * return site's counter follows its call, so it never qualifies. */
+static int reached_whenever_entered(LLVMValueRef inst)
+{
+    for (LLVMValueRef i = LLVMGetFirstInstruction(LLVMGetInstructionParent(inst)); i && i != inst;
+         i = LLVMGetNextInstruction(i)) {
+        LLVMValueRef address = NULL;
+        if (LLVMIsACallInst(i) || LLVMIsAInvokeInst(i)) {
+            if (LLVMIsAInlineAsm(LLVMGetCalledValue(i)))
+                return 0;
+            const char *callee = xf_callee_name(i);
+            if (strncmp(callee, "llvm.", 5) != 0 && strncmp(callee, "__vigil_", 8) != 0)
+                return 0;
+        } else if (LLVMIsALoadInst(i)) {
+            address = LLVMGetOperand(i, 0);
+        } else if (LLVMIsAStoreInst(i)) {
+            address = LLVMGetOperand(i, 1);
+        } else if (LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i)) {
+            return 0;
+        }
+        while (address && (LLVMIsABitCastInst(address) || LLVMIsAConstantExpr(address)))
+            address = LLVMGetOperand(address, 0);
+        if (address && !LLVMIsAAllocaInst(address) && !LLVMIsAGlobalVariable(address))
+            return 0;
+    }
+    return 1;
+}
+
+/* keep[i]: the predicates of pending counter i that need a counter (bit p = predicate p);
+ * the others are recorded in the site table with the site that reconstructs them. */
+static void find_redundant(struct xfunc *f, const struct xp_pending *p, unsigned *keep)
+{
+    uint32_t nblocks = (uint32_t)f->blocks.n;
+    for (size_t i = 0; i < p->n; i++)
+        keep[i] = p->v[i].as_i64 ? 0xff : 3;
+    if (!f->x->settings->pred_remove_redundant || !f->cfg_nedges || !nblocks)
+        return;
+    uint32_t *block_site = malloc(nblocks * sizeof *block_site), *branch_at = malloc(nblocks * sizeof *branch_at);
+    uint32_t *source = malloc(f->cfg_nedges * sizeof *source);
+    if (!block_site || !branch_at || !source)
+        goto out;
+    for (uint32_t b = 0; b < nblocks; b++)
+        block_site[b] = branch_at[b] = VIGIL_CFG_NONE;
+    for (size_t i = 0; i < p->n; i++) {
+        uint32_t b = p->v[i].block;
+        if (b >= nblocks)
+            continue;
+        /* a branch site that counts every entry into its block (crashing runs included) */
+        if (!p->v[i].as_i64 && reached_whenever_entered(p->v[i].original ? p->v[i].original : p->v[i].at))
+            block_site[b] = p->v[i].site;
+        if (!p->v[i].as_i64)
+            branch_at[b] = (uint32_t)i;
+    }
+    if (vigil_redundant_edges(nblocks, f->cfg_edges, f->cfg_nedges, f->cfg_exits, f->cfg_nexits, block_site, source) != 0)
+        goto out;
+    for (uint32_t e = 0; e < f->cfg_nedges; e++) {
+        uint32_t i = branch_at[f->cfg_edges[e].from];
+        if (source[e] == VIGIL_CFG_NONE || i == VIGIL_CFG_NONE)
+            continue;
+        unsigned pred = f->cfg_edges[e].label == VIGIL_EDGE_TRUE ? 1 : 0;   /* pred = the condition */
+        keep[i] &= ~(1u << pred);
+        vigil_sitefmt_add_removed(f->x->sites, p->v[i].site, pred, source[e]);
+        f->x->stats->pred_removed++;
+    }
+out:
+    free(block_site), free(branch_at), free(source);
+}
+
+void xp_place_counters(struct xfunc *f)
+{
+    struct xp_pending *p = f->pred_pending;
+    if (!p)
+        return;
+    unsigned *keep = calloc(p->n + 1, sizeof *keep);
+    if (keep) {
+        find_redundant(f, p, keep);
+        for (size_t i = 0; i < p->n; i++) {
+            const struct pending_counter *c = &p->v[i];
+            if (!keep[i])
+                continue;
+            LLVMSetCurrentDebugLocation2(f->x->builder, xf_debug_loc(f, c->at));
+            for (int copy = 0; copy < 2; copy++) {
+                LLVMValueRef at = copy ? c->original : c->at;
+                if (!at)
+                    continue;
+                if (c->as_i64)
+                    count_return(f, at, c->site, c->as_i64);
+                else
+                    count_branch(f, at, c->site, keep[i]);
+            }
+            f->x->stats->pred_counters++;
+        }
+        LLVMSetCurrentDebugLocation2(f->x->builder, NULL);
+    }
+    free(keep);
+    free(p->v);
+    free(p);
+    f->pred_pending = NULL;
 }

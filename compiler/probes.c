@@ -3,6 +3,7 @@
  * get a guarded counter (preds.c) in both copies, under the same site id. */
 #include "xform.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static int is_lifetime_marker(LLVMValueRef inst)
@@ -80,12 +81,14 @@ static void map_originals(struct xfunc *f)
     }
 }
 
-/* Record which original block holds the site placed at clone instruction `at`. */
-static void locate(struct xfunc *f, LLVMValueRef at, uint32_t site)
+/* Record which original block holds the site placed at clone instruction `at`; returns it
+ * (VIGIL_CFG_NONE when not in a body block). */
+static uint32_t locate(struct xfunc *f, LLVMValueRef at, uint32_t site)
 {
     uintptr_t block = (uintptr_t)ptrmap_get(&f->clone_block, at);
     if (block)
         vigil_sitefmt_set_block(f->x->sites, site, f->cfg_function, (uint32_t)(block - 1));
+    return block ? (uint32_t)(block - 1) : VIGIL_CFG_NONE;
 }
 
 static uint32_t access_size(struct vigil_xform *x, LLVMTypeRef type)
@@ -183,13 +186,9 @@ static void probe_call(struct xfunc *f, LLVMValueRef call)
         if (kind != LLVMIntegerTypeKind && kind != LLVMPointerTypeKind)
             return;
         uint32_t site = xs_add(x, VIGIL_SITE_RETURN, f->name, loc, 0);
-        locate(f, call, site);
-        if (x->pred_enable) {
-            LLVMValueRef original = ptrmap_get(&f->originals, call);
-            xp_count_return(f, call, site, result_as_i64);
-            if (original)
-                xp_count_return(f, original, site, result_as_i64);
-        }
+        uint32_t block = locate(f, call, site);
+        if (x->pred_enable)
+            xp_defer_counter(f, call, ptrmap_get(&f->originals, call), site, block, result_as_i64);
         if (x->settings->probe_returns) {
             LLVMPositionBuilderBefore(x->builder, LLVMGetNextInstruction(call));
             LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0), result_as_i64(x, call)};
@@ -205,7 +204,7 @@ static void probe_branch(struct xfunc *f, LLVMValueRef br)
     if (!x->settings->probe_branches && !x->pred_enable)
         return;
     uint32_t site = xs_add(x, VIGIL_SITE_BRANCH, f->name, LLVMInstructionGetDebugLoc(br), 0);
-    locate(f, br, site);
+    uint32_t block = locate(f, br, site);
     if (x->settings->probe_branches) {
         LLVMPositionBuilderBefore(x->builder, br);
         LLVMValueRef taken = LLVMBuildZExt(x->builder, LLVMGetCondition(br), x->i32, "");
@@ -213,12 +212,8 @@ static void probe_branch(struct xfunc *f, LLVMValueRef br)
         xe_call(x, &x->probe_branch, args, 3);
         x->stats->probes++;
     }
-    if (x->pred_enable) {
-        LLVMValueRef original = ptrmap_get(&f->originals, br);
-        xp_count_branch(f, br, site);
-        if (original)
-            xp_count_branch(f, original, site);
-    }
+    if (x->pred_enable)
+        xp_defer_counter(f, br, ptrmap_get(&f->originals, br), site, block, NULL);
 }
 
 static void probe_instruction(struct xfunc *f, LLVMValueRef inst)
@@ -260,6 +255,9 @@ void xf_insert_probes(struct xfunc *f)
         probe_instruction(f, inst);
     }
     LLVMSetCurrentDebugLocation2(b, NULL);
+    xp_place_counters(f);
+    free(f->cfg_edges);
+    free(f->cfg_exits);
     ptrmap_free(&f->originals);
     ptrmap_free(&f->clone_block);
     ptrmap_free(&f->block_index);   /* made by xs_record_cfg */

@@ -139,8 +139,14 @@ void xs_record_cfg(struct xfunc *f)
             uint32_t to = block_of(f, LLVMGetSuccessor(term, k));
             uint32_t label = is_switch ? VIGIL_EDGE_CASE0 + k : is_cond ? (k == 0 ? VIGIL_EDGE_TRUE : VIGIL_EDGE_FALSE)
                                                                        : VIGIL_EDGE_ALWAYS;
-            if (to != VIGIL_CFG_NONE)
-                vigil_sitefmt_add_edge(x->sites, (uint32_t)i, to, label);
+            if (to == VIGIL_CFG_NONE)
+                continue;
+            vigil_sitefmt_add_edge(x->sites, (uint32_t)i, to, label);
+            void *grown = realloc(f->cfg_edges, (f->cfg_nedges + 1) * sizeof *f->cfg_edges);
+            if (grown) {   /* without it, fewer counters are found redundant: no harm */
+                f->cfg_edges = grown;
+                f->cfg_edges[f->cfg_nedges++] = (struct vigil_cfg_edge){(uint32_t)i, to, label};
+            }
         }
     }
     for (size_t i = 0; i < f->blocks.n; i++) {
@@ -149,8 +155,14 @@ void xs_record_cfg(struct xfunc *f)
         int exits = !term || LLVMGetNumSuccessors(term) == 0;
         for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst && !exits; inst = LLVMGetNextInstruction(inst))
             exits = is_noreturn_call(inst);
-        if (exits)
-            vigil_sitefmt_add_exit(x->sites, (uint32_t)i);
+        if (!exits)
+            continue;
+        vigil_sitefmt_add_exit(x->sites, (uint32_t)i);
+        void *grown = realloc(f->cfg_exits, (f->cfg_nexits + 1) * sizeof *f->cfg_exits);
+        if (grown) {
+            f->cfg_exits = grown;
+            f->cfg_exits[f->cfg_nexits++] = (uint32_t)i;
+        }
     }
     for (size_t i = 0; i < f->blocks.n; i++)
         for (LLVMValueRef inst = LLVMGetFirstInstruction(LLVMValueAsBasicBlock(f->blocks.v[i])); inst;

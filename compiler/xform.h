@@ -73,6 +73,9 @@ struct xfunc {
     struct ptrmap block_index;           /* original block -> index + 1 (sites.c, freed by probes.c) */
     struct ptrmap clone_block;           /* clone instruction -> original block index + 1 (probes.c) */
     uint32_t cfg_function;               /* index in the site table's control-flow facts */
+    struct vigil_cfg_edge *cfg_edges;    /* the original body's edges and exits (sites.c; freed */
+    uint32_t *cfg_exits, cfg_nedges, cfg_nexits;  /* by probes.c, which removes redundant counters) */
+    struct xp_pending *pred_pending;     /* counters to place (preds.c) */
     struct valvec backedge_from, backedge_to;  /* back-edges (blocks as values) */
 };
 
@@ -87,9 +90,13 @@ LLVMBasicBlockRef xf_clone_block(struct xfunc *f, LLVMBasicBlockRef original);
 void xf_find_private_slots(struct xfunc *f);
 void xf_insert_probes(struct xfunc *f);
 /* preds.c: guarded predicate counters (common/abi.h) at a branch / after a call. */
-void xp_count_branch(struct xfunc *f, LLVMValueRef br, uint32_t site);
-void xp_count_return(struct xfunc *f, LLVMValueRef call, uint32_t site,
-                     LLVMValueRef (*as_i64)(struct vigil_xform *, LLVMValueRef));
+/* Counters are placed once every site of the function is known (xp_place_counters), so that
+ * branch predicates whose count follows from another site's are left out (seed 002 3.1).
+ * at: the site's instruction in the instrumented copy; original: in the checking copy or
+ * NULL; block: its original block index or VIGIL_CFG_NONE; as_i64 NULL for a branch. */
+void xp_defer_counter(struct xfunc *f, LLVMValueRef at, LLVMValueRef original, uint32_t site, uint32_t block,
+                      LLVMValueRef (*as_i64)(struct vigil_xform *, LLVMValueRef));
+void xp_place_counters(struct xfunc *f);
 /* checks.c */
 void xf_insert_checks(struct xfunc *f);
 /* counters[site] as a relaxed atomic load / store at the builder's position. */

@@ -19,6 +19,24 @@ passed=0 failed=0
 pass() { echo "PASS adaptive: $*"; passed=$((passed + 1)); }
 fail() { echo "FAIL adaptive: $*"; failed=$((failed + 1)); }
 
+# ledger's pool: 10..30 transactions on accounts 0..90; a fifth of the inputs name one
+# account above 90 (the bug: SIGSEGV several calls below main).
+make_ledger_inputs() {
+    awk -v n="$POOL" -v dir="$T/inputs" 'BEGIN {
+        srand(20240502); system("rm -rf " dir "; mkdir -p " dir)
+        split("dep wd xfer fee", ops, " ")
+        for (i = 0; i < n; i++) {
+            f = sprintf("%s/in%03d", dir, i); nt = 10 + int(rand() * 21); bad = rand() < 0.2; at = int(rand() * nt)
+            for (k = 0; k < nt; k++) {
+                op = ops[1 + int(rand() * 4)]; acct = int(rand() * 91)
+                if (bad && k == at) { op = ops[1 + int(rand() * 3)]; acct = 91 + int(rand() * 9) }
+                print op, acct, 1 + int(rand() * 500) > f
+            }
+            close(f)
+        }
+    }'
+}
+
 # wordstat's pool: 5..25 words of 1..11 letters; a quarter of the inputs get one long word.
 make_inputs() {
     awk -v n="$POOL" -v dir="$T/inputs" 'BEGIN {
@@ -54,8 +72,8 @@ top_predictor() {
         awk -F'"' '/"tu_hash"/ {h=$4} /"site_index"/ {gsub(/[^0-9]/, "", $3); s=$3} /"predicate"/ {p=$4} END {print h, s, p}'
 }
 
-evaluate() {   # name source
-    local name=$1 src=$2 bin=$T/$1
+evaluate() {   # name source [direction]
+    local name=$1 src=$2 bin=$T/$1 direction=${3:-forward}
     if ! VIGIL_CC_PRED_COUNTERS=1 "$VIGILCC" -g -O1 "$src" -o "$bin" 2>"$T/cc.err"; then
         fail "$name: vigil-cc with VIGIL_CC_PRED_COUNTERS=1: $(head -2 "$T/cc.err")"
         return
@@ -68,8 +86,14 @@ evaluate() {   # name source
     for h in $HEURISTICS; do
         local db=$T/$name-$h.db state=$T/$name-$h.state it=0 found=0 line=
         rm -f "$db" "$state"
-        "$VIGIL" plan --db "$db" --heuristic "$h" --state "$state" "$bin" -o "$T/plan.vplan" >"$T/plan.out" 2>&1 ||
+        if [ "$direction" = backward ]; then   # the failing runs of a first, unplanned pass name the crash site
+            run_pool "$bin" "$T/$name-$h-0" "$T/empty.vplan"
+            "$VIGIL" ingest --quiet --db "$db" "$T/$name-$h-0" >/dev/null 2>&1
+        fi
+        "$VIGIL" plan --db "$db" --direction "$direction" --heuristic "$h" --state "$state" "$bin" -o "$T/plan.vplan" >"$T/plan.out" 2>&1 ||
             { fail "$name $h: vigil plan: $(head -1 "$T/plan.out")"; continue; }
+        [ "$direction" = backward ] && echo "adaptive: $name $h: $(head -1 "$T/plan.out")"
+        name_h="$name $h ($direction)"
         while [ $it -lt "$MAX_ITER" ]; do
             it=$((it + 1))
             run_pool "$bin" "$T/$name-$h-$it" "$T/plan.vplan"
@@ -78,7 +102,7 @@ evaluate() {   # name source
                 found=1
                 break
             fi
-            "$VIGIL" plan --db "$db" --heuristic "$h" --state "$state" "$bin" -o "$T/plan.vplan" >"$T/plan.out" 2>&1 ||
+            "$VIGIL" plan --db "$db" --direction "$direction" --heuristic "$h" --state "$state" "$bin" -o "$T/plan.vplan" >"$T/plan.out" 2>&1 ||
                 { fail "$name $h: vigil plan: $(head -1 "$T/plan.out")"; break; }
             line=$(cat "$T/plan.out")
             case $line in *"search complete"*) break ;; esac
@@ -86,14 +110,18 @@ evaluate() {   # name source
         monitored=$(awk '$1 == "monitored" || $1 == "planned" {print $2, $3}' "$state" | sort -u | wc -l)
         local pct; pct=$(awk -v m="$monitored" -v t="$total" 'BEGIN {printf "%.1f", t ? 100 * m / t : 0}')
         if [ $found = 1 ]; then
-            pass "$name $h: top predictor found after $it iterations, $monitored of $total sites monitored ($pct%)"
+            pass "$name_h: top predictor found after $it iterations, $monitored of $total sites monitored ($pct%)"
         else
-            fail "$name $h: top predictor $want not found in $it iterations ($monitored of $total sites monitored)"
+            fail "$name_h: top predictor $want not found in $it iterations ($monitored of $total sites monitored)"
         fi
     done
 }
 
+printf 'vigil-plan 1\nend\n' >"$T/empty.vplan"
 make_inputs
 evaluate wordstat "$REPO/tests/preds/wordstat.c"
+make_ledger_inputs
+evaluate ledger "$REPO/tests/preds/ledger.c"
+evaluate ledger "$REPO/tests/preds/ledger.c" backward
 echo "adaptive: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -203,7 +203,7 @@ for prog in "${programs[@]}"; do
         continue
     fi
     if ! vigil_bin=$(real_build "$prog" vigil 2>"$RUNS/build-$prog-vigil.log"); then
-        fail "real/$prog/build" "vigil-cc build failed: $(grep -v '^real:' "$RUNS/build-$prog-vigil.log" | grep -m1 -iE 'error|undefined' | cut -c1-200) (log: $VIGIL_REAL_DIR/build/vigil/$prog/.build.log)"
+        fail "real/$prog/build" "vigil-cc build failed: $(grep -v '^real:' "$RUNS/build-$prog-vigil.log" | grep -m1 -iE 'error|undefined' | cut -c1-200) (log: $VIGIL_REAL_DIR/build/vigil/$prog/<key>.log)"
         continue
     fi
     pass "real/$prog/build (plain and vigil-cc $REAL_CFLAGS)"

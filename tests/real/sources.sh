@@ -73,6 +73,11 @@ real_fetch() {
     mkdir -p "$VIGIL_REAL_DIR/src"
     dir=$(find "$VIGIL_REAL_DIR/src" -mindepth 1 -maxdepth 1 -type d -name "$srcpkg-[0-9]*" 2>/dev/null | sort | tail -n1)
     if [ -z "$dir" ]; then
+        exec 8>"$VIGIL_REAL_DIR/src/.fetch.lock"
+        flock 8
+        dir=$(find "$VIGIL_REAL_DIR/src" -mindepth 1 -maxdepth 1 -type d -name "$srcpkg-[0-9]*" | sort | tail -n1)
+    fi
+    if [ -z "$dir" ]; then
         command -v dpkg-source >/dev/null || real_die "dpkg-source missing: apt-get install dpkg-dev"
         real_ensure_deb_src
         real_log "fetching Debian source of $srcpkg"
@@ -81,6 +86,7 @@ real_fetch() {
         dir=$(find "$VIGIL_REAL_DIR/src" -mindepth 1 -maxdepth 1 -type d -name "$srcpkg-[0-9]*" | sort | tail -n1)
         [ -n "$dir" ] || real_die "apt-get source $srcpkg left no directory"
     fi
+    exec 8>&-
     echo "$dir"
 }
 
@@ -146,6 +152,9 @@ real_recipe_lua() {
 real_sqlite_amalgamation() {
     local src gen=$VIGIL_REAL_DIR/build/sqlite3-amalgamation
     src=$(real_fetch sqlite3)
+    mkdir -p "$VIGIL_REAL_DIR/build"
+    exec 7>"$VIGIL_REAL_DIR/build/.sqlite3-amalgamation.lock"
+    flock 7
     if [ ! -f "$gen/sqlite3.c" ] || [ ! -f "$gen/shell.c" ]; then
         command -v tclsh >/dev/null || real_die "tclsh missing (needed to generate the sqlite3 amalgamation): apt-get install tcl"
         real_log "generating the sqlite3 amalgamation in $gen"
@@ -154,6 +163,7 @@ real_sqlite_amalgamation() {
             && make -j2 sqlite3.c shell.c >make.log 2>&1) \
             || real_die "generating the sqlite3 amalgamation failed: see $gen/configure.log, $gen/make.log"
     fi
+    exec 7>&-
     echo "$gen"
 }
 
@@ -201,42 +211,48 @@ real_recipe_gzip() {
     { make -j2 -C lib && make version.h && make -j2 gzip; } >make.log 2>&1 || { tail -n 30 make.log >&2; return 1; }
 }
 
-real_binary_path() {  # PROG VARIANT
-    local dir=$VIGIL_REAL_DIR/build/$2/$1
+real_binary_name() {  # PROG: the program's path inside its build directory
     case "$1" in
-        bzip2) echo "$dir/bzip2" ;;
-        lua) echo "$dir/lua" ;;
-        sqlite3) echo "$dir/sqlite3" ;;
-        bc) echo "$dir/bc/bc" ;;
-        gzip) echo "$dir/gzip" ;;
+        bc) echo bc/bc ;;
+        *) echo "$1" ;;
     esac
 }
 
-# Build PROG with VARIANT unless an up-to-date build exists (same compiler identity, flags and
-# recipe). Prints the binary's path. The build time (seconds) is kept in .build_seconds.
+# Build PROG with VARIANT unless an up-to-date build exists. Every build lives in its own
+# directory, build/<variant>/<prog>/<key>, where key hashes the compiler's identity, the flags
+# and the recipe: several compiler versions (a test run and a benchmark on a snapshot, or two
+# engineers' runs) never overwrite each other's builds. A lock serializes builds of one key.
+# Prints the binary's path. Build directories unused for 3 days are removed.
 real_build() {
-    local prog=$1 variant=$2 cc dir stamp want start end
+    local prog=$1 variant=$2 cc dir key bin start end
     cc=$(real_variant_cc "$variant")
     [ -x "$(command -v "$cc" 2>/dev/null || echo "$cc")" ] || real_die "compiler $cc not found (make it first, or set VIGILCC)"
-    dir=$VIGIL_REAL_DIR/build/$variant/$prog
-    stamp=$dir/.stamp
-    want="$(real_compiler_identity "$cc") $REAL_CFLAGS $(declare -f "real_recipe_$prog" | sha1sum | cut -c1-12)"
-    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$(real_binary_path "$prog" "$variant")" ]; then
-        real_binary_path "$prog" "$variant"
-        return 0
-    fi
-    real_fetch "$prog" >/dev/null
-    [ "$prog" = sqlite3 ] && real_sqlite_amalgamation >/dev/null
-    real_log "building $prog ($variant: $cc $REAL_CFLAGS)"
-    rm -rf "$dir" && mkdir -p "$dir"
-    start=$(date +%s.%N)
-    if ! (set -e; "real_recipe_$prog" "$dir" "$cc") >"$dir/.build.log" 2>&1; then
-        echo "real: build of $prog ($variant) failed; last lines of $dir/.build.log:" >&2
-        tail -n 25 "$dir/.build.log" >&2
-        return 1
-    fi
-    end=$(date +%s.%N)
-    echo "$end - $start" | bc -l 2>/dev/null > "$dir/.build_seconds" || python3 -c "print($end-$start)" > "$dir/.build_seconds"
-    echo "$want" > "$stamp"
-    real_binary_path "$prog" "$variant"
+    key=$(echo "$(real_compiler_identity "$cc") $REAL_CFLAGS $(declare -f "real_recipe_$prog" | sha1sum)" | sha1sum | cut -c1-12)
+    dir=$VIGIL_REAL_DIR/build/$variant/$prog/$key
+    bin=$dir/$(real_binary_name "$prog")
+    mkdir -p "$VIGIL_REAL_DIR/build/$variant/$prog"
+    find "$VIGIL_REAL_DIR/build/$variant/$prog" -mindepth 1 -maxdepth 1 -type d -mtime +3 \
+        -exec rm -rf {} + 2>/dev/null || true
+    (
+        flock 9
+        if [ -f "$dir/.stamp" ] && [ -x "$bin" ]; then
+            touch "$dir"
+            exit 0
+        fi
+        real_fetch "$prog" >/dev/null
+        [ "$prog" = sqlite3 ] && real_sqlite_amalgamation >/dev/null
+        real_log "building $prog ($variant: $cc $REAL_CFLAGS) in $dir"
+        rm -rf "$dir" && mkdir -p "$dir"
+        start=$(date +%s.%N)
+        if ! (set -e; "real_recipe_$prog" "$dir" "$cc") >"$dir.log" 2>&1; then
+            echo "real: build of $prog ($variant) failed; last lines of $dir.log:" >&2
+            tail -n 25 "$dir.log" >&2
+            exit 1
+        fi
+        end=$(date +%s.%N)
+        mv "$dir.log" "$dir/.build.log"
+        python3 -c "print($end - $start)" >"$dir/.build_seconds" 2>/dev/null || true
+        echo "$cc $REAL_CFLAGS" >"$dir/.stamp"
+    ) 9>"$dir.lock" || return 1
+    echo "$bin"
 }

@@ -76,8 +76,67 @@ static void test_endless_and_bad(void)
     CHECK(vigil_postdominators(3, bad, 1, exits, 1, ipdom) == -1, "edge to block 7 of 3 accepted");
 }
 
+#define NONE VIGIL_CFG_NONE
+
+/* Dominators: diamond plus an unreachable block 4. */
+static void test_dominators(void)
+{
+    struct vigil_cfg_edge e[] = {E(0, 1, TRUE), E(0, 2, FALSE), E(1, 3, ALWAYS), E(2, 3, ALWAYS), E(4, 3, ALWAYS)};
+    uint32_t idom[5];
+    CHECK(vigil_dominators(5, e, 5, idom) == 0, "dominators failed");
+    CHECK(idom[0] == NONE && idom[1] == 0 && idom[2] == 0 && idom[3] == 0 && idom[4] == NONE,
+          "idom %u %u %u %u %u", idom[0], idom[1], idom[2], idom[3], idom[4]);
+}
+
+/* if (b0) { b1; b2 } b3, site only in b2: b0's true edge is counted by b2 (control equivalent
+ * to b1); the false edge goes to a join (two ways in) and stays. */
+static void test_redundant_equivalent(void)
+{
+    struct vigil_cfg_edge e[] = {E(0, 1, TRUE), E(0, 3, FALSE), E(1, 2, ALWAYS), E(2, 3, ALWAYS)};
+    uint32_t exits[] = {3}, klass[4], src[4];
+    CHECK(vigil_control_classes(4, e, 4, exits, 1, klass) == 0, "classes failed");
+    CHECK(klass[1] == klass[2] && klass[0] == klass[3] && klass[0] != klass[1], "classes %u %u %u %u",
+          klass[0], klass[1], klass[2], klass[3]);
+    uint32_t sites[] = {NONE, NONE, 7, 9};
+    CHECK(vigil_redundant_edges(4, e, 4, exits, 1, sites, src) == 0, "redundant_edges failed");
+    CHECK(src[0] == 7, "true edge: source %u, expected site 7", src[0]);
+    CHECK(src[1] == NONE, "false edge into a join removed (source %u)", src[1]);
+    CHECK(src[2] == NONE && src[3] == NONE, "unconditional edges are not predicates");
+}
+
+/* Diamond with a site in b2 only: the false edge goes, the true edge (no site) stays. */
+static void test_redundant_diamond(void)
+{
+    struct vigil_cfg_edge e[] = {E(0, 1, TRUE), E(0, 2, FALSE), E(1, 3, ALWAYS), E(2, 3, ALWAYS)};
+    uint32_t exits[] = {3}, src[4], sites[] = {3, NONE, 4, 5};
+    CHECK(vigil_redundant_edges(4, e, 4, exits, 1, sites, src) == 0 && src[0] == NONE && src[1] == 4,
+          "diamond sources %u %u", src[0], src[1]);
+}
+
+/* if (b0) { b1; do b2 while (b2) } b3, site in b2 only: b2 runs more often than b1 (its own
+ * loop), so b0's true edge is not counted by it. A loop exit edge is not counted by a site
+ * before the loop either. */
+static void test_redundant_loops(void)
+{
+    struct vigil_cfg_edge e[] = {E(0, 1, TRUE), E(0, 3, FALSE), E(1, 2, ALWAYS), E(2, 2, TRUE), E(2, 3, FALSE)};
+    uint32_t exits[] = {3}, src[5], sites[] = {NONE, NONE, 8, NONE};
+    CHECK(vigil_redundant_edges(4, e, 5, exits, 1, sites, src) == 0, "redundant_edges failed");
+    CHECK(src[0] == NONE, "edge into a block before a loop counted by the loop's site %u", src[0]);
+    struct vigil_cfg_edge w[] = {E(0, 1, ALWAYS), E(1, 2, TRUE), E(1, 3, FALSE), E(2, 1, ALWAYS)};
+    uint32_t wsites[] = {5, 6, NONE, NONE}, wsrc[4];
+    CHECK(vigil_redundant_edges(4, w, 4, exits, 1, wsites, wsrc) == 0, "redundant_edges failed");
+    CHECK(wsrc[1] == NONE && wsrc[2] == NONE, "while loop: sources %u %u", wsrc[1], wsrc[2]);
+    wsites[2] = 11;
+    CHECK(vigil_redundant_edges(4, w, 4, exits, 1, wsites, wsrc) == 0 && wsrc[1] == 11,
+          "loop body's own site counts the header's true edge (%u)", wsrc[1]);
+}
+
 int main(void)
 {
+    test_dominators();
+    test_redundant_equivalent();
+    test_redundant_diamond();
+    test_redundant_loops();
     test_diamond();
     test_loop();
     test_nested_with_exit();

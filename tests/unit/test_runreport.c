@@ -112,7 +112,7 @@ static void test_round_trip(void)
     CHECK(rc == 0, "good report rejected: %s", err);
     if (rc)
         return;
-    CHECK(r.version == 1, "version %u", r.version);
+    CHECK(r.version == VIGIL_RUN_FORMAT_VERSION, "version %u", r.version);
     CHECK(strcmp(r.program, "/tmp/dir with space/my prog") == 0, "program \"%s\"", r.program);
     CHECK(r.argc == 4, "argc %d", r.argc);
     if (r.argc == 4) {

@@ -254,6 +254,8 @@ static void test_cfg(void)
     vigil_sitefmt_set_block(b, br, f, 0);
     uint32_t g = vigil_sitefmt_add_function(b, "g", 1, 0);
     vigil_sitefmt_add_exit(b, 0);
+    uint32_t ret = vigil_sitefmt_add(b, VIGIL_SITE_RETURN, "f", "a.c", 3, 0, 0);
+    vigil_sitefmt_add_removed(b, br, 1, ret);
     size_t len = 0;
     unsigned char *buf = vigil_sitefmt_finish(b, 7, &len);
     struct vigil_sitefmt_table t;
@@ -271,10 +273,12 @@ static void test_cfg(void)
     CHECK(cfg.ncalls == 2 && strcmp(cfg.calls[0].callee, "g") == 0 && cfg.calls[1].callee[0] == 0, "calls");
     CHECK(cfg.site_function[1] == 0 && cfg.site_block[1] == 0 && cfg.site_function[0] == VIGIL_CFG_NONE,
           "site blocks");
+    CHECK(cfg.nremoved == 1 && cfg.removed[0].site == br && cfg.removed[0].predicate == 1 &&
+          cfg.removed[0].source == ret, "removed predicates: %u", cfg.nremoved);
     vigil_cfg_free(&cfg);
     /* an edge to block 9 of a 3-block function */
     const struct vigil_sitefmt_header *h = (const void *)buf;
-    unsigned char *edge_to = buf + 56 + 2 * 24 + h->strtab_size + 4 * (4 + 2 * 7) + 4;
+    unsigned char *edge_to = buf + 56 + 3 * 24 + h->strtab_size + 4 * (4 + 2 * 7) + 4;
     put32(edge_to, 9);
     CHECK(vigil_sitefmt_cfg(&t, &cfg, err, sizeof err) == -1 && strstr(err, "out of range"), "bad edge: %s", err);
     /* version 1 tables: still read, no control flow */
