@@ -4,6 +4,7 @@
 set -euo pipefail
 packages=(
   make clang llvm-dev          # vigil-cc: Debian's default LLVM (14 on bookworm) and its C API
+  llvm-15-dev clang-15 llvm-16-dev clang-16   # vigil-cc must keep building and working with these
   libelf-dev libdw-dev         # elfutils: site tables and PC -> file:line in `vigil`
   libsqlite3-dev sqlite3       # the embedded report store
   libpq-dev postgresql         # the fleet report store (tests start a throwaway cluster)
