@@ -6,7 +6,8 @@
 # Environment:
 #   REAL=fast|full|none   real-program checks (default fast; CI uses fast)
 #   FUZZ_SECONDS=N        time per fuzz target in the smoke run (default 10; 0 skips it)
-#   TESTS=a,b             run only these parts: build, unit, e2e, fuzz, real, layering
+#   TESTS=a,b             run only these parts: build, unit, layering, e2e, runtime, leak,
+#                         preds, llvm, fuzz, real
 #   VIGILCC               compiler under test (default build/bin/vigil-cc; tests/e2e/run.sh)
 #   HOSTCC                compiler of the unit tests (default clang)
 #   UNIT_TIMEOUT          seconds per unit test (default 120)
@@ -16,7 +17,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 2
 REAL=${REAL:-fast}
 FUZZ_SECONDS=${FUZZ_SECONDS:-10}
-TESTS=${TESTS:-build,unit,e2e,fuzz,real,layering}
+TESTS=${TESTS:-build,unit,layering,e2e,runtime,leak,preds,llvm,fuzz,real}
 HOSTCC=${HOSTCC:-clang}
 UNIT_TIMEOUT=${UNIT_TIMEOUT:-120}
 WORK=$(mktemp -d /tmp/vigil-tests.XXXXXX)
@@ -106,6 +107,16 @@ fi
 if wanted e2e; then
     run_driver e2e 3600 bash tests/e2e/run.sh
 fi
+
+# ---- the runtime without the compiler, the tools, other LLVM versions ----
+# Each driver prints its own PASS/FAIL lines.
+wanted runtime && run_driver runtime 900 bash tests/runtime/run.sh
+wanted leak && run_driver leak 1200 bash tests/leak/run.sh
+if wanted preds; then
+    run_driver preds 1200 bash tests/preds/run.sh
+    run_driver preds-adaptive 1800 bash tests/preds/adaptive.sh
+fi
+wanted llvm && run_driver llvm 2400 bash tests/llvm-versions.sh
 
 # ---- fuzz smoke ----
 if wanted fuzz && [ -f tests/fuzz/run.sh ] && [ "$FUZZ_SECONDS" != 0 ]; then
