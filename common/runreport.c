@@ -4,6 +4,7 @@
  * that parses "mostly" would give numbers nobody can trust. */
 #include "runreport.h"
 #include "sitefmt.h"
+#include "textfmt.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -42,17 +43,6 @@ size_t vigil_escape(const char *s, char *out, size_t outlen)
     return n;
 }
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
 int vigil_unescape(char *s)
 {
     if (strcmp(s, "%") == 0) {
@@ -63,7 +53,7 @@ int vigil_unescape(char *s)
     for (const char *r = s; *r; ) {
         unsigned char c = (unsigned char)*r;
         if (c == '%') {
-            int hi = hex_value(r[1]), lo = hi < 0 ? -1 : hex_value(r[2]);
+            int hi = vigil_text_hex_digit(r[1]), lo = hi < 0 ? -1 : vigil_text_hex_digit(r[2]);
             /* %00 would cut the string short: vigil_escape never writes it. */
             if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
                 return -1;
@@ -81,16 +71,19 @@ int vigil_unescape(char *s)
 
 /* ---- Reader ---- */
 
-#define MAX_FIELDS 8
+#define MAX_FIELDS 8              /* after the key */
+#define MAX_FILE ((size_t)256 << 20)
+
+static const struct vigil_text_format run_format = {
+    .magic = "vigil-run", .min_version = 1, .max_version = VIGIL_RUN_FORMAT_VERSION,
+    .what = "run report", .quote = '"', .torn_on_last_line = 1,
+};
 
 struct parser {
-    const char *name;        /* file name used in messages */
-    unsigned line;           /* current line number, 1-based */
-    char *field[MAX_FIELDS]; /* fields of the current line after the key */
+    struct vigil_text_reader rd;
+    char **field;            /* fields of the current line after the key */
     int nfields;
     struct vigil_run_report *r;
-    char *err;
-    size_t errlen;
     /* which once-only keys were seen, by key table index */
     unsigned char seen[16];
     size_t cap_argv, cap_option_names, cap_option_values, cap_modules, cap_sites, cap_site_lines;
@@ -100,37 +93,17 @@ struct parser {
 __attribute__((format(printf, 2, 3)))
 static int fail(struct parser *p, const char *fmt, ...)
 {
-    int n = snprintf(p->err, p->errlen, "%s:%u: ", p->name, p->line);
-    if (n >= 0 && (size_t)n < p->errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    vigil_text_vfail(&p->rd, fmt, ap);
+    va_end(ap);
     return -1;
 }
 
-/* Decimal unsigned number with no sign, spaces or leading zeros (except "0"), at most max. */
 static int parse_uint(struct parser *p, const char *text, uint64_t max, const char *what,
                       uint64_t *out)
 {
-    uint64_t v = 0;
-    const char *s = text;
-    if (*s == '\0' || (s[0] == '0' && s[1] != '\0'))
-        goto bad;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            goto bad;
-        unsigned d = (unsigned)(*s - '0');
-        if (v > (max - d) / 10)
-            goto bad;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return 0;
-bad:
-    return fail(p, "expected %s (a decimal number 0..%llu), got \"%.40s\"", what,
-                (unsigned long long)max, text);
+    return vigil_text_expect_decimal(&p->rd, text, max, what, out);
 }
 
 static int parse_u32(struct parser *p, const char *text, const char *what, uint32_t *out)
@@ -142,20 +115,10 @@ static int parse_u32(struct parser *p, const char *text, const char *what, uint3
     return 0;
 }
 
-/* Hex number, "0x" prefix, 1..16 digits. */
 static int parse_hex(struct parser *p, const char *text, const char *what, uint64_t *out)
 {
-    size_t n = strlen(text);
-    if (n < 3 || n > 18 || text[0] != '0' || text[1] != 'x')
+    if (vigil_text_hex(text, VIGIL_TEXT_HEX_0X, 1, 16, out) != 0)
         return fail(p, "expected %s (0x and 1..16 hex digits), got \"%.40s\"", what, text);
-    uint64_t v = 0;
-    for (size_t i = 2; i < n; i++) {
-        int d = hex_value(text[i]);
-        if (d < 0)
-            return fail(p, "expected %s (0x and 1..16 hex digits), got \"%.40s\"", what, text);
-        v = v << 4 | (uint64_t)d;
-    }
-    *out = v;
     return 0;
 }
 
@@ -171,15 +134,7 @@ static int parse_string(struct parser *p, char *text, const char *what, char **o
 /* Grow *arr (element size elem) so that it holds at least n+1 elements. */
 static int reserve(struct parser *p, void **arr, size_t *cap, size_t n, size_t elem)
 {
-    if (n < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    void *a = realloc(*arr, ncap * elem);
-    if (!a)
-        return fail(p, "out of memory");
-    *arr = a;
-    *cap = ncap;
-    return 0;
+    return vigil_text_grow(arr, cap, n, elem) == 0 ? 0 : fail(p, "out of memory");
 }
 
 static int key_program(struct parser *p)
@@ -289,15 +244,8 @@ static int key_module(struct parser *p)
         return fail(p, "expected module index %zu (modules in order from 0), got %llu",
                     r->nmodules, (unsigned long long)index);
     m.index = (uint32_t)index;
-    const char *h = p->field[1];
-    if (strlen(h) != 16)
-        return fail(p, "expected the tu_hash as 16 hex digits, got \"%.40s\"", h);
-    for (int i = 0; i < 16; i++) {
-        int d = hex_value(h[i]);
-        if (d < 0)
-            return fail(p, "expected the tu_hash as 16 hex digits, got \"%.40s\"", h);
-        m.tu_hash = m.tu_hash << 4 | (uint64_t)d;
-    }
+    if (vigil_text_hex(p->field[1], 0, 16, 16, &m.tu_hash) != 0)
+        return fail(p, "expected the tu_hash as 16 hex digits, got \"%.40s\"", p->field[1]);
     if (parse_u32(p, p->field[2], "the module's site count", &m.nsites) ||
         parse_u32(p, p->field[3], "the module's base id", &m.base_id))
         return -1;
@@ -345,7 +293,7 @@ static int key_site(struct parser *p)
     if (reserve(p, (void **)&r->sites, &p->cap_sites, r->nsites, sizeof s) ||
         reserve(p, (void **)&p->site_lines, &p->cap_site_lines, r->nsites, sizeof *p->site_lines))
         return -1;
-    p->site_lines[r->nsites] = p->line;
+    p->site_lines[r->nsites] = p->rd.line;
     r->sites[r->nsites++] = s;
     r->bursts_total += s.bursts;
     return 0;
@@ -355,9 +303,9 @@ static int key_crash(struct parser *p)
 {
     struct vigil_run_report *r = p->r;
     uint64_t sig;
-    if (r->version < 2)
+    if (p->rd.version < 2)
         return fail(p, "\"crash\" is not a key of run report version %u; expected version 2",
-                    r->version);
+                    p->rd.version);
     if (parse_uint(p, p->field[0], 64, "the signal number", &sig) ||
         parse_hex(p, p->field[1], "the faulting PC in hex", &r->crash_pc) ||
         parse_hex(p, p->field[2], "the file offset in hex", &r->crash_file_offset))
@@ -428,7 +376,7 @@ static int check_duplicate_sites(struct parser *p)
     int rc = 0;
     for (size_t i = 1; i < r->nsites && !rc; i++) {
         if (order[i].module == order[i - 1].module && order[i].index == order[i - 1].index) {
-            p->line = order[i].line;
+            p->rd.line = order[i].line;
             rc = fail(p, "site %u of module %u is listed twice (first on line %u); expected "
                       "each site once", order[i].index, order[i].module, order[i - 1].line);
         }
@@ -437,32 +385,15 @@ static int check_duplicate_sites(struct parser *p)
     return rc;
 }
 
-/* Split line (modified in place) into key and fields at single spaces. */
-static int split_line(struct parser *p, char *line, char **key)
-{
-    p->nfields = 0;
-    *key = line;
-    char *s = strchr(line, ' ');
-    while (s) {
-        *s++ = '\0';
-        if (p->nfields == MAX_FIELDS)
-            return fail(p, "too many fields on line starting \"%.20s\"", *key);
-        p->field[p->nfields++] = s;
-        s = strchr(s, ' ');
-    }
-    if (**key == '\0')
-        return fail(p, "expected a key at the start of the line, got an empty line or a space");
-    for (int i = 0; i < p->nfields; i++)
-        if (p->field[i][0] == '\0')
-            return fail(p, "expected fields separated by single spaces after \"%.20s\"", *key);
-    return 0;
-}
-
 static int parse_line(struct parser *p, char *line)
 {
-    char *key;
-    if (split_line(p, line, &key))
+    char *words[1 + MAX_FIELDS];
+    int n = vigil_text_split(&p->rd, line, words, 1 + MAX_FIELDS);
+    if (n < 0)
         return -1;
+    const char *key = words[0];
+    p->field = words + 1;
+    p->nfields = n - 1;
     for (size_t k = 0; k < NKEYS; k++) {
         if (strcmp(key, keys[k].name) != 0)
             continue;
@@ -480,79 +411,40 @@ static int parse_line(struct parser *p, char *line)
                 key, VIGIL_RUN_FORMAT_VERSION);
 }
 
+/* Every required key was seen, at the end line. */
+static int check_required(struct parser *p)
+{
+    for (size_t k = 0; k < NKEYS; k++)
+        if ((keys[k].flags & REQUIRED) && k != KEY_SIGNAL && !p->seen[k])
+            return fail(p, "reached \"end\" without a \"%s\" line; expected one",
+                        k == KEY_EXIT ? "exit\" or \"signal" : keys[k].name);
+    return 0;
+}
+
 int vigil_run_report_parse(const char *text, size_t len, const char *name,
                            struct vigil_run_report *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
-    struct parser p = {.name = name, .r = r, .err = err, .errlen = errlen};
-    int rc = -1, ended = 0;
-    char *buf = malloc(len + 1);
-    if (!buf) {
+    struct parser p = {.r = r};
+    vigil_text_begin(&p.rd, &run_format, text, len, name, err, errlen);
+    int rc = -1, got;
+    /* Lines are split in place; any line fits a buffer as long as the text (string fields,
+     * argv elements above all, have no length limit). */
+    char *line = malloc(len + 1);
+    if (!line) {
         fail(&p, "out of memory");
         goto out;
     }
-    memcpy(buf, text, len);
-    buf[len] = '\0';
-
-    char *line = buf, *limit = buf + len;
-    for (p.line = 1; line < limit; p.line++) {
-        char *nl = memchr(line, '\n', (size_t)(limit - line));
-        if (!nl) {
-            fail(&p, "line is not terminated by a newline; the report is truncated");
+    while ((got = vigil_text_next_line(&p.rd, line, len + 1)) > 0) {
+        if (got == VIGIL_TEXT_END ? check_required(&p) : parse_line(&p, line))
             goto out;
-        }
-        *nl = '\0';
-        if (strlen(line) != (size_t)(nl - line)) {
-            fail(&p, "unexpected NUL byte; expected text");
-            goto out;
-        }
-        if (ended) {
-            fail(&p, "text after \"end\"; expected \"end\" to be the last line");
-            goto out;
-        }
-        if (p.line == 1) {
-            if (strncmp(line, "vigil-run ", 10) != 0) {
-                fail(&p, "expected the header \"vigil-run %d\", got \"%.40s\"",
-                     VIGIL_RUN_FORMAT_VERSION, line);
-                goto out;
-            }
-            uint64_t version;
-            if (parse_uint(&p, line + 10, UINT32_MAX, "the format version", &version))
-                goto out;
-            if (version < 1 || version > VIGIL_RUN_FORMAT_VERSION) {
-                fail(&p, "run report version %llu is not supported; expected version 1..%d",
-                     (unsigned long long)version, VIGIL_RUN_FORMAT_VERSION);
-                goto out;
-            }
-            r->version = (uint32_t)version;
-        } else if (strcmp(line, "end") == 0) {
-            ended = 1;
-            for (size_t k = 0; k < NKEYS; k++) {
-                if ((keys[k].flags & REQUIRED) && k != KEY_SIGNAL && !p.seen[k]) {
-                    fail(&p, "reached \"end\" without a \"%s\" line; expected one",
-                         k == KEY_EXIT ? "exit\" or \"signal" : keys[k].name);
-                    goto out;
-                }
-            }
-        } else if (parse_line(&p, line)) {
-            goto out;
-        }
-        line = nl + 1;
     }
-    if (p.line == 1) {
-        fail(&p, "empty file; expected the header \"vigil-run %d\"", VIGIL_RUN_FORMAT_VERSION);
+    if (got != VIGIL_TEXT_DONE || check_duplicate_sites(&p))
         goto out;
-    }
-    if (!ended) {
-        p.line--;
-        fail(&p, "no \"end\" line: the report is torn (truncated); expected \"end\" last");
-        goto out;
-    }
-    if (check_duplicate_sites(&p))
-        goto out;
+    r->version = p.rd.version;
     rc = 0;
 out:
-    free(buf);
+    free(line);
     free(p.site_lines);
     if (rc)
         vigil_run_report_free(r);
@@ -569,32 +461,14 @@ int vigil_run_report_load(const char *path, struct vigil_run_report *r, char *er
     else
         snprintf(file, sizeof file, "%s", path);
 
-    FILE *f = fopen(file, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s (expected a run report directory or its %s)",
-                 file, strerror(errno), VIGIL_RUN_FILE);
-        return -1;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *text = malloc(cap);
-    while (text) {
-        len += fread(text + len, 1, cap - len, f);
-        if (len < cap)
-            break;
-        char *t = realloc(text, cap * 2);
-        if (!t) {
-            free(text);
-            text = NULL;
-            break;
-        }
-        text = t;
-        cap *= 2;
-    }
-    int read_error = ferror(f);
-    fclose(f);
-    if (!text || read_error) {
-        snprintf(err, errlen, "%s: %s", file, text ? "read error" : "out of memory");
-        free(text);
+    char *text;
+    size_t len;
+    int loaded = vigil_text_load_file(file, MAX_FILE, &text, &len, err, errlen);
+    if (loaded != 0) {
+        size_t n = strnlen(err, errlen);
+        if (loaded == -1 && n < errlen)   /* cannot open: say what would have been right */
+            snprintf(err + n, errlen - n, " (expected a run report directory or its %s)",
+                     VIGIL_RUN_FILE);
         return -1;
     }
     int rc = vigil_run_report_parse(text, len, file, r, err, errlen);

@@ -16,17 +16,23 @@ void vigil_text_begin(struct vigil_text_reader *r, const struct vigil_text_forma
                                     .errlen = errlen, .text = text, .len = len};
 }
 
-int vigil_text_fail(struct vigil_text_reader *r, const char *fmt, ...)
+int vigil_text_vfail(struct vigil_text_reader *r, const char *fmt, va_list ap)
 {
     if (!r->err || !r->errlen)
         return -1;
-    int n = snprintf(r->err, r->errlen, "%s:%u: ", r->name, r->line);
-    if (n >= 0 && (size_t)n < r->errlen) {
-        va_list ap;
-        va_start(ap, fmt);
+    /* an error before the first line (out of memory) still names a line: readers match on it */
+    int n = snprintf(r->err, r->errlen, "%s:%u: ", r->name, r->line ? r->line : 1);
+    if (n >= 0 && (size_t)n < r->errlen)
         vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
+    return -1;
+}
+
+int vigil_text_fail(struct vigil_text_reader *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vigil_text_vfail(r, fmt, ap);
+    va_end(ap);
     return -1;
 }
 
@@ -185,8 +191,11 @@ int vigil_text_grow(void **items, size_t *cap, size_t n, size_t size)
     if (n < *cap)
         return 0;
     size_t ncap = *cap ? *cap : 16;
-    while (ncap <= n)
+    while (ncap <= n) {
+        if (ncap > SIZE_MAX / 2)
+            return -1;
         ncap *= 2;
+    }
     if (ncap > SIZE_MAX / size)
         return -1;
     void *bigger = realloc(*items, ncap * size);

@@ -13,6 +13,7 @@
  * this file and reads its plan file with it. */
 #ifndef VIGIL_TEXTFMT_H
 #define VIGIL_TEXTFMT_H
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,6 +52,8 @@ void vigil_text_begin(struct vigil_text_reader *r, const struct vigil_text_forma
 /* Write "NAME:LINE: message" into err (when there is one); returns -1. */
 int vigil_text_fail(struct vigil_text_reader *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+int vigil_text_vfail(struct vigil_text_reader *r, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 
 /* Copy the next line, without its '\n', into buf (NUL-terminated; a line of size bytes or more
  * is an error). The header is checked and skipped (r->version). Returns an enum vigil_text_got,

@@ -5,6 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Line numbers are where each line stood in the file: the writer puts every module line first,
+ * so they legitimately change in a rewrite. */
+static int same_plan(const struct vigil_plan *a, const struct vigil_plan *b)
+{
+    for (size_t i = 0; i < a->nmodules; i++)
+        if (a->modules[i].tu_hash != b->modules[i].tu_hash || a->modules[i].nsites != b->modules[i].nsites)
+            return 0;
+    for (size_t i = 0; i < a->nsites; i++)
+        if (a->sites[i].module != b->sites[i].module || a->sites[i].index != b->sites[i].index)
+            return 0;
+    return 1;
+}
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
     struct vigil_plan p, again;
@@ -22,8 +35,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     fclose(f);
     if (vigil_plan_parse(out, len, "rewritten", &again, err, sizeof err) != 0 ||
         again.nmodules != p.nmodules || again.nsites != p.nsites ||
-        (p.nmodules && memcmp(again.modules, p.modules, p.nmodules * sizeof *p.modules) != 0) ||
-        (p.nsites && memcmp(again.sites, p.sites, p.nsites * sizeof *p.sites) != 0))
+        !same_plan(&p, &again))
         abort();
     vigil_plan_free(&again);
     vigil_plan_free(&p);
