@@ -44,17 +44,17 @@ $(B)/obj/rt/%.o: %.c
 
 $(B)/bin/vigil-cc: $(COMPILER_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $^ -o $@ $(LLVM_LIBS) -lm
+	$(HOSTCC) $^ -o $@.tmp $(LLVM_LIBS) -lm && mv -f $@.tmp $@
 $(B)/bin/vigil: $(CMD_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $^ -o $@ -ldw -lelf -lsqlite3 -lpq -lm
+	$(HOSTCC) $^ -o $@.tmp -ldw -lelf -lsqlite3 -lpq -lm && mv -f $@.tmp $@
 $(B)/lib/libvigil.a: $(RT_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@.tmp && ar rcs $@.tmp $^ && mv -f $@.tmp $@
 # nodelete: the runtime's exit and fork handlers must outlive a dlclose of libvigil.so.
 $(B)/lib/libvigil.so: $(RT_OBJ)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) -shared -Wl,-z,nodelete $^ -o $@ -ldl -lpthread -lm
+	$(HOSTCC) -shared -Wl,-z,nodelete $^ -o $@.tmp -ldl -lpthread -lm && mv -f $@.tmp $@
 # Symbols an executable built with vigil-cc exports, so that instrumented shared libraries it
 # loads bind to its one copy of the runtime.
 $(B)/lib/vigil.dynlist: runtime/vigil.dynlist

@@ -11,7 +11,8 @@ packages=(
   dpkg-dev tcl                 # `apt-get source` of real programs; tcl builds sqlite3's amalgamation
   valgrind time                # benchmarks: instruction counts, peak RSS
   chromium                     # headless test of the leak viewer page (`vigil html`)
-  python3 ca-certificates
+  libclang-rt-14-dev           # libFuzzer for the parser fuzzers
+  binutils xz-utils python3 ca-certificates
 )
 if [ "$(id -u)" != 0 ]; then echo "install-deps: run as root (apt-get install)" >&2; exit 1; fi
 missing=()
