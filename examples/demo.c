@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int rare_path(int i)            /* runs 3 times */
+static int rare_path(int i)            /* runs 4 times */
 {
     char *note = malloc(32);
     snprintf(note, 32, "rare %d", i);
@@ -12,7 +12,7 @@ static int rare_path(int i)            /* runs 3 times */
     return n;
 }
 
-static unsigned long mix(unsigned long h, unsigned long v)   /* runs 3 million times */
+static unsigned long mix(unsigned long h, unsigned long v)   /* runs 20 million times */
 {
     return (h ^ v) * 0x100000001b3ul;
 }
@@ -21,10 +21,10 @@ int main(int argc, char **argv)
 {
     unsigned long h = 1469598103934665603ul;
     int rare = 0;
-    for (unsigned long i = 0; i < 3000000; i++) {
+    for (unsigned long i = 0; i < 20000000; i++) {
         h = mix(h, i);
-        if (i % 1000000 == 999999)
-            rare += rare_path((int)(i / 1000000));
+        if (i % 5000000 == 4999999)
+            rare += rare_path((int)(i / 5000000));
     }
     printf("hash %lx rare %d\n", h, rare);
     return 0;
