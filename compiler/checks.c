@@ -25,29 +25,14 @@ static LLVMValueRef gep_i32(struct vigil_xform *x, LLVMValueRef base, LLVMTypeRe
     return LLVMBuildInBoundsGEP2(x->builder, type, base, &idx, 1, "");
 }
 
-static LLVMValueRef atomic_load(struct vigil_xform *x, LLVMTypeRef type, LLVMValueRef ptr, unsigned align)
-{
-    LLVMValueRef load = LLVMBuildLoad2(x->builder, type, ptr, "");
-    LLVMSetOrdering(load, LLVMAtomicOrderingMonotonic);
-    LLVMSetAlignment(load, align);
-    return load;
-}
-
-static void atomic_store(struct vigil_xform *x, LLVMValueRef value, LLVMValueRef ptr, unsigned align)
-{
-    LLVMValueRef store = LLVMBuildStore(x->builder, value, ptr);
-    LLVMSetOrdering(store, LLVMAtomicOrderingMonotonic);
-    LLVMSetAlignment(store, align);
-}
-
 LLVMValueRef xc_load_counter(struct vigil_xform *x, uint32_t site)
 {
-    return atomic_load(x, x->i32, gep_i32(x, x->counters, x->i32, site), 4);
+    return xe_relaxed_load(x, x->i32, gep_i32(x, x->counters, x->i32, site), 4);
 }
 
 void xc_store_counter(struct vigil_xform *x, uint32_t site, LLVMValueRef value)
 {
-    atomic_store(x, value, gep_i32(x, x->counters, x->i32, site), 4);
+    xe_relaxed_store(x, value, gep_i32(x, x->counters, x->i32, site), 4);
 }
 
 /* Branch on a runtime call's answer: non-zero -> the instrumented copy. */
@@ -78,8 +63,8 @@ static void build_memory_countdown(struct vigil_xform *x, LLVMBasicBlockRef chec
 
     LLVMPositionBuilderAtEnd(b, count);
     LLVMValueRef counter = gep_i32(x, x->counters, x->i32, site);
-    LLVMValueRef c = atomic_load(x, x->i32, counter, 4);
-    atomic_store(x, LLVMBuildSub(b, c, one, ""), counter, 4);
+    LLVMValueRef c = xe_relaxed_load(x, x->i32, counter, 4);
+    xe_relaxed_store(x, LLVMBuildSub(b, c, one, ""), counter, 4);
     LLVMValueRef expired = LLVMBuildICmp(b, LLVMIntEQ, c, zero, "");
     xe_set_weights(x, LLVMBuildCondBr(b, expired, enter, decrement), UNLIKELY, LIKELY);
 
@@ -134,8 +119,8 @@ static void build_check(struct xfunc *f, uint32_t site, LLVMMetadataRef loc,
     /* burst: state[s].instr_execs += 1; b = burst_left; if (b > 1) { burst_left = b - 1; ... } */
     LLVMPositionBuilderAtEnd(b, burst);
     LLVMValueRef execs_ptr = gep_i32(x, x->state, x->i64, (uint64_t)site * 4);
-    LLVMValueRef execs = atomic_load(x, x->i64, execs_ptr, 8);
-    atomic_store(x, LLVMBuildAdd(b, execs, LLVMConstInt(x->i64, 1, 0), ""), execs_ptr, 8);
+    LLVMValueRef execs = xe_relaxed_load(x, x->i64, execs_ptr, 8);
+    xe_relaxed_store(x, LLVMBuildAdd(b, execs, LLVMConstInt(x->i64, 1, 0), ""), execs_ptr, 8);
     LLVMValueRef burst_left = LLVMBuildLoad2(b, x->i32, x->burst_left, "");
     LLVMValueRef more = LLVMBuildICmp(b, LLVMIntUGT, burst_left, one, "");
     xe_set_weights(x, LLVMBuildCondBr(b, more, burst_next, burst_end), LIKELY, UNLIKELY);

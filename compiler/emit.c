@@ -227,3 +227,18 @@ int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen)
     add_constructor(x, make_constructor(x));
     return 0;
 }
+
+LLVMValueRef xe_relaxed_load(struct vigil_xform *x, LLVMTypeRef type, LLVMValueRef ptr, unsigned align)
+{
+    LLVMValueRef load = LLVMBuildLoad2(x->builder, type, ptr, "");
+    LLVMSetOrdering(load, LLVMAtomicOrderingMonotonic);
+    LLVMSetAlignment(load, align);
+    return load;
+}
+
+void xe_relaxed_store(struct vigil_xform *x, LLVMValueRef value, LLVMValueRef ptr, unsigned align)
+{
+    LLVMValueRef store = LLVMBuildStore(x->builder, value, ptr);
+    LLVMSetOrdering(store, LLVMAtomicOrderingMonotonic);
+    LLVMSetAlignment(store, align);
+}

@@ -61,21 +61,6 @@ static LLVMValueRef element(struct vigil_xform *x, LLVMTypeRef type, LLVMValueRe
     return LLVMBuildInBoundsGEP2(x->builder, type, base, &index, 1, "");
 }
 
-static LLVMValueRef relaxed_load(struct vigil_xform *x, LLVMTypeRef type, LLVMValueRef ptr, unsigned align)
-{
-    LLVMValueRef load = LLVMBuildLoad2(x->builder, type, ptr, "");
-    LLVMSetOrdering(load, LLVMAtomicOrderingMonotonic);
-    LLVMSetAlignment(load, align);
-    return load;
-}
-
-static void relaxed_store(struct vigil_xform *x, LLVMValueRef value, LLVMValueRef ptr, unsigned align)
-{
-    LLVMValueRef store = LLVMBuildStore(x->builder, value, ptr);
-    LLVMSetOrdering(store, LLVMAtomicOrderingMonotonic);
-    LLVMSetAlignment(store, align);
-}
-
 /* The guarded counter, built at the end of `from` (no terminator yet), continuing to cont.
  * pred: i8 predicate index computed in `from`. */
 static void emit_counter(struct xfunc *f, LLVMBasicBlockRef from, LLVMBasicBlockRef cont, uint32_t site,
@@ -89,7 +74,7 @@ static void emit_counter(struct xfunc *f, LLVMBasicBlockRef from, LLVMBasicBlock
 
     LLVMPositionBuilderAtEnd(x->builder, from);
     LLVMValueRef enable_at = element(x, x->i8, x->pred_enable, LLVMConstInt(x->i64, site, 0));
-    LLVMValueRef enable = relaxed_load(x, x->i8, enable_at, 1);
+    LLVMValueRef enable = xe_relaxed_load(x, x->i8, enable_at, 1);
     LLVMValueRef bit = LLVMBuildShl(x->builder, LLVMConstInt(x->i8, 1, 0), pred, "");
     if (keep != 0xff)   /* left-out predicates never count, whatever enable says */
         bit = LLVMBuildAnd(x->builder, bit, LLVMConstInt(x->i8, keep, 0), "");
@@ -101,15 +86,15 @@ static void emit_counter(struct xfunc *f, LLVMBasicBlockRef from, LLVMBasicBlock
     LLVMValueRef index = LLVMBuildAdd(x->builder, LLVMConstInt(x->i64, (uint64_t)site * VIGIL_PRED_SLOTS, 0),
                                       LLVMBuildZExt(x->builder, pred, x->i64, ""), "");
     LLVMValueRef count_at = element(x, x->i64, x->pred_counts, index);
-    LLVMValueRef count = relaxed_load(x, x->i64, count_at, 8);
-    relaxed_store(x, LLVMBuildAdd(x->builder, count, LLVMConstInt(x->i64, 1, 0), ""), count_at, 8);
+    LLVMValueRef count = xe_relaxed_load(x, x->i64, count_at, 8);
+    xe_relaxed_store(x, LLVMBuildAdd(x->builder, count, LLVMConstInt(x->i64, 1, 0), ""), count_at, 8);
     LLVMValueRef binary = LLVMBuildICmp(x->builder, LLVMIntNE,
                                         LLVMBuildAnd(x->builder, enable, LLVMConstInt(x->i8, VIGIL_PRED_BINARY, 0), ""),
                                         LLVMConstInt(x->i8, 0, 0), "");
     LLVMBuildCondBr(x->builder, binary, off, cont);
 
     LLVMPositionBuilderAtEnd(x->builder, off);
-    relaxed_store(x, LLVMBuildAnd(x->builder, enable, LLVMBuildNot(x->builder, bit, ""), ""), enable_at, 1);
+    xe_relaxed_store(x, LLVMBuildAnd(x->builder, enable, LLVMBuildNot(x->builder, bit, ""), ""), enable_at, 1);
     LLVMBuildBr(x->builder, cont);
 }
 

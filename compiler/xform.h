@@ -130,6 +130,10 @@ void xe_declare_runtime(struct vigil_xform *x);
 int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen);
 /* Call a runtime entry point at the builder's position. */
 LLVMValueRef xe_call(struct vigil_xform *x, const struct rt_fn *f, LLVMValueRef *args, unsigned nargs);
+/* Relaxed (monotonic) atomic load/store at the builder's position: counters shared between
+ * threads may lose updates, but must not be data races in the C11 sense. */
+LLVMValueRef xe_relaxed_load(struct vigil_xform *x, LLVMTypeRef type, LLVMValueRef ptr, unsigned align);
+void xe_relaxed_store(struct vigil_xform *x, LLVMValueRef value, LLVMValueRef ptr, unsigned align);
 /* Branch weights making the first successor `first` : `second` as likely. */
 void xe_set_weights(struct vigil_xform *x, LLVMValueRef branch, uint32_t first, uint32_t second);
 
