@@ -37,23 +37,7 @@ make_ledger_inputs() {
     }'
 }
 
-# wordstat's pool: 5..25 words of 1..11 letters; a quarter of the inputs get one long word.
-make_inputs() {
-    awk -v n="$POOL" -v dir="$T/inputs" 'BEGIN {
-        srand(20240501); system("mkdir -p " dir)
-        split("abcdefghijklmnopqrstuvwxyzAEIOU0123456789", ch, "")
-        for (i = 0; i < n; i++) {
-            f = sprintf("%s/in%03d", dir, i); nw = 5 + int(rand() * 21); bad = rand() < 0.25
-            at = int(rand() * nw); line = ""
-            for (k = 0; k < nw; k++) {
-                len = (bad && k == at) ? 13 + int(rand() * 8) : 1 + int(rand() * 11)
-                w = ""; for (c = 0; c < len; c++) w = w ch[1 + int(rand() * 26 + (c == 0) * rand() * 15)]
-                line = line (k ? " " : "") w
-            }
-            print line > f; close(f)
-        }
-    }'
-}
+make_inputs() { bash "$(dirname "$0")/wordstat-inputs.sh" "$POOL" "$T/inputs"; }
 
 run_pool() {   # binary outdir [plan]
     local bin=$1 out=$2 plan=${3:-} f
