@@ -167,6 +167,20 @@ static int parse_hex_field(const char **s, uintptr_t *out)
     return digits ? 0 : -1;
 }
 
+/* Past n space-separated fields and the spaces after them. */
+static const char *skip_fields(const char *s, int n)
+{
+    for (int field = 0; field < n; field++) {
+        while (*s == ' ')
+            s++;
+        while (*s && *s != ' ')
+            s++;
+    }
+    while (*s == ' ')
+        s++;
+    return s;
+}
+
 /* The /proc/self/maps line covering pc: "start-end perms offset dev inode path". Read with
  * plain read(2) and parsed in place: this runs in a fault handler (no stdio, no malloc, no
  * loader lock, unlike dladdr). Returns 0 with the file offset and path. */
@@ -196,24 +210,10 @@ static int find_mapping(uintptr_t pc, uint64_t *file_offset, char *path, size_t 
                 continue;
             if (pc < start || pc >= end)
                 continue;
-            for (int field = 0; field < 1 && *s; field++) {   /* skip perms */
-                while (*s == ' ')
-                    s++;
-                while (*s && *s != ' ')
-                    s++;
-            }
-            while (*s == ' ')
-                s++;
+            s = skip_fields(s, 1);                 /* perms */
             if (parse_hex_field(&s, &offset))
                 continue;
-            for (int field = 0; field < 2 && *s; field++) {   /* skip dev, inode */
-                while (*s == ' ')
-                    s++;
-                while (*s && *s != ' ')
-                    s++;
-            }
-            while (*s == ' ')
-                s++;
+            s = skip_fields(s, 2);                 /* dev, inode */
             *file_offset = pc - start + offset;
             snprintf(path, pathlen, "%s", s);
             found = 0;
