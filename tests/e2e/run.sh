@@ -386,6 +386,27 @@ sys.exit(0 if "hot_loop" in text and "rare_path" in text and "hot_and_rare.c" in
     else
         pass "e2e-cmd/vigil-run"
     fi
+    # A fault: `vigil run` keeps the status (128+11) and names the faulting function and line
+    # from the report's crash line.
+    cat >"$d/crash_fault.c" <<'CRASH'
+static int *volatile nowhere;
+static void fault(int n)
+{
+    if (n > 2) *nowhere = n;
+}
+int main(void) { for (int i = 0; i < 5; i++) fault(i); return 0; }
+CRASH
+    if (cd "$d" && "$VIGILCC" -O1 -g crash_fault.c -o crash_fault) >/dev/null 2>&1; then
+        out=$(cd "$d" && timeout -k 5 "$E2E_TIMEOUT" "$VIGIL" run --out "$d/crashrun" -- ./crash_fault 2>/dev/null)
+        status=$?
+        if [ "$status" = 139 ] && echo "$out" | grep -Eq '^  crash +SIGSEGV at fault +.*crash_fault\.c:4'; then
+            pass "e2e-cmd/vigil-run-crash-site"
+        else
+            fail "e2e-cmd/vigil-run-crash-site" "status $status; $(echo "$out" | grep -m1 crash)"
+        fi
+    else
+        fail "e2e-cmd/vigil-run-crash-site" "crash_fault.c does not build with vigil-cc"
+    fi
 }
 if [ -z "$E2E_ONLY" ] && [ "$(basename "$VIGILCC")" = vigil-cc ]; then
     report_checks
