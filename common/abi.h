@@ -12,11 +12,13 @@
  *
  * Code shape of a dispatch check in the checking copy (site s of module m):
  *     if (__vigil_burst_left != 0) goto instrumented_check;     // thread is inside a burst
- *     c = counters[s];                                          // relaxed atomic load
- *     counters[s] = c - 1;                                      // relaxed atomic store (wraps
- *                                                               //   at 0: enter stores anew)
- *     if (c == 0) { if (__vigil_dispatch_enter(&m, s)) goto instrumented; else goto checking; }
+ *     c = (int32_t)counters[s] - 1;                             // plain load and store: x86
+ *     counters[s] = c;                                          //   folds them into one `decl`
+ *     if (c < 0) { if (__vigil_dispatch_enter(&m, s)) goto instrumented; else goto checking; }
  *     goto checking;
+ * The countdown is racy on purpose, as gcov's counters are: threads sharing a site may lose
+ * decrements, which only moves that site's next burst a little. It stays in 0..VIGIL_COUNTER_MAX
+ * (the runtime never stores more), so "went negative" is "was 0".
  * A back-edge check of an innermost call-free loop counts down a register instead (loaded from
  * counters[s] on entering the loop, stored back on leaving it) and skips the burst test.
  * and in the instrumented copy (and instrumented_check above):
@@ -40,8 +42,9 @@
 #define VIGIL_ABI_H
 #include <stdint.h>
 
-#define VIGIL_ABI_VERSION 2
+#define VIGIL_ABI_VERSION 3
 
+#define VIGIL_COUNTER_MAX 0x7fffffffu  /* largest countdown the runtime stores (see above) */
 #define VIGIL_PRED_SLOTS 3         /* counters per site in pred_counts */
 #define VIGIL_PRED_BINARY 0x80     /* enable byte: flags, and switch a predicate off once seen */
 #define VIGIL_PRED_MONITORED 0x40  /* enable byte: set by the runtime for a monitored site */
@@ -76,6 +79,15 @@ struct __vigil_module {
 /* Thread-local burst counter: dispatch checks left in the current burst, 0 = not in a burst.
  * Accessed with the initial-exec TLS model from instrumented code. */
 extern __thread uint32_t __vigil_burst_left;
+
+/* On x86-64 the emitted code reaches the two slow paths through inline asm, as
+ *     call __vigil_dispatch_enter_x86 / __vigil_burst_end_x86
+ * with the module in r11 and the site in eax, the answer in eax, and only r11, the flags and
+ * the vector and x87 registers clobbered (runtime/sampler.c): no argument register of the
+ * caller has to move, and a function that is a leaf in its checking copy stays a leaf,
+ * without callee-saved pushes for a call it almost never makes. Other targets call the C
+ * functions below. (clang's preserve_most would do the same in C, but clang 14 restores rax
+ * over the return value of such a function.) */
 
 /* Runtime entry points called by emitted code. They never allocate on the common path. */
 void __vigil_register_module(struct __vigil_module *m);

@@ -39,17 +39,16 @@ void xc_store_counter(struct vigil_xform *x, uint32_t site, LLVMValueRef value)
 static void branch_on_call(struct vigil_xform *x, const struct rt_fn *fn, uint32_t site,
                            LLVMBasicBlockRef instrumented, LLVMBasicBlockRef checking)
 {
-    LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0)};
-    LLVMValueRef answer = xe_call(x, fn, args, 2);
+    LLVMValueRef answer = xe_call_slow_path(x, fn, site);
     LLVMValueRef go = LLVMBuildICmp(x->builder, LLVMIntNE, answer, LLVMConstInt(x->i32, 0, 0), "");
     LLVMBuildCondBr(x->builder, go, instrumented, checking);
 }
 
 /* The checking copy's fast path of a plain check:
  *   check: if (__vigil_burst_left != 0) goto burst;
- *   count: c = counters[s]; counters[s] = c - 1; if (c == 0) goto enter; goto checking;
- * The decrement is unconditional (at zero it wraps, and __vigil_dispatch_enter stores the new
- * countdown right after), so x86 needs load, sub, store, jae: no separate test. */
+ *   count: c = counters[s] - 1; counters[s] = c; if (c < 0) goto enter; goto checking;
+ * A plain (non-atomic) load and store, racy on purpose (common/abi.h): x86 folds them and the
+ * sign test into `decl counters+4s(%rip); js enter`. */
 static void build_memory_countdown(struct vigil_xform *x, LLVMBasicBlockRef check, LLVMBasicBlockRef count,
                                    LLVMBasicBlockRef enter, LLVMBasicBlockRef decrement, LLVMBasicBlockRef burst,
                                    LLVMBasicBlockRef checking, uint32_t site)
@@ -63,9 +62,9 @@ static void build_memory_countdown(struct vigil_xform *x, LLVMBasicBlockRef chec
 
     LLVMPositionBuilderAtEnd(b, count);
     LLVMValueRef counter = gep_i32(x, x->counters, x->i32, site);
-    LLVMValueRef c = xe_relaxed_load(x, x->i32, counter, 4);
-    xe_relaxed_store(x, LLVMBuildSub(b, c, one, ""), counter, 4);
-    LLVMValueRef expired = LLVMBuildICmp(b, LLVMIntEQ, c, zero, "");
+    LLVMValueRef c = LLVMBuildSub(b, LLVMBuildLoad2(b, x->i32, counter, ""), one, "");
+    LLVMBuildStore(b, c, counter);
+    LLVMValueRef expired = LLVMBuildICmp(b, LLVMIntSLT, c, zero, "");
     xe_set_weights(x, LLVMBuildCondBr(b, expired, enter, decrement), UNLIKELY, LIKELY);
 
     LLVMPositionBuilderAtEnd(b, decrement);
@@ -183,4 +182,21 @@ void xf_insert_checks(struct xfunc *f)
     xl_rewire(f, loops, sites);
     xl_free(loops);
     free(sites);
+}
+
+/* The entry check of a function whose instrumented copy is outlined (outline.c): both ways
+ * into the instrumented copy end in one block that tail-calls it. */
+void xf_insert_outlined_entry_check(struct xfunc *f)
+{
+    struct vigil_xform *x = f->x;
+    LLVMBasicBlockRef entry = LLVMValueAsBasicBlock(f->blocks.v[0]);
+    LLVMMetadataRef loc = xf_debug_loc(f, LLVMGetFirstInstruction(entry));
+    uint32_t site = xs_add_entry(x, f->name, f->subprogram);
+    LLVMBasicBlockRef call = new_block(f, "outlined", site), check, burst;
+    LLVMSetCurrentDebugLocation2(x->builder, loc);
+    xf_build_outlined_call(f, call);
+    build_check(f, site, loc, entry, call, NULL, &check, &burst);
+    LLVMPositionBuilderAtEnd(x->builder, f->prologue);
+    LLVMBuildBr(x->builder, check);
+    x->stats->entry_checks++;
 }

@@ -168,7 +168,33 @@ static void remap_operands(struct xfunc *f, LLVMValueRef clone)
     }
 }
 
-void xf_clone_body(struct xfunc *f)
+/* One instruction cloned at the builder's position, named after the original with ".i", with
+ * the original's debug location (moved into the outlined function's scope when there is one). */
+static LLVMValueRef clone_instruction(struct xfunc *f, LLVMValueRef inst)
+{
+    LLVMValueRef clone = LLVMInstructionClone(inst);
+    size_t len = 0;
+    const char *orig_name = LLVMGetValueName2(inst, &len);
+    char *name = malloc(len + 3);
+    if (!name) {
+        fputs("vigil-cc: out of memory\n", stderr);
+        abort();
+    }
+    if (len)
+        snprintf(name, len + 3, "%s.i", orig_name);
+    else
+        name[0] = '\0';
+    LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(inst);
+    LLVMInstructionSetDebugLoc(clone, f->instr_fn && loc ? xf_outlined_loc(f, loc) : loc);
+    xf_insert_keeping_loc(f->x->builder, clone, name);
+    free(name);
+    return clone;
+}
+
+/* Clones every original body block, appended to `target`, recording original -> clone in
+ * f->clones (already holding whatever else must be renamed, e.g. arguments), then redirects
+ * the clones' operands. */
+static void clone_blocks_into(struct xfunc *f, LLVMValueRef target)
 {
     LLVMBuilderRef b = f->x->builder;
     size_t n = f->blocks.n;
@@ -176,7 +202,7 @@ void xf_clone_body(struct xfunc *f)
         LLVMBasicBlockRef original = LLVMValueAsBasicBlock(f->blocks.v[i]);
         char name[128];
         snprintf(name, sizeof name, "%s.instr", LLVMGetBasicBlockName(original));
-        LLVMBasicBlockRef copy = LLVMAppendBasicBlockInContext(f->x->ctx, f->fn, name);
+        LLVMBasicBlockRef copy = LLVMAppendBasicBlockInContext(f->x->ctx, target, name);
         ptrmap_put(&f->clones, f->blocks.v[i], LLVMBasicBlockAsValue(copy));
     }
     size_t first_clone = f->cloned.n;
@@ -186,25 +212,42 @@ void xf_clone_body(struct xfunc *f)
         for (LLVMValueRef inst = LLVMGetFirstInstruction(original); inst; inst = LLVMGetNextInstruction(inst)) {
             if (is_debug_intrinsic(inst))
                 continue;
-            LLVMValueRef clone = LLVMInstructionClone(inst);
-            size_t len = 0;
-            const char *orig_name = LLVMGetValueName2(inst, &len);
-            char *name = malloc(len + 3);
-            if (!name) {
-                fputs("vigil-cc: out of memory\n", stderr);
-                abort();
-            }
-            if (len)
-                snprintf(name, len + 3, "%s.i", orig_name);
-            else
-                name[0] = '\0';
-            LLVMInstructionSetDebugLoc(clone, LLVMInstructionGetDebugLoc(inst));
-            xf_insert_keeping_loc(b, clone, name);
-            free(name);
+            LLVMValueRef clone = clone_instruction(f, inst);
             ptrmap_put(&f->clones, inst, clone);
             valvec_push(&f->cloned, clone);
         }
     }
     for (size_t i = first_clone; i < f->cloned.n; i++)
         remap_operands(f, f->cloned.v[i]);
+}
+
+void xf_clone_body(struct xfunc *f)
+{
+    clone_blocks_into(f, f->fn);
+}
+
+/* The outlined instrumented copy (xf_outline_body): a new internal function with fn's type,
+ * attributes and a debug scope of its own, whose entry block holds clones of the prologue's
+ * stack slots and jumps to the clone of the body's entry. */
+void xf_outline_body(struct xfunc *f)
+{
+    struct vigil_xform *x = f->x;
+    LLVMBuilderRef b = x->builder;
+    f->instr_fn = xf_new_outlined_function(f);
+    unsigned nparams = LLVMCountParams(f->fn);
+    for (unsigned i = 0; i < nparams; i++)
+        ptrmap_put(&f->clones, LLVMGetParam(f->fn, i), LLVMGetParam(f->instr_fn, i));
+    f->instr_prologue = LLVMAppendBasicBlockInContext(x->ctx, f->instr_fn, "vigil.prologue.instr");
+    LLVMSetCurrentDebugLocation2(b, NULL);   /* locations of this function's scope stay out */
+    LLVMPositionBuilderAtEnd(b, f->instr_prologue);
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(f->prologue); inst; inst = LLVMGetNextInstruction(inst)) {
+        if (!LLVMIsAAllocaInst(inst))
+            continue;
+        LLVMValueRef clone = clone_instruction(f, inst);
+        ptrmap_put(&f->clones, inst, clone);
+        remap_operands(f, clone);
+    }
+    clone_blocks_into(f, f->instr_fn);
+    LLVMPositionBuilderAtEnd(b, f->instr_prologue);
+    LLVMBuildBr(b, xf_clone_block(f, LLVMValueAsBasicBlock(f->blocks.v[0])));
 }

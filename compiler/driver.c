@@ -200,10 +200,14 @@ static int stage_settings(struct vcc_job *job)
     job->debug = vcc_setting_on(s->debug);
     job->verify = vcc_setting_on(s->verify);
     if (!strcmp(s->placement, "late")) {
-        job->late = 1;
-    } else if (strcmp(s->placement, "early") != 0) {
-        fprintf(stderr, "vigil-cc: warning: VIGIL_CC_PLACEMENT=%s is not early or late; using early\n",
-                s->placement);
+        job->placement = VCC_PLACE_LATE;
+    } else if (!strcmp(s->placement, "early")) {
+        job->placement = VCC_PLACE_EARLY;
+    } else {
+        job->placement = VCC_PLACE_POST;
+        if (strcmp(s->placement, "post") != 0)
+            fprintf(stderr, "vigil-cc: warning: VIGIL_CC_PLACEMENT=%s is not post, early or late; using post\n",
+                    s->placement);
     }
     return CONTINUE;
 }

@@ -6,6 +6,8 @@
 
 #include "abi.h"
 
+#include <llvm-c/TargetMachine.h>
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +45,53 @@ static LLVMValueRef placeholder(struct vigil_xform *x, LLVMTypeRef type, const c
     return g;
 }
 
+/* How emitted code calls the runtime's two slow paths on this target (common/abi.h). */
+static enum xe_slow_call slow_call_kind(LLVMModuleRef m)
+{
+    const char *triple = LLVMGetTarget(m);
+    char *host = NULL;
+    if (!triple || !*triple)
+        triple = host = LLVMGetDefaultTargetTriple();
+    enum xe_slow_call kind = XE_SLOW_C;
+    if (!strncmp(triple, "x86_64-", 7) && !strstr(triple, "-gnux32"))
+        kind = XE_SLOW_X86_ASM;
+    LLVMDisposeMessage(host);
+    return kind;
+}
+
+/* The x86-64 slow-path call (abi.h, runtime/sampler.c): step over the red zone, call the
+ * entry with the module in r11 and the site in eax. Vector and x87 registers are clobbered
+ * (the runtime's C code may use them); general-purpose ones other than r11 survive. */
+static LLVMValueRef x86_slow_call(struct vigil_xform *x, const char *entry, uint32_t site)
+{
+    LLVMTypeRef fields[] = {x->i32, x->ptr};
+    LLVMTypeRef result = LLVMStructTypeInContext(x->ctx, fields, 2, 0);
+    LLVMTypeRef params[] = {x->i32, x->ptr};
+    LLVMTypeRef type = LLVMFunctionType(result, params, 2, 0);
+    char text[160];
+    /* Through the GOT, not a PLT stub: lazy binding may clobber r11. The linker relaxes it to a
+     * direct call when the entry is in the same executable. */
+    snprintf(text, sizeof text, "lea -128(%%rsp), %%rsp\n\tcall *%s@GOTPCREL(%%rip)\n\tlea 128(%%rsp), %%rsp", entry);
+    static const char constraints[] =
+        "={ax},={r11},0,1,~{dirflag},~{fpsr},~{flags},~{memory},"
+        "~{xmm0},~{xmm1},~{xmm2},~{xmm3},~{xmm4},~{xmm5},~{xmm6},~{xmm7},"
+        "~{xmm8},~{xmm9},~{xmm10},~{xmm11},~{xmm12},~{xmm13},~{xmm14},~{xmm15},"
+        "~{st},~{st(1)},~{st(2)},~{st(3)},~{st(4)},~{st(5)},~{st(6)},~{st(7)}";
+    LLVMValueRef asm_fn = LLVMGetInlineAsm(type, text, strlen(text), (char *)constraints, sizeof constraints - 1,
+                                           1, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef args[] = {LLVMConstInt(x->i32, site, 0), LLVMBuildPointerCast(x->builder, x->descriptor, x->ptr, "")};
+    LLVMValueRef call = LLVMBuildCall2(x->builder, type, asm_fn, args, 2, "");
+    return LLVMBuildExtractValue(x->builder, call, 0, "");
+}
+
+LLVMValueRef xe_call_slow_path(struct vigil_xform *x, const struct rt_fn *fn, uint32_t site)
+{
+    if (x->slow_call == XE_SLOW_X86_ASM)
+        return x86_slow_call(x, fn == &x->dispatch_enter ? "__vigil_dispatch_enter_x86" : "__vigil_burst_end_x86", site);
+    LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0)};
+    return xe_call(x, fn, args, 2);
+}
+
 void xe_declare_runtime(struct vigil_xform *x)
 {
     LLVMTypeRef p = x->ptr, i32 = x->i32, i64 = x->i64;
@@ -73,6 +122,7 @@ void xe_declare_runtime(struct vigil_xform *x)
     LLVMTypeRef site_args[] = {m, i32};
     declare(x, &x->dispatch_enter, "__vigil_dispatch_enter", i32, site_args, 2);
     declare(x, &x->burst_end, "__vigil_burst_end", i32, site_args, 2);
+    x->slow_call = slow_call_kind(x->module);
     LLVMTypeRef access_args[] = {m, i32, p, i64};
     declare(x, &x->probe_load, "__vigil_probe_load", x->void_t, access_args, 4);
     declare(x, &x->probe_store, "__vigil_probe_store", x->void_t, access_args, 4);
@@ -87,7 +137,9 @@ void xe_declare_runtime(struct vigil_xform *x)
 
 LLVMValueRef xe_call(struct vigil_xform *x, const struct rt_fn *f, LLVMValueRef *args, unsigned nargs)
 {
-    return LLVMBuildCall2(x->builder, f->type, f->fn, args, nargs, "");
+    LLVMValueRef call = LLVMBuildCall2(x->builder, f->type, f->fn, args, nargs, "");
+    LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(f->fn));
+    return call;
 }
 
 void xe_set_weights(struct vigil_xform *x, LLVMValueRef branch, uint32_t first, uint32_t second)

@@ -81,6 +81,15 @@ static const char *late_post_pipeline(char level)
     }
 }
 
+/* placement=post: the whole -O pipeline has run; the transform's stack slots are promoted
+ * again and its blocks tidied, nothing more (the checking copy is already optimized). */
+static const char *post_cleanup_pipeline(char level)
+{
+    if (level == '0')
+        return NULL;
+    return "function(sroa,early-cse<memssa>,instcombine,simplifycfg)";
+}
+
 /* ---- stages ---- */
 
 static int stage_front_end(struct vcc_job *job, struct source_job *sj)
@@ -197,9 +206,17 @@ static int run_passes(struct vcc_job *job, struct source_job *sj, const char *pa
 
 static int stage_pre_optimize(struct vcc_job *job, struct source_job *sj)
 {
-    if (!job->late) return 0;
-    const char *custom = job->settings.late_pre;
-    return run_passes(job, sj, *custom ? custom : late_pre_pipeline(job->args.opt_level));
+    char level = job->args.opt_level;
+    switch (job->placement) {
+    case VCC_PLACE_LATE: {
+        const char *custom = job->settings.late_pre;
+        return run_passes(job, sj, *custom ? custom : late_pre_pipeline(level));
+    }
+    case VCC_PLACE_POST:
+        return run_passes(job, sj, full_pipeline(level));
+    default:
+        return 0;
+    }
 }
 
 /* Back to the module as the front end wrote it, compiled as plain clang would. */
@@ -222,6 +239,7 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
         .probe_returns = vcc_setting_on(s->probe_returns),
         .probe_calls = vcc_setting_on(s->probe_calls),
         .loop_counters = vcc_setting_on(s->loop_counters),
+        .outline = vcc_setting_on(s->outline),
         .pred_counters = vcc_setting_on(s->pred_counters),
         .pred_remove_redundant = vcc_setting_on(s->pred_remove_redundant),
         .source_name = sj->in->path,
@@ -245,10 +263,10 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
     LLVMDisposeMessage(msg);
     if (job->debug)
         fprintf(stderr, "vigil-cc: note: %s: %u functions, %u transformed, %u skipped, "
-                        "%u entry and %u back-edge checks (%u batched), %u probes, "
+                        "%u entry and %u back-edge checks (%u batched), %u outlined, %u probes, "
                         "%u predicate counters (%u branch predicates left out)\n",
                 sj->in->path, stats.functions_seen, stats.functions_transformed,
-                stats.functions_skipped, stats.entry_checks, stats.backedge_checks, stats.batched_checks, stats.probes,
+                stats.functions_skipped, stats.entry_checks, stats.backedge_checks, stats.batched_checks, stats.outlined, stats.probes,
                 stats.pred_counters, stats.pred_removed);
     return 0;
 }
@@ -256,9 +274,13 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
 static int stage_optimize(struct vcc_job *job, struct source_job *sj)
 {
     char level = job->args.opt_level;
-    if (job->late && !sj->fallback && level != '0') {
+    if (job->placement == VCC_PLACE_LATE && !sj->fallback && level != '0') {
         const char *custom = job->settings.late_post;
         return run_passes(job, sj, *custom ? custom : late_post_pipeline(level));
+    }
+    if (job->placement == VCC_PLACE_POST && !sj->fallback) {
+        const char *custom = job->settings.post_cleanup;
+        return run_passes(job, sj, *custom ? custom : post_cleanup_pipeline(level));
     }
     return run_passes(job, sj, full_pipeline(level));
 }

@@ -45,7 +45,7 @@ static LLVMBasicBlockRef split_before(struct xfunc *f, LLVMValueRef inst)
         if (first && LLVMIsAPHINode(first))
             return NULL;
     }
-    LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(x->ctx, f->fn, "vigil.pred.cont");
+    LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(x->ctx, LLVMGetBasicBlockParent(old), "vigil.pred.cont");
     LLVMMoveBasicBlockAfter(cont, old);
     LLVMPositionBuilderAtEnd(x->builder, cont);
     for (LLVMValueRef i = inst, next; i; i = next) {
@@ -67,8 +67,9 @@ static void emit_counter(struct xfunc *f, LLVMBasicBlockRef from, LLVMBasicBlock
                          LLVMValueRef pred, unsigned keep)
 {
     struct vigil_xform *x = f->x;
-    LLVMBasicBlockRef bump = LLVMAppendBasicBlockInContext(x->ctx, f->fn, "vigil.pred.count");
-    LLVMBasicBlockRef off = LLVMAppendBasicBlockInContext(x->ctx, f->fn, "vigil.pred.off");
+    LLVMValueRef fn = LLVMGetBasicBlockParent(from);   /* the checking or an outlined copy */
+    LLVMBasicBlockRef bump = LLVMAppendBasicBlockInContext(x->ctx, fn, "vigil.pred.count");
+    LLVMBasicBlockRef off = LLVMAppendBasicBlockInContext(x->ctx, fn, "vigil.pred.off");
     LLVMMoveBasicBlockAfter(bump, from);
     LLVMMoveBasicBlockAfter(off, bump);
 

@@ -40,7 +40,9 @@ static int is_private_slot(LLVMValueRef alloca)
 
 void xf_find_private_slots(struct xfunc *f)
 {
-    for (LLVMValueRef inst = LLVMGetFirstInstruction(f->prologue); inst; inst = LLVMGetNextInstruction(inst))
+    /* Probes go into the instrumented copy: an outlined one has its own slots. */
+    LLVMBasicBlockRef slots = f->instr_fn ? f->instr_prologue : f->prologue;
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(slots); inst; inst = LLVMGetNextInstruction(inst))
         if (LLVMIsAAllocaInst(inst) && is_private_slot(inst))
             ptrmap_put(&f->private_slots, inst, inst);
 }

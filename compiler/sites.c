@@ -80,10 +80,13 @@ uint32_t xs_add_entry(struct vigil_xform *x, const char *function, LLVMMetadataR
 
 LLVMMetadataRef xf_debug_loc(struct xfunc *f, LLVMValueRef inst)
 {
-    if (!f->subprogram)
+    LLVMMetadataRef scope = f->subprogram;
+    if (inst && f->instr_fn && LLVMGetBasicBlockParent(LLVMGetInstructionParent(inst)) == f->instr_fn)
+        scope = f->instr_subprogram;   /* an outlined copy has a subprogram of its own */
+    if (!scope)
         return NULL;
     LLVMMetadataRef loc = inst ? LLVMInstructionGetDebugLoc(inst) : NULL;
-    return loc ? loc : LLVMDIBuilderCreateDebugLocation(f->x->ctx, 0, 0, f->subprogram, NULL);
+    return loc ? loc : LLVMDIBuilderCreateDebugLocation(f->x->ctx, 0, 0, scope, NULL);
 }
 
 void xf_insert_keeping_loc(LLVMBuilderRef b, LLVMValueRef inst, const char *name)

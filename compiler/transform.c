@@ -97,10 +97,18 @@ static void transform_function(struct vigil_xform *x, LLVMValueRef fn)
     xf_demote(&f);
     xf_make_prologue(&f);
     xf_find_backedges(&f);
-    xf_clone_body(&f);
-    xs_record_cfg(&f);
-    xf_find_private_slots(&f);
-    xf_insert_checks(&f);
+    if (xf_can_outline(&f)) {
+        xf_outline_body(&f);
+        xs_record_cfg(&f);
+        xf_find_private_slots(&f);
+        xf_insert_outlined_entry_check(&f);
+        x->stats->outlined++;
+    } else {
+        xf_clone_body(&f);
+        xs_record_cfg(&f);
+        xf_find_private_slots(&f);
+        xf_insert_checks(&f);
+    }
     xf_insert_probes(&f);
 
     ptrmap_free(&f.clones);
@@ -188,6 +196,7 @@ int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_setting
             }
         }
     }
+    xf_finish_outlining(&x);
     if (rc == 0)
         rc = xe_emit_tables(&x, err, errlen);
     else

@@ -12,6 +12,7 @@ struct vigil_transform_settings {
     int probe_returns;       /* integer/pointer call results (default 1) */
     int probe_calls;         /* calls (default 1) */
     int loop_counters;       /* batched countdown in innermost call-free loops (default 1) */
+    int outline;             /* loop-free functions: instrumented copy as its own function (default 1) */
     int pred_counters;       /* predicate counters in both copies (default 0, seed 002) */
     int pred_remove_redundant; /* with pred_counters: leave out redundant branch predicates */
     const char *source_name; /* the main source file, for the site table and the tu hash */
@@ -21,6 +22,7 @@ struct vigil_transform_stats {
     unsigned functions_seen, functions_transformed, functions_skipped;
     unsigned entry_checks, backedge_checks, probes;
     unsigned batched_checks; /* back-edge checks counting down a local (loops.c) */
+    unsigned outlined;       /* functions whose instrumented copy is a function of its own */
     unsigned pred_counters;  /* predicate sites counted in both copies */
     unsigned pred_removed;   /* branch predicates left out: count reconstructed (seed 002 3.1) */
 };

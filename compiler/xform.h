@@ -52,6 +52,9 @@ struct vigil_xform {
     struct rt_fn register_module, dispatch_enter, burst_end;
     struct rt_fn probe_load, probe_store, probe_branch, probe_return, probe_call;
     unsigned prof_kind;                          /* !prof metadata kind */
+    enum xe_slow_call { XE_SLOW_C, XE_SLOW_X86_ASM } slow_call;  /* emit.c */
+    LLVMDIBuilderRef dib;                        /* outline.c: debug info of outlined copies */
+    LLVMMetadataRef outline_cu;                  /* their compile unit, made on first use */
 
     /* Site records (sites.c). */
     struct vigil_sitefmt_builder *sites;
@@ -77,6 +80,9 @@ struct xfunc {
     uint32_t *cfg_exits, cfg_nedges, cfg_nexits;  /* by probes.c, which removes redundant counters) */
     struct xp_pending *pred_pending;     /* counters to place (preds.c) */
     struct valvec backedge_from, backedge_to;  /* back-edges (blocks as values) */
+    LLVMValueRef instr_fn;               /* outlined instrumented copy, or NULL (same function) */
+    LLVMBasicBlockRef instr_prologue;    /* its entry block: clones of the prologue's slots */
+    LLVMMetadataRef instr_subprogram;    /* its DISubprogram, NULL without debug info */
 };
 
 /* demote.c */
@@ -86,6 +92,13 @@ void xf_make_prologue(struct xfunc *f);
 void xf_find_backedges(struct xfunc *f);
 void xf_clone_body(struct xfunc *f);
 LLVMBasicBlockRef xf_clone_block(struct xfunc *f, LLVMBasicBlockRef original);
+/* outline.c: the instrumented copy of a loop-free function as a function of its own. */
+int xf_can_outline(const struct xfunc *f);          /* after xf_find_backedges */
+void xf_outline_body(struct xfunc *f);              /* clone.c: instead of xf_clone_body */
+LLVMValueRef xf_new_outlined_function(struct xfunc *f);
+LLVMMetadataRef xf_outlined_loc(struct xfunc *f, LLVMMetadataRef loc);
+void xf_build_outlined_call(struct xfunc *f, LLVMBasicBlockRef block);  /* tail call + ret */
+void xf_finish_outlining(struct vigil_xform *x);    /* once per module, after all functions */
 /* probes.c */
 void xf_find_private_slots(struct xfunc *f);
 void xf_insert_probes(struct xfunc *f);
@@ -99,6 +112,7 @@ void xp_defer_counter(struct xfunc *f, LLVMValueRef at, LLVMValueRef original, u
 void xp_place_counters(struct xfunc *f);
 /* checks.c */
 void xf_insert_checks(struct xfunc *f);
+void xf_insert_outlined_entry_check(struct xfunc *f);  /* entry check -> tail call of instr_fn */
 /* counters[site] as a relaxed atomic load / store at the builder's position. */
 LLVMValueRef xc_load_counter(struct vigil_xform *x, uint32_t site);
 void xc_store_counter(struct vigil_xform *x, uint32_t site, LLVMValueRef value);
@@ -130,6 +144,9 @@ void xe_declare_runtime(struct vigil_xform *x);
 int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen);
 /* Call a runtime entry point at the builder's position. */
 LLVMValueRef xe_call(struct vigil_xform *x, const struct rt_fn *f, LLVMValueRef *args, unsigned nargs);
+/* __vigil_dispatch_enter / __vigil_burst_end (fn) for site, in this target's convention
+ * (common/abi.h); returns the i32 answer. */
+LLVMValueRef xe_call_slow_path(struct vigil_xform *x, const struct rt_fn *fn, uint32_t site);
 /* Relaxed (monotonic) atomic load/store at the builder's position: counters shared between
  * threads may lose updates, but must not be data races in the C11 sense. */
 LLVMValueRef xe_relaxed_load(struct vigil_xform *x, LLVMTypeRef type, LLVMValueRef ptr, unsigned align);

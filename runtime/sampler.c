@@ -13,7 +13,7 @@ uint32_t __vigil_dispatch_enter(struct __vigil_module *m, uint32_t site)
 {
     if (unlikely(!__vigil_ensure_registered(m)) || unlikely(site >= m->nsites)) {
         if (m->counters && site < m->nsites)
-            RELAXED_STORE(&m->counters[site], UINT32_MAX);   /* refused module: checks stay cold */
+            RELAXED_STORE(&m->counters[site], VIGIL_COUNTER_MAX);   /* refused module: checks stay cold */
         return 0;
     }
     const struct vigil_schedule *s = &__vigil_sched;
@@ -37,3 +37,48 @@ uint32_t __vigil_burst_end(struct __vigil_module *m, uint32_t site)
     __vigil_burst_left = 0;
     return 0;
 }
+
+#if defined(__x86_64__)
+/* x86-64 entries of the two slow paths for emitted code (common/abi.h): module in r11, site in
+ * eax, answer in eax; every other general-purpose register is kept (the caller-saved ones are
+ * saved here around the C function), so the caller's argument registers stay where they are
+ * and a leaf stays a leaf. The caller has stepped over its red zone; the stack is aligned here
+ * because a call from inline asm may come at any alignment. */
+#define VIGIL_X86_SLOW_ENTRY(entry, target)                                        \
+    __asm__(".text\n"                                                              \
+            ".globl " #entry "\n"                                                   \
+            ".type " #entry ",@function\n"                                          \
+            ".p2align 4\n" #entry ":\n"                                            \
+            "    .cfi_startproc\n"                                                 \
+            "    pushq %rbp\n"                                                     \
+            "    .cfi_def_cfa_offset 16\n"                                         \
+            "    .cfi_offset %rbp, -16\n"                                          \
+            "    movq %rsp, %rbp\n"                                                \
+            "    .cfi_def_cfa_register %rbp\n"                                     \
+            "    pushq %rdi\n"                                                     \
+            "    pushq %rsi\n"                                                     \
+            "    pushq %rdx\n"                                                     \
+            "    pushq %rcx\n"                                                     \
+            "    pushq %r8\n"                                                      \
+            "    pushq %r9\n"                                                      \
+            "    pushq %r10\n"                                                     \
+            "    andq $-16, %rsp\n"                                                \
+            "    movq %r11, %rdi\n"                                                \
+            "    movl %eax, %esi\n"                                                \
+            "    call " #target "\n"                                               \
+            "    movq -56(%rbp), %r10\n"                                           \
+            "    movq -48(%rbp), %r9\n"                                            \
+            "    movq -40(%rbp), %r8\n"                                            \
+            "    movq -32(%rbp), %rcx\n"                                           \
+            "    movq -24(%rbp), %rdx\n"                                           \
+            "    movq -16(%rbp), %rsi\n"                                           \
+            "    movq -8(%rbp), %rdi\n"                                            \
+            "    movq %rbp, %rsp\n"                                                \
+            "    popq %rbp\n"                                                      \
+            "    .cfi_def_cfa %rsp, 8\n"                                           \
+            "    ret\n"                                                            \
+            "    .cfi_endproc\n"                                                   \
+            ".size " #entry ", .-" #entry "\n")
+VIGIL_X86_SLOW_ENTRY(__vigil_dispatch_enter_x86, __vigil_dispatch_enter);
+VIGIL_X86_SLOW_ENTRY(__vigil_burst_end_x86, __vigil_burst_end);
+#endif

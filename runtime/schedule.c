@@ -16,14 +16,14 @@ int vigil_schedule_mode_from_name(const char *name)
     return -1;
 }
 
-/* nCheck0 as a counter value: at most UINT32_MAX - 1 so that consumed = nCheck0 + 1 stays
- * meaningful and a clamped level still counts down. */
+/* nCheck0 as a counter value: at most VIGIL_COUNTER_MAX - 1 (the emitted check treats the
+ * countdown as signed, common/abi.h) so that a clamped level still counts down. */
 static uint32_t clamp_ncheck0(double v)
 {
     if (!(v > 0))
         return 0;
-    if (v >= (double)(UINT32_MAX - 1))
-        return UINT32_MAX - 1;
+    if (v >= (double)(VIGIL_COUNTER_MAX - 1))
+        return VIGIL_COUNTER_MAX - 1;
     return (uint32_t)(v + 0.5);   /* round to nearest; no libm needed */
 }
 
@@ -45,7 +45,7 @@ void vigil_schedule_init(struct vigil_schedule *s, const struct vigil_options *o
         s->ncheck0[1] = 0;
         return;
     case VIGIL_MODE_OFF:
-        s->ncheck0[1] = UINT32_MAX;   /* a burst never starts; executions are still counted */
+        s->ncheck0[1] = VIGIL_COUNTER_MAX;   /* a burst never starts; executions are still counted */
         return;
     case VIGIL_MODE_ADAPTIVE:
         break;

@@ -103,6 +103,8 @@ real_compiler_identity() {
             sha1sum <"$(dirname "$path")/../lib/libvigil.a" 2>/dev/null || true
         fi
         "$path" --version 2>/dev/null | head -n1 || true
+        # vigil-cc settings change the code it emits: a build with other settings is another build.
+        env | grep '^VIGIL_CC_' | sort || true
     } | sha1sum | cut -c1-16
 }
 

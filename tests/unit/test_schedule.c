@@ -160,7 +160,7 @@ static void test_other_parameters(void)
     /* A huge burst length: nCheck0 clamps to the counter's range. */
     o.ninstr = 4000000000u;
     vigil_schedule_init(&s, &o);
-    CHECK(vigil_schedule_ncheck0(&s, 2) == UINT32_MAX - 1, "clamped nCheck0 %u",
+    CHECK(vigil_schedule_ncheck0(&s, 2) == VIGIL_COUNTER_MAX - 1, "clamped nCheck0 %u",
           vigil_schedule_ncheck0(&s, 2));
 }
 
@@ -188,11 +188,11 @@ static void test_modes(void)
     vigil_schedule_init(&s, &o);
     memset(&st, 0, sizeof st);
     c1 = vigil_schedule_reset(&s, &st);
-    CHECK(s.mode == VIGIL_MODE_OFF && c1 == UINT32_MAX, "off: counter parked at %u", c1);
+    CHECK(s.mode == VIGIL_MODE_OFF && c1 == VIGIL_COUNTER_MAX, "off: counter parked at %u", c1);
     CHECK(vigil_schedule_rate(&s, 1) == 0 && vigil_schedule_rate(&s, 0) == 0, "off: rate 0");
     /* 1000 executions after the first: still counted. */
-    CHECK(vigil_schedule_execs(&s, &st, UINT32_MAX - 1000) == 1001, "off: execs %llu",
-          (unsigned long long)vigil_schedule_execs(&s, &st, UINT32_MAX - 1000));
+    CHECK(vigil_schedule_execs(&s, &st, VIGIL_COUNTER_MAX - 1000) == 1001, "off: execs %llu",
+          (unsigned long long)vigil_schedule_execs(&s, &st, VIGIL_COUNTER_MAX - 1000));
 
     o = opts("full");
     vigil_schedule_init(&s, &o);

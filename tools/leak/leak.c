@@ -41,19 +41,25 @@ static atomic_int snapshot_requested;     /* set by the SIGUSR2 handler */
 static _Atomic uint32_t next_snapshot_ms; /* periodic deadline */
 static struct timespec start_time;        /* written by init */
 
-/* Per-thread access tallies, flushed to the globals every FLUSH_EVERY accesses (and at thread
- * exit and fini) so the hot path touches no shared counter. */
+/* Per-thread access tallies (see the access path below), flushed to the globals every
+ * FLUSH_EVERY accesses (and at thread exit and fini) so the hot path touches no shared counter. */
 #define FLUSH_EVERY 4096
-static __thread uint32_t tl_sampled, tl_heap;
-/* This thread's view of the tool clock for sampled accesses (see leak_on_access). */
+static __thread uint32_t tl_sampled, tl_nonheap;
+/* This thread's view of the tool clock for sampled accesses: read once per window of
+ * CLOCK_EVERY accesses (and at every allocation/free of the thread); tl_window is the size of
+ * the current window, tl_budget what is left of it (both 0 before the first access). */
 #define CLOCK_EVERY 64
-static __thread uint32_t tl_now_ms, tl_clock_left;
+static __thread uint32_t tl_now_ms, tl_budget, tl_window;
+
+static void flush_slots(void);
 
 static void flush_tallies(void)
 {
+    tl_sampled += tl_window - tl_budget;
+    tl_window = tl_budget;
     atomic_fetch_add_explicit(&leak_accesses_sampled, tl_sampled, memory_order_relaxed);
-    atomic_fetch_add_explicit(&leak_accesses_heap, tl_heap, memory_order_relaxed);
-    tl_sampled = tl_heap = 0;
+    atomic_fetch_add_explicit(&leak_accesses_heap, tl_sampled - tl_nonheap, memory_order_relaxed);
+    tl_sampled = tl_nonheap = 0;
 }
 
 uint32_t leak_now_ms(void)
@@ -166,7 +172,6 @@ static void leak_on_alloc(void *ptr, size_t size, const struct vigil_stack *wher
     uint32_t seq = (uint32_t)(atomic_fetch_add_explicit(&leak_alloc_clock, 1, memory_order_relaxed) + 1);
     uint32_t now = leak_now_ms();
     tl_now_ms = now;
-    tl_clock_left = CLOCK_EVERY;
     if (moved) {
         /* The object lives on: its site counts no free, and the bytes it has now. */
         struct leak_site *s = leak_site_get(tl_released.history.site);
@@ -209,64 +214,115 @@ static void leak_on_free(void *ptr)
     }
     if (__builtin_expect(leak_cfg.snapshot_every_ms || atomic_load_explicit(&snapshot_requested, memory_order_relaxed), 0)) {
         tl_now_ms = leak_now_ms();
-        tl_clock_left = CLOCK_EVERY;
         maybe_snapshot(tl_now_ms);
     }
 }
 
-/* Sampled accesses are by far the most frequent event (millions per second in a burst-heavy
- * run), so their path avoids the full lookup and the clock when it can:
- * - a per-thread cache of the objects found recently, one per slot of page-number bits: bursts
- *   touch the same few objects again and again. An entry is checked against the record's
- *   current start and size, so a freed record (start 0) or a recycled one never matches an
- *   address outside its current object;
- * - the clock is read once per CLOCK_EVERY accesses (and on every allocation or free of the
- *   thread): a touch time is at most that many samples old, far below stale_after. */
-#define RECENT_SLOTS 16
-static __thread struct heap_obj *tl_recent[RECENT_SLOTS];
+/* Sampled accesses are by far the most frequent event (tens of millions in a burst-heavy run),
+ * and bursts touch the same few objects again and again. Each thread keeps a small direct-mapped
+ * cache of the objects it touched last (slot by address bits), and each slot remembers the
+ * allocation clock and the tool clock of its last touch. An access that falls in a slot's object
+ * while neither clock moved has nothing new to tell the record (its touch time and allocation
+ * clock are already these), except possibly a new last-access site: that path is a few compares
+ * and no store to shared memory. Otherwise the slow path looks the object up (or re-validates the
+ * slot's record against its current start and size), touches the record and refills the slot.
+ * - The allocation clock in the check makes the cache exact: a record is recycled only by an
+ *   allocation, which bumps the clock, so a slot whose clock is current still names the object
+ *   at that address (a freed object's record only takes stores that its next insert overwrites).
+ * - The tool clock is read once per window of CLOCK_EVERY accesses (and on every allocation or
+ *   free of the thread): a touch time is at most that many samples old, far below stale_after.
+ * - Counters: sampled accesses are counted by windows, heap accesses as the sampled ones minus
+ *   the misses, and each slot counts the accesses to its object for the allocation site's
+ *   (lossy) tally, added when the slot is refilled, at a flush and at thread exit. */
+#define SLOT_BITS 5
+#define SLOT_SHIFT 6
+struct access_slot {
+    uintptr_t start;          /* object start; the slot matches [start, start + len) */
+    uint64_t len;             /* 0: empty */
+    struct heap_obj *obj;
+    uint64_t seq;             /* allocation clock at the last touch */
+    uint32_t ms;              /* tool clock at the last touch */
+    uint32_t site;            /* allocation site of the object */
+    uint64_t hits;            /* accesses not yet added to the site's tally */
+};
+static __thread struct access_slot tl_slots[1u << SLOT_BITS];
 
-static inline struct heap_obj *find_object(uintptr_t addr)
+static inline struct access_slot *slot_of(uintptr_t addr)
 {
-    struct heap_obj **slot = &tl_recent[(addr >> 12) & (RECENT_SLOTS - 1)];
-    struct heap_obj *o = *slot;
-    if (o) {
-        uintptr_t start = atomic_load_explicit(&o->addr, memory_order_relaxed);
-        if (start && addr - start < atomic_load_explicit(&o->size, memory_order_relaxed))
-            return o;
-    }
-    if (!heap_maybe_contains(addr))
-        return NULL;
-    o = heap_find(addr);
-    if (o)
-        *slot = o;
-    return o;
+    return &tl_slots[(addr >> SLOT_SHIFT) & ((1u << SLOT_BITS) - 1)];
 }
 
-static inline uint32_t access_clock_ms(void)
+static void slot_flush_hits(struct access_slot *sl)
 {
-    if (__builtin_expect(tl_clock_left == 0, 0)) {
-        tl_now_ms = leak_now_ms();
-        tl_clock_left = CLOCK_EVERY;
+    if (sl->hits) {
+        struct leak_site *s = leak_site_get(sl->site);
+        if (s)   /* lossy counter: a load and a store, no lock prefix */
+            atomic_store_explicit(&s->accesses, atomic_load_explicit(&s->accesses, memory_order_relaxed) + sl->hits,
+                                  memory_order_relaxed);
+        sl->hits = 0;
     }
-    tl_clock_left--;
-    return tl_now_ms;
+}
+
+static void flush_slots(void)
+{
+    for (unsigned i = 0; i < (1u << SLOT_BITS); i++)
+        slot_flush_hits(&tl_slots[i]);
+}
+
+__attribute__((noinline)) static void access_slow(uintptr_t addr, vigil_site_t site, struct access_slot *sl, uint64_t seq)
+{
+    if (tl_budget == 0) {   /* a new window: count the last one, read the clock */
+        tl_sampled += tl_window;
+        tl_window = tl_budget = CLOCK_EVERY;
+        tl_now_ms = leak_now_ms();
+        if (__builtin_expect(tl_sampled >= FLUSH_EVERY, 0))
+            flush_tallies();
+    }
+    tl_budget--;
+    struct heap_obj *o = sl->obj;
+    if (sl->len && addr - sl->start < sl->len) {
+        /* Same object as before unless the record moved on: check its current start and size. */
+        uintptr_t start = atomic_load_explicit(&o->addr, memory_order_relaxed);
+        uint64_t size = atomic_load_explicit(&o->size, memory_order_relaxed);
+        if (start != sl->start || addr - start >= (size ? size : 1))
+            o = NULL;
+    } else
+        o = NULL;
+    if (!o) {
+        o = heap_maybe_contains(addr) ? heap_find(addr) : NULL;
+        if (!o) {
+            tl_nonheap++;
+            return;
+        }
+        slot_flush_hits(sl);
+        uint64_t size = atomic_load_explicit(&o->size, memory_order_relaxed);
+        sl->start = atomic_load_explicit(&o->addr, memory_order_relaxed);
+        sl->len = size ? size : 1;
+        sl->obj = o;
+        sl->site = atomic_load_explicit(&o->site_flags, memory_order_relaxed) & HEAP_SITE_MASK;
+    }
+    sl->hits++;
+    heap_touch(o, tl_now_ms, (uint32_t)seq, site);
+    sl->seq = seq;
+    sl->ms = tl_now_ms;
 }
 
 static void leak_on_access(const void *addr, size_t size, int is_store, vigil_site_t site)
 {
     (void)size;
     (void)is_store;
-    if (__builtin_expect(++tl_sampled >= FLUSH_EVERY, 0))
-        flush_tallies();
-    struct heap_obj *o = find_object((uintptr_t)addr);
-    if (!o)
+    uintptr_t a = (uintptr_t)addr;
+    struct access_slot *sl = slot_of(a);
+    uint64_t seq = atomic_load_explicit(&leak_alloc_clock, memory_order_relaxed);
+    if (__builtin_expect(a - sl->start < sl->len && sl->seq == seq && sl->ms == tl_now_ms && tl_budget != 0, 1)) {
+        tl_budget--;
+        sl->hits++;
+        struct heap_obj *o = sl->obj;
+        if (__builtin_expect(atomic_load_explicit(&o->access_site, memory_order_relaxed) != site, 0))
+            atomic_store_explicit(&o->access_site, site, memory_order_relaxed);
         return;
-    tl_heap++;
-    heap_touch(o, access_clock_ms(), (uint32_t)atomic_load_explicit(&leak_alloc_clock, memory_order_relaxed), site);
-    struct leak_site *s = leak_site_get(atomic_load_explicit(&o->site_flags, memory_order_relaxed) & HEAP_SITE_MASK);
-    /* lossy counter: a load and a store, no lock prefix */
-    atomic_store_explicit(&s->accesses, atomic_load_explicit(&s->accesses, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    }
+    access_slow(a, site, sl, seq);
 }
 
 static void leak_on_thread(enum vigil_thread_op op, uint64_t thread_id)
@@ -276,6 +332,7 @@ static void leak_on_thread(enum vigil_thread_op op, uint64_t thread_id)
         leak_thread_started();
     else if (op == VIGIL_THREAD_EXIT) {
         flush_tallies();
+        flush_slots();
         leak_thread_exited();
     }
 }
@@ -309,6 +366,7 @@ static void leak_fini(void)
     if (!atomic_load(&enabled))
         return;
     flush_tallies();
+    flush_slots();
     struct leak_reach_stats reach;
     memset(&reach, 0, sizeof reach);
     if (leak_cfg.reach)

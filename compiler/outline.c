@@ -1,0 +1,190 @@
+/* The instrumented copy as a function of its own (VIGIL_CC_OUTLINE, docs/performance.md).
+ *
+ * A function without loops needs no dispatch check but the one at its entry, so its
+ * instrumented copy does not have to live in the same function: the checking copy keeps the
+ * original body and size (the inliner and the register allocator see the plain function; a
+ * leaf stays a leaf, without the callee-saved pushes the probes' calls would need), and the
+ * entry check's slow path tail-calls `<name>.vigil.instr` with the same arguments.
+ *
+ * The outlined copy gets a DISubprogram of its own (debug locations must be scoped to the
+ * function that holds them) in a compile unit that vigil-cc adds to the module, so that its
+ * PCs still map to the original file:line (leak sites, crash sites, stacks). */
+#include "xform.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Function attributes the copy must not keep: it is never inlined (that would fold it back
+ * into the checking copy) and is only reached through the rare path. */
+static const char *const dropped_fn_attributes[] = {"alwaysinline", "inlinehint"};
+
+int xf_can_outline(const struct xfunc *f)
+{
+    if (!f->x->settings->outline || f->backedge_from.n != 0)
+        return 0;
+    if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(f->fn)))
+        return 0;   /* forwarding varargs needs musttail, which the C API cannot set before 18 */
+    for (size_t i = 0; i < f->blocks.n; i++) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(LLVMValueAsBasicBlock(f->blocks.v[i]));
+        if (term && LLVMGetInstructionOpcode(term) == LLVMIndirectBr)
+            return 0;   /* blockaddress constants name this function's blocks */
+    }
+    return 1;
+}
+
+static void copy_attributes(LLVMValueRef from, LLVMValueRef to, LLVMAttributeIndex index)
+{
+    unsigned n = LLVMGetAttributeCountAtIndex(from, index);
+    if (!n)
+        return;
+    LLVMAttributeRef *attrs = calloc(n, sizeof *attrs);
+    if (!attrs) {
+        fputs("vigil-cc: out of memory\n", stderr);
+        abort();
+    }
+    LLVMGetAttributesAtIndex(from, index, attrs);
+    for (unsigned i = 0; i < n; i++)
+        LLVMAddAttributeAtIndex(to, index, attrs[i]);
+    free(attrs);
+}
+
+static void add_enum_attribute(struct vigil_xform *x, LLVMValueRef fn, const char *name)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(x->ctx, kind, 0));
+}
+
+/* The compile unit for the outlined copies of this module, made once. */
+static LLVMMetadataRef outline_unit(struct vigil_xform *x, LLVMMetadataRef file)
+{
+    if (x->outline_cu)
+        return x->outline_cu;
+    x->dib = LLVMCreateDIBuilder(x->module);
+    static const char producer[] = "vigil-cc (instrumented copies)";
+    x->outline_cu = LLVMDIBuilderCreateCompileUnit(
+        x->dib, LLVMDWARFSourceLanguageC99, file, producer, sizeof producer - 1, 1, "", 0, 0, "", 0,
+        LLVMDWARFEmissionLineTablesOnly, 0, 0, 0, "", 0, "", 0);
+    return x->outline_cu;
+}
+
+static LLVMMetadataRef outlined_subprogram(struct xfunc *f)
+{
+    struct vigil_xform *x = f->x;
+    if (!f->subprogram)
+        return NULL;
+    LLVMMetadataRef file = LLVMDIScopeGetFile(f->subprogram);
+    if (!file)
+        return NULL;
+    outline_unit(x, file);
+    unsigned line = LLVMDISubprogramGetLine(f->subprogram);
+    LLVMMetadataRef type = LLVMDIBuilderCreateSubroutineType(x->dib, file, NULL, 0, LLVMDIFlagZero);
+    size_t len = strlen(f->name);
+    return LLVMDIBuilderCreateFunction(x->dib, file, f->name, len, f->name, len, file, line, type,
+                                       1, 1, line, LLVMDIFlagZero, 1);
+}
+
+LLVMValueRef xf_new_outlined_function(struct xfunc *f)
+{
+    struct vigil_xform *x = f->x;
+    char *name = malloc(strlen(f->name) + sizeof ".vigil.instr");
+    if (!name) {
+        fputs("vigil-cc: out of memory\n", stderr);
+        abort();
+    }
+    strcpy(name, f->name);
+    strcat(name, ".vigil.instr");
+    LLVMValueRef copy = LLVMAddFunction(x->module, name, LLVMGlobalGetValueType(f->fn));
+    free(name);
+    LLVMSetLinkage(copy, LLVMInternalLinkage);
+    LLVMSetFunctionCallConv(copy, LLVMGetFunctionCallConv(f->fn));
+    if (LLVMGetGC(f->fn))
+        LLVMSetGC(copy, LLVMGetGC(f->fn));
+    copy_attributes(f->fn, copy, LLVMAttributeFunctionIndex);
+    copy_attributes(f->fn, copy, LLVMAttributeReturnIndex);
+    unsigned nparams = LLVMCountParams(f->fn);
+    for (unsigned i = 0; i < nparams; i++)
+        copy_attributes(f->fn, copy, i + 1);
+    for (size_t i = 0; i < sizeof dropped_fn_attributes / sizeof *dropped_fn_attributes; i++) {
+        const char *a = dropped_fn_attributes[i];
+        LLVMRemoveEnumAttributeAtIndex(copy, LLVMAttributeFunctionIndex, LLVMGetEnumAttributeKindForName(a, strlen(a)));
+    }
+    add_enum_attribute(x, copy, "noinline");
+    f->instr_subprogram = outlined_subprogram(f);
+    if (f->instr_subprogram)
+        LLVMSetSubprogram(copy, f->instr_subprogram);
+    return copy;
+}
+
+/* loc, as seen from the outlined copy: a location of the function itself moves to the new
+ * subprogram; an inlined one keeps its callee's scope, and its chain of call sites ends in a
+ * location of the function itself, which moves. Lexical blocks are flattened: line tables
+ * need the line, not the block. */
+LLVMMetadataRef xf_outlined_loc(struct xfunc *f, LLVMMetadataRef loc)
+{
+    if (!loc || !f->instr_subprogram)
+        return NULL;
+    LLVMMetadataRef inlined_at = LLVMDILocationGetInlinedAt(loc);
+    LLVMMetadataRef scope = inlined_at ? LLVMDILocationGetScope(loc) : f->instr_subprogram;
+    return LLVMDIBuilderCreateDebugLocation(f->x->ctx, LLVMDILocationGetLine(loc), LLVMDILocationGetColumn(loc),
+                                            scope, inlined_at ? xf_outlined_loc(f, inlined_at) : NULL);
+}
+
+/* The slow path's call: tail-call the outlined copy with the function's own arguments, with
+ * the call-site attributes the ABI needs (byval, sret, zeroext, ...), and return its result. */
+void xf_build_outlined_call(struct xfunc *f, LLVMBasicBlockRef block)
+{
+    struct vigil_xform *x = f->x;
+    LLVMBuilderRef b = x->builder;
+    LLVMPositionBuilderAtEnd(b, block);
+    unsigned n = LLVMCountParams(f->fn);
+    LLVMValueRef *args = calloc(n ? n : 1, sizeof *args);
+    if (!args) {
+        fputs("vigil-cc: out of memory\n", stderr);
+        abort();
+    }
+    for (unsigned i = 0; i < n; i++)
+        args[i] = LLVMGetParam(f->fn, i);
+    LLVMTypeRef type = LLVMGlobalGetValueType(f->fn);
+    LLVMValueRef call = LLVMBuildCall2(b, type, f->instr_fn, args, n, "");
+    free(args);
+    LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(f->fn));
+    for (unsigned i = 0; i <= n; i++) {   /* 0: the return value, i: parameter i - 1 */
+        unsigned count = LLVMGetAttributeCountAtIndex(f->fn, i);
+        if (!count)
+            continue;
+        LLVMAttributeRef *attrs = calloc(count, sizeof *attrs);
+        if (!attrs) {
+            fputs("vigil-cc: out of memory\n", stderr);
+            abort();
+        }
+        LLVMGetAttributesAtIndex(f->fn, i, attrs);
+        for (unsigned k = 0; k < count; k++)
+            LLVMAddCallSiteAttribute(call, i, attrs[k]);
+        free(attrs);
+    }
+    /* A byval copy lives in this frame: no tail call then (the back end decides anyway). */
+    static const char *const frame_attributes[] = {"byval", "inalloca", "preallocated"};
+    int tail = 1;
+    for (unsigned i = 1; i <= n; i++)
+        for (size_t k = 0; k < sizeof frame_attributes / sizeof *frame_attributes; k++) {
+            const char *a = frame_attributes[k];
+            unsigned kind = LLVMGetEnumAttributeKindForName(a, strlen(a));
+            if (kind && LLVMGetEnumAttributeAtIndex(f->fn, i, kind))
+                tail = 0;
+        }
+    LLVMSetTailCall(call, tail);
+    if (LLVMGetTypeKind(LLVMGetReturnType(type)) == LLVMVoidTypeKind)
+        LLVMBuildRetVoid(b);
+    else
+        LLVMBuildRet(b, call);
+}
+
+void xf_finish_outlining(struct vigil_xform *x)
+{
+    if (!x->dib)
+        return;
+    LLVMDIBuilderFinalize(x->dib);
+    LLVMDisposeDIBuilder(x->dib);
+    x->dib = NULL;
+}
