@@ -48,17 +48,22 @@ static void branch_on_call(struct vigil_xform *x, const struct rt_fn *fn, uint32
  *   check: if (__vigil_burst_left != 0) goto burst;
  *   count: c = counters[s] - 1; counters[s] = c; if (c < 0) goto enter; goto checking;
  * A plain (non-atomic) load and store, racy on purpose (common/abi.h): x86 folds them and the
- * sign test into `decl counters+4s(%rip); js enter`. */
+ * sign test into `decl counters+4s(%rip); js enter`. Without `burst` (the entry of an outlined
+ * function, see xf_insert_outlined_entry_check) there is no burst test. */
 static void build_memory_countdown(struct vigil_xform *x, LLVMBasicBlockRef check, LLVMBasicBlockRef count,
                                    LLVMBasicBlockRef enter, LLVMBasicBlockRef decrement, LLVMBasicBlockRef burst,
                                    LLVMBasicBlockRef checking, uint32_t site)
 {
     LLVMBuilderRef b = x->builder;
     LLVMValueRef zero = LLVMConstInt(x->i32, 0, 0), one = LLVMConstInt(x->i32, 1, 0);
-    LLVMPositionBuilderAtEnd(b, check);
-    LLVMValueRef left = LLVMBuildLoad2(b, x->i32, x->burst_left, "");
-    LLVMValueRef in_burst = LLVMBuildICmp(b, LLVMIntNE, left, zero, "");
-    xe_set_weights(x, LLVMBuildCondBr(b, in_burst, burst, count), UNLIKELY, LIKELY);
+    if (burst) {
+        LLVMPositionBuilderAtEnd(b, check);
+        LLVMValueRef left = LLVMBuildLoad2(b, x->i32, x->burst_left, "");
+        LLVMValueRef in_burst = LLVMBuildICmp(b, LLVMIntNE, left, zero, "");
+        xe_set_weights(x, LLVMBuildCondBr(b, in_burst, burst, count), UNLIKELY, LIKELY);
+    } else {
+        count = check;   /* no burst test: callers inside a burst come in through a burst entry */
+    }
 
     LLVMPositionBuilderAtEnd(b, count);
     LLVMValueRef counter = gep_i32(x, x->counters, x->i32, site);
@@ -87,6 +92,37 @@ static void build_local_countdown(struct vigil_xform *x, LLVMBasicBlockRef check
     LLVMBuildBr(b, checking);
 }
 
+/* burst (a block of fn, empty): the thread is in a burst, or was until a callee ended it:
+ *   state[s].instr_execs += 1; b = burst_left;
+ *   if (b > 1) { burst_left = b - 1; goto instrumented; }
+ *   if (__vigil_burst_end(&m, s)) goto instrumented; else goto checking; */
+static void build_burst_path(struct vigil_xform *x, LLVMValueRef fn, uint32_t site, LLVMBasicBlockRef burst,
+                             LLVMBasicBlockRef instrumented, LLVMBasicBlockRef checking)
+{
+    LLVMBuilderRef b = x->builder;
+    LLVMValueRef one = LLVMConstInt(x->i32, 1, 0);
+    char name[48];
+    snprintf(name, sizeof name, "vigil.burst.next.%u", site);
+    LLVMBasicBlockRef burst_next = LLVMAppendBasicBlockInContext(x->ctx, fn, name);
+    snprintf(name, sizeof name, "vigil.burst.end.%u", site);
+    LLVMBasicBlockRef burst_end = LLVMAppendBasicBlockInContext(x->ctx, fn, name);
+
+    LLVMPositionBuilderAtEnd(b, burst);
+    LLVMValueRef execs_ptr = gep_i32(x, x->state, x->i64, (uint64_t)site * 4);
+    LLVMValueRef execs = xe_relaxed_load(x, x->i64, execs_ptr, 8);
+    xe_relaxed_store(x, LLVMBuildAdd(b, execs, LLVMConstInt(x->i64, 1, 0), ""), execs_ptr, 8);
+    LLVMValueRef burst_left = LLVMBuildLoad2(b, x->i32, x->burst_left, "");
+    LLVMValueRef more = LLVMBuildICmp(b, LLVMIntUGT, burst_left, one, "");
+    xe_set_weights(x, LLVMBuildCondBr(b, more, burst_next, burst_end), LIKELY, UNLIKELY);
+
+    LLVMPositionBuilderAtEnd(b, burst_next);
+    LLVMBuildStore(b, LLVMBuildSub(b, burst_left, one, ""), x->burst_left);
+    LLVMBuildBr(b, instrumented);
+
+    LLVMPositionBuilderAtEnd(b, burst_end);
+    branch_on_call(x, &x->burst_end, site, instrumented, checking);
+}
+
 /* Builds the blocks of site s; returns {check.s, burst.s} through the out parameters. With
  * `local` (a batched loop) every return to the checking copy reloads the local countdown. */
 static void build_check(struct xfunc *f, uint32_t site, LLVMMetadataRef loc,
@@ -97,9 +133,7 @@ static void build_check(struct xfunc *f, uint32_t site, LLVMMetadataRef loc,
     LLVMBuilderRef b = x->builder;
     LLVMBasicBlockRef check = new_block(f, "check", site);
     LLVMBasicBlockRef enter = new_block(f, "enter", site), decrement = new_block(f, "decrement", site);
-    LLVMBasicBlockRef burst = new_block(f, "burst", site), burst_next = new_block(f, "burst.next", site);
-    LLVMBasicBlockRef burst_end = new_block(f, "burst.end", site);
-    LLVMValueRef one = LLVMConstInt(x->i32, 1, 0);
+    LLVMBasicBlockRef burst = new_block(f, "burst", site);
     LLVMSetCurrentDebugLocation2(b, loc);
 
     LLVMBasicBlockRef back_to_checking = checking;
@@ -115,22 +149,7 @@ static void build_check(struct xfunc *f, uint32_t site, LLVMMetadataRef loc,
     LLVMPositionBuilderAtEnd(b, enter);
     branch_on_call(x, &x->dispatch_enter, site, instrumented, back_to_checking);
 
-    /* burst: state[s].instr_execs += 1; b = burst_left; if (b > 1) { burst_left = b - 1; ... } */
-    LLVMPositionBuilderAtEnd(b, burst);
-    LLVMValueRef execs_ptr = gep_i32(x, x->state, x->i64, (uint64_t)site * 4);
-    LLVMValueRef execs = xe_relaxed_load(x, x->i64, execs_ptr, 8);
-    xe_relaxed_store(x, LLVMBuildAdd(b, execs, LLVMConstInt(x->i64, 1, 0), ""), execs_ptr, 8);
-    LLVMValueRef burst_left = LLVMBuildLoad2(b, x->i32, x->burst_left, "");
-    LLVMValueRef more = LLVMBuildICmp(b, LLVMIntUGT, burst_left, one, "");
-    xe_set_weights(x, LLVMBuildCondBr(b, more, burst_next, burst_end), LIKELY, UNLIKELY);
-
-    LLVMPositionBuilderAtEnd(b, burst_next);
-    LLVMBuildStore(b, LLVMBuildSub(b, burst_left, one, ""), x->burst_left);
-    LLVMBuildBr(b, instrumented);
-
-    LLVMPositionBuilderAtEnd(b, burst_end);
-    branch_on_call(x, &x->burst_end, site, instrumented, back_to_checking);
-
+    build_burst_path(x, f->fn, site, burst, instrumented, back_to_checking);
     LLVMSetCurrentDebugLocation2(b, NULL);
     *check_out = check;
     *burst_out = burst;
@@ -184,19 +203,36 @@ void xf_insert_checks(struct xfunc *f)
     free(sites);
 }
 
-/* The entry check of a function whose instrumented copy is outlined (outline.c): both ways
- * into the instrumented copy end in one block that tail-calls it. */
+/* The entry check of a function whose instrumented copy is outlined (outline.c): a countdown
+ * without burst test, whose slow path tail-calls the outlined copy when a burst starts. A
+ * caller inside a burst comes in through the burst entry instead (outline.c), which continues
+ * the burst in the outlined copy or, at its end, tail-calls the function. */
 void xf_insert_outlined_entry_check(struct xfunc *f)
 {
     struct vigil_xform *x = f->x;
+    LLVMBuilderRef b = x->builder;
     LLVMBasicBlockRef entry = LLVMValueAsBasicBlock(f->blocks.v[0]);
     LLVMMetadataRef loc = xf_debug_loc(f, LLVMGetFirstInstruction(entry));
     uint32_t site = xs_add_entry(x, f->name, f->subprogram);
-    LLVMBasicBlockRef call = new_block(f, "outlined", site), check, burst;
-    LLVMSetCurrentDebugLocation2(x->builder, loc);
-    xf_build_outlined_call(f, call);
-    build_check(f, site, loc, entry, call, NULL, &check, &burst);
-    LLVMPositionBuilderAtEnd(x->builder, f->prologue);
-    LLVMBuildBr(x->builder, check);
+    LLVMBasicBlockRef call = new_block(f, "outlined", site), check = new_block(f, "check", site);
+    LLVMBasicBlockRef enter = new_block(f, "enter", site), decrement = new_block(f, "decrement", site);
+    LLVMSetCurrentDebugLocation2(b, loc);
+    xf_build_tail_call(f, call, f->fn, f->instr_fn);
+    build_memory_countdown(x, check, NULL, enter, decrement, NULL, entry, site);
+    LLVMPositionBuilderAtEnd(b, enter);
+    branch_on_call(x, &x->dispatch_enter, site, call, entry);
+    LLVMPositionBuilderAtEnd(b, f->prologue);
+    LLVMBuildBr(b, check);
     x->stats->entry_checks++;
+
+    /* The burst entry: a function of its own, with the function's type. */
+    LLVMValueRef burst_fn = xf_new_burst_entry(f);
+    LLVMSetCurrentDebugLocation2(b, NULL);
+    LLVMBasicBlockRef burst = LLVMAppendBasicBlockInContext(x->ctx, burst_fn, "vigil.burst");
+    LLVMBasicBlockRef to_instr = LLVMAppendBasicBlockInContext(x->ctx, burst_fn, "vigil.to.instr");
+    LLVMBasicBlockRef to_check = LLVMAppendBasicBlockInContext(x->ctx, burst_fn, "vigil.to.checking");
+    xf_build_tail_call(f, to_instr, burst_fn, f->instr_fn);
+    xf_build_tail_call(f, to_check, burst_fn, f->fn);
+    build_burst_path(x, burst_fn, site, burst, to_instr, to_check);
+    LLVMSetCurrentDebugLocation2(b, NULL);
 }

@@ -188,6 +188,8 @@ static LLVMValueRef clone_instruction(struct xfunc *f, LLVMValueRef inst)
     LLVMInstructionSetDebugLoc(clone, f->instr_fn && loc ? xf_outlined_loc(f, loc) : loc);
     xf_insert_keeping_loc(f->x->builder, clone, name);
     free(name);
+    if (LLVMIsACallInst(clone))
+        valvec_push(&f->x->instr_calls, clone);
     return clone;
 }
 

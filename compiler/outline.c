@@ -49,6 +49,12 @@ static void copy_attributes(LLVMValueRef from, LLVMValueRef to, LLVMAttributeInd
     free(attrs);
 }
 
+static int has_fn_attribute(LLVMValueRef fn, const char *name)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    return kind && LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind) != NULL;
+}
+
 static void add_enum_attribute(struct vigil_xform *x, LLVMValueRef fn, const char *name)
 {
     unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
@@ -84,16 +90,18 @@ static LLVMMetadataRef outlined_subprogram(struct xfunc *f)
                                        1, 1, line, LLVMDIFlagZero, 1);
 }
 
-LLVMValueRef xf_new_outlined_function(struct xfunc *f)
+/* A new function "<name><suffix>" with fn's type, calling convention and attributes, never
+ * inlined. */
+static LLVMValueRef new_companion(struct xfunc *f, const char *suffix)
 {
     struct vigil_xform *x = f->x;
-    char *name = malloc(strlen(f->name) + sizeof ".vigil.instr");
+    char *name = malloc(strlen(f->name) + strlen(suffix) + 1);
     if (!name) {
         fputs("vigil-cc: out of memory\n", stderr);
         abort();
     }
     strcpy(name, f->name);
-    strcat(name, ".vigil.instr");
+    strcat(name, suffix);
     LLVMValueRef copy = LLVMAddFunction(x->module, name, LLVMGlobalGetValueType(f->fn));
     free(name);
     LLVMSetLinkage(copy, LLVMInternalLinkage);
@@ -110,10 +118,81 @@ LLVMValueRef xf_new_outlined_function(struct xfunc *f)
         LLVMRemoveEnumAttributeAtIndex(copy, LLVMAttributeFunctionIndex, LLVMGetEnumAttributeKindForName(a, strlen(a)));
     }
     add_enum_attribute(x, copy, "noinline");
+    return copy;
+}
+
+LLVMValueRef xf_new_outlined_function(struct xfunc *f)
+{
+    LLVMValueRef copy = new_companion(f, VIGIL_INSTR_SUFFIX);
     f->instr_subprogram = outlined_subprogram(f);
     if (f->instr_subprogram)
         LLVMSetSubprogram(copy, f->instr_subprogram);
     return copy;
+}
+
+/* The burst entry "<name>.vigil.b": where instrumented code calls the function (see
+ * xf_redirect_instrumented_calls). It is visible where the function is, so that instrumented
+ * code of other modules finds it; only an external function's entry is exported (other
+ * linkages keep theirs internal, reached from this module only). */
+LLVMValueRef xf_new_burst_entry(struct xfunc *f)
+{
+    struct vigil_xform *x = f->x;
+    LLVMValueRef entry = new_companion(f, VIGIL_BURST_SUFFIX);
+    if (LLVMGetLinkage(f->fn) == LLVMExternalLinkage) {
+        LLVMSetLinkage(entry, LLVMExternalLinkage);
+        LLVMSetVisibility(entry, LLVMGetVisibility(f->fn));
+        LLVMSetDLLStorageClass(entry, LLVMGetDLLStorageClass(f->fn));
+    }
+    LLVMRemoveEnumAttributeAtIndex(entry, LLVMAttributeFunctionIndex,
+                                   LLVMGetEnumAttributeKindForName("cold", 4));
+    ptrmap_put(&x->burst_entries, f->fn, entry);
+    return entry;
+}
+
+/* Instrumented code calls a function through its burst entry, so that a burst goes on in the
+ * callee: directly when the entry is in this module; through a weak reference otherwise (the
+ * callee's module may not be built by vigil-cc, or may have kept its instrumented copy in the
+ * function: then the reference is null and the call goes to the function, whose own entry
+ * check tests the burst). Indirect calls go to the function: its burst waits for the next
+ * check that tests it. */
+void xf_redirect_instrumented_calls(struct vigil_xform *x)
+{
+    LLVMBuilderRef b = x->builder;
+    for (size_t i = 0; i < x->instr_calls.n; i++) {
+        LLVMValueRef call = x->instr_calls.v[i];
+        LLVMValueRef callee = LLVMGetCalledValue(call);
+        if (!callee || !LLVMIsAFunction(callee))
+            continue;
+        LLVMValueRef entry = ptrmap_get(&x->burst_entries, callee);
+        if (entry) {
+            LLVMSetOperand(call, LLVMGetNumOperands(call) - 1, entry);
+            continue;
+        }
+        if (!LLVMIsDeclaration(callee) || LLVMGetIntrinsicID(callee) != 0 || vigil_is_musttail(call))
+            continue;
+        size_t len = 0;
+        const char *name = LLVMGetValueName2(callee, &len);
+        if (!len || strncmp(name, "__vigil_", 8) == 0 || LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee)) ||
+            has_fn_attribute(callee, "returns_twice"))   /* setjmp and friends stay direct calls */
+            continue;
+        char *weak_name = malloc(len + sizeof VIGIL_BURST_SUFFIX);
+        if (!weak_name) {
+            fputs("vigil-cc: out of memory\n", stderr);
+            abort();
+        }
+        memcpy(weak_name, name, len);
+        strcpy(weak_name + len, VIGIL_BURST_SUFFIX);
+        LLVMValueRef weak = LLVMGetNamedFunction(x->module, weak_name);
+        if (!weak) {
+            weak = LLVMAddFunction(x->module, weak_name, LLVMGlobalGetValueType(callee));
+            LLVMSetLinkage(weak, LLVMExternalWeakLinkage);
+        }
+        free(weak_name);
+        LLVMPositionBuilderBefore(b, call);
+        LLVMValueRef present = LLVMBuildICmp(b, LLVMIntNE, weak, LLVMConstNull(LLVMTypeOf(weak)), "");
+        LLVMValueRef target = LLVMBuildSelect(b, present, LLVMBuildPointerCast(b, weak, LLVMTypeOf(callee), ""), callee, "");
+        LLVMSetOperand(call, LLVMGetNumOperands(call) - 1, target);
+    }
 }
 
 /* loc, as seen from the outlined copy: a location of the function itself moves to the new
@@ -130,23 +209,24 @@ LLVMMetadataRef xf_outlined_loc(struct xfunc *f, LLVMMetadataRef loc)
                                             scope, inlined_at ? xf_outlined_loc(f, inlined_at) : NULL);
 }
 
-/* The slow path's call: tail-call the outlined copy with the function's own arguments, with
- * the call-site attributes the ABI needs (byval, sret, zeroext, ...), and return its result. */
-void xf_build_outlined_call(struct xfunc *f, LLVMBasicBlockRef block)
+/* block (of `from`, which has the function's type) tail-calls `target` (the function, its
+ * outlined copy or its burst entry) with from's own arguments and the call-site attributes the
+ * ABI needs (byval, sret, zeroext, ...), and returns its result. */
+void xf_build_tail_call(struct xfunc *f, LLVMBasicBlockRef block, LLVMValueRef from, LLVMValueRef target)
 {
     struct vigil_xform *x = f->x;
     LLVMBuilderRef b = x->builder;
     LLVMPositionBuilderAtEnd(b, block);
-    unsigned n = LLVMCountParams(f->fn);
+    unsigned n = LLVMCountParams(from);
     LLVMValueRef *args = calloc(n ? n : 1, sizeof *args);
     if (!args) {
         fputs("vigil-cc: out of memory\n", stderr);
         abort();
     }
     for (unsigned i = 0; i < n; i++)
-        args[i] = LLVMGetParam(f->fn, i);
+        args[i] = LLVMGetParam(from, i);
     LLVMTypeRef type = LLVMGlobalGetValueType(f->fn);
-    LLVMValueRef call = LLVMBuildCall2(b, type, f->instr_fn, args, n, "");
+    LLVMValueRef call = LLVMBuildCall2(b, type, target, args, n, "");
     free(args);
     LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(f->fn));
     for (unsigned i = 0; i <= n; i++) {   /* 0: the return value, i: parameter i - 1 */

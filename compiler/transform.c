@@ -156,6 +156,7 @@ int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_setting
     x.i32 = LLVMInt32TypeInContext(x.ctx);
     x.i64 = LLVMInt64TypeInContext(x.ctx);
     x.ptr = vigil_pointer_to(x.i8);
+    ptrmap_init(&x.burst_entries);
     x.sites = vigil_sitefmt_builder_new(settings->source_name ? settings->source_name : "");
     if (!x.sites) {
         LLVMDisposeBuilder(x.builder);
@@ -196,7 +197,11 @@ int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_setting
             }
         }
     }
+    if (rc == 0)
+        xf_redirect_instrumented_calls(&x);
     xf_finish_outlining(&x);
+    ptrmap_free(&x.burst_entries);
+    valvec_free(&x.instr_calls);
     if (rc == 0)
         rc = xe_emit_tables(&x, err, errlen);
     else

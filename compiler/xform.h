@@ -54,6 +54,8 @@ struct vigil_xform {
     unsigned prof_kind;                          /* !prof metadata kind */
     enum xe_slow_call { XE_SLOW_C, XE_SLOW_X86_ASM } slow_call;  /* emit.c */
     LLVMDIBuilderRef dib;                        /* outline.c: debug info of outlined copies */
+    struct ptrmap burst_entries;                 /* function -> its burst entry (outline.c) */
+    struct valvec instr_calls;                   /* calls cloned into instrumented copies */
     LLVMMetadataRef outline_cu;                  /* their compile unit, made on first use */
 
     /* Site records (sites.c). */
@@ -93,11 +95,16 @@ void xf_find_backedges(struct xfunc *f);
 void xf_clone_body(struct xfunc *f);
 LLVMBasicBlockRef xf_clone_block(struct xfunc *f, LLVMBasicBlockRef original);
 /* outline.c: the instrumented copy of a loop-free function as a function of its own. */
+#define VIGIL_INSTR_SUFFIX ".vigil.instr"   /* the outlined instrumented copy */
+#define VIGIL_BURST_SUFFIX ".vigil.b"       /* the burst entry: instrumented callers call it */
 int xf_can_outline(const struct xfunc *f);          /* after xf_find_backedges */
 void xf_outline_body(struct xfunc *f);              /* clone.c: instead of xf_clone_body */
 LLVMValueRef xf_new_outlined_function(struct xfunc *f);
 LLVMMetadataRef xf_outlined_loc(struct xfunc *f, LLVMMetadataRef loc);
-void xf_build_outlined_call(struct xfunc *f, LLVMBasicBlockRef block);  /* tail call + ret */
+LLVMValueRef xf_new_burst_entry(struct xfunc *f);
+/* block (in `from`, of f's type) tail-calls target with from's arguments and returns. */
+void xf_build_tail_call(struct xfunc *f, LLVMBasicBlockRef block, LLVMValueRef from, LLVMValueRef target);
+void xf_redirect_instrumented_calls(struct vigil_xform *x);  /* after all functions */
 void xf_finish_outlining(struct vigil_xform *x);    /* once per module, after all functions */
 /* probes.c */
 void xf_find_private_slots(struct xfunc *f);
