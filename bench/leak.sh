@@ -13,7 +13,8 @@
 # peak RSS of each, the ratios to plain, and the geometric means of the ratios.
 #
 # usage: bench/leak.sh [PROGRAM...]        programs: sqlite3 lua bzip2 gzip bc (default: all)
-# Environment: RUNS, SLOW_RUNS (rounds of vigil-full and valgrind, default 1), BENCH_VALGRIND, VIGIL_REAL_DIR (shared with tests/real), SQL_ROWS, LUA_N.
+# Environment: RUNS, SLOW_RUNS (rounds of vigil-full and valgrind, default 1), BENCH_VALGRIND,
+# VARIANTS (a subset of the columns, plain first), VIGIL_REAL_DIR (shared with tests/real), SQL_ROWS, LUA_N.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO_ROOT=$(cd "$HERE/.." && pwd)
@@ -74,7 +75,9 @@ measure() {   # VARIANT BINARY PROGRAM
         vigil-adapt) env=(VIGIL_OPTIONS="tools=leak:out=$WORK/reports") ;;
         vigil-full) env=(VIGIL_OPTIONS="mode=full:tools=leak:out=$WORK/reports") ;;
         asan) env=(ASAN_OPTIONS=detect_leaks=1:exitcode=0) ;;
-        valgrind) pre=(valgrind -q --leak-check=full --error-exitcode=0) ;;
+        # --trace-children: the workload runs as `bash -c "exec ..."`; without it valgrind
+        # follows bash only and the program itself ran natively after the exec.
+        valgrind) pre=(valgrind -q --trace-children=yes --leak-check=full --error-exitcode=0) ;;
     esac
     env "${env[@]}" /usr/bin/time -f "%e %M" -o "$WORK/time" "${pre[@]}" bash -c "exec $cmd" >/dev/null 2>"$WORK/stderr" \
         || { echo "bench: $variant $prog failed: $(tail -n 3 "$WORK/stderr")" >&2; echo "nan nan"; return; }
@@ -83,8 +86,12 @@ measure() {   # VARIANT BINARY PROGRAM
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-variants=(plain vigil-base vigil-adapt vigil-full asan)
-[ "$BENCH_VALGRIND" = 1 ] && command -v valgrind >/dev/null && variants+=(valgrind)
+if [ -n "${VARIANTS:-}" ]; then
+    read -r -a variants <<<"$VARIANTS"   # a subset, e.g. VARIANTS="plain valgrind" (plain is the reference)
+else
+    variants=(plain vigil-base vigil-adapt vigil-full asan)
+    [ "$BENCH_VALGRIND" = 1 ] && command -v valgrind >/dev/null && variants+=(valgrind)
+fi
 printf '%-8s %-12s %9s %10s %8s %8s\n' program variant "time(s)" "rss(KiB)" "time x" "rss x"
 declare -A ratios_t ratios_m
 for prog in "${programs[@]}"; do

@@ -56,27 +56,69 @@ struct vigil_symbolizer *vigil_symbolizer_open(const char *path, char *err, size
     return s;
 }
 
-/* The compile unit covering address. dwfl's lookup relies on .debug_aranges, which clang
- * does not emit by default and elfutils before 0.189 does not rebuild, so fall back to asking
- * each unit for its ranges. */
-static int find_cu(Dwfl_Module *m, uint64_t address, Dwarf_Die *cu, Dwarf_Addr *bias)
+/* The innermost function name of address in compile unit cu (a subprogram or inlined
+ * subroutine: the function the user wrote the line in), or NULL. */
+static const char *function_in_cu(Dwarf_Die *cu, Dwarf_Addr pc, char *out, size_t outlen)
 {
-    Dwarf_Die *die = dwfl_module_addrdie(m, address, bias);
-    if (die) {
-        *cu = *die;
-        return 0;
+    Dwarf_Die *scopes = NULL;
+    const char *found = NULL;
+    int n = dwarf_getscopes(cu, pc, &scopes);
+    for (int i = 0; i < n && !found; i++) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+            const char *name = dwarf_diename(&scopes[i]);
+            if (name) {
+                snprintf(out, outlen, "%s", name);
+                found = out;
+            }
+        }
     }
+    free(scopes);
+    return found;
+}
+
+/* The compile unit that has a function at address. Two units of one object may both claim
+ * it: vigil-cc puts outlined instrumented copies in a unit of their own, between the
+ * functions of the source's unit, whose single [low, high) range then covers them too. The
+ * unit whose scopes name a function wins. dwfl's lookup relies on .debug_aranges, which clang
+ * does not emit by default and elfutils before 0.189 does not rebuild, so each unit is asked
+ * for its ranges. */
+static int find_cu(Dwfl_Module *m, uint64_t address, Dwarf_Die *cu, Dwarf_Addr *bias,
+                   char *function, size_t function_len)
+{
     Dwarf *dw = dwfl_module_getdwarf(m, bias);
     if (!dw)
         return -1;
+    int found = -1;
     Dwarf_Off off = 0, next;
     size_t header_size;
     while (dwarf_nextcu(dw, off, &next, &header_size, NULL, NULL, NULL) == 0) {
-        if (dwarf_offdie(dw, off + header_size, cu) && dwarf_haspc(cu, address - *bias) > 0)
-            return 0;
+        Dwarf_Die die;
+        if (dwarf_offdie(dw, off + header_size, &die) && dwarf_haspc(&die, address - *bias) > 0) {
+            if (found != 0) {   /* the first unit that covers it, unless a better one comes */
+                *cu = die;
+                found = 0;
+            }
+            if (function_in_cu(&die, address - *bias, function, function_len)) {
+                *cu = die;
+                return 0;
+            }
+        }
         off = next;
     }
-    return -1;
+    return found;
+}
+
+/* A symbol of vigil-cc's companions (<name>.vigil.instr, <name>.vigil.b) is named <name>. */
+static void strip_companion_suffix(char *name)
+{
+    static const char *const suffixes[] = {".vigil.instr", ".vigil.b"};
+    size_t len = strlen(name);
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+        size_t n = strlen(suffixes[i]);
+        if (len > n && strcmp(name + len - n, suffixes[i]) == 0)
+            name[len - n] = '\0';
+    }
 }
 
 int vigil_symbolize(struct vigil_symbolizer *s, uint64_t address, struct vigil_source_location *out)
@@ -84,32 +126,29 @@ int vigil_symbolize(struct vigil_symbolizer *s, uint64_t address, struct vigil_s
     memset(out, 0, sizeof *out);
     Dwarf_Die cu;
     Dwarf_Addr bias;
-    const char *name = NULL;
-    if (find_cu(s->module, address, &cu, &bias) == 0) {
-        /* innermost subprogram or inlined subroutine: the function the user wrote the line in */
-        Dwarf_Die *scopes = NULL;
-        int n = dwarf_getscopes(&cu, address - bias, &scopes);
-        for (int i = 0; i < n && !name; i++) {
-            int tag = dwarf_tag(&scopes[i]);
-            if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
-                name = dwarf_diename(&scopes[i]);
-        }
-        if (name)
-            snprintf(out->function, sizeof out->function, "%s", name);
-        free(scopes);
+    if (find_cu(s->module, address, &cu, &bias, out->function, sizeof out->function) == 0) {
         Dwarf_Line *line = dwarf_getsrc_die(&cu, address - bias);
         const char *file = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
-        if (file) {
+        Dwarf_Attribute attr;
+        const char *dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
+        if (file && file[0] != '/' && dir && dir[0]) {
+            /* Units of one source may spell its path differently (relative to the unit's
+             * directory or not): absolute paths name one file one way. */
+            snprintf(out->file, sizeof out->file, "%s/%s", dir, file);
+        } else if (file) {
             snprintf(out->file, sizeof out->file, "%s", file);
+        }
+        if (file) {
             dwarf_lineno(line, &out->line);
             dwarf_linecol(line, &out->column);
         }
     }
     if (!out->function[0]) {
-        name = dwfl_module_addrname(s->module, address);   /* symbol table: no DWARF needed */
+        const char *name = dwfl_module_addrname(s->module, address);   /* symbol table: no DWARF needed */
         if (name)
             snprintf(out->function, sizeof out->function, "%s", name);
     }
+    strip_companion_suffix(out->function);
     return out->function[0] || out->file[0] ? 0 : -1;
 }
 

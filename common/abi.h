@@ -94,11 +94,21 @@ void __vigil_register_module(struct __vigil_module *m);
 uint32_t __vigil_dispatch_enter(struct __vigil_module *m, uint32_t site); /* counter hit 0 */
 uint32_t __vigil_burst_end(struct __vigil_module *m, uint32_t site);      /* burst counter ran out */
 
-/* Probes, emitted only in the instrumented copy. `site` is the local index in module m. */
-void __vigil_probe_load(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size);
-void __vigil_probe_store(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size);
-void __vigil_probe_branch(struct __vigil_module *m, uint32_t site, uint32_t taken);
-void __vigil_probe_return(struct __vigil_module *m, uint32_t site, int64_t value); /* call result */
-void __vigil_probe_call(struct __vigil_module *m, uint32_t site, const void *callee);
+/* Probes, emitted only in the instrumented copy. `site` is the local index in module m.
+ * On x86-64 they keep every general-purpose register but r11 (clang's preserve_most; the
+ * compiler emits the calls with that convention, compiler/emit.c): a value live across a probe
+ * needs no callee-saved register, so the instrumented copy does not make its function save
+ * more registers than the plain one. Each is a stub that returns at once when no tool wants
+ * its event (runtime/probes.c). */
+#if defined(__clang__) && defined(__x86_64__)
+#define VIGIL_PROBE_CC __attribute__((preserve_most))
+#else
+#define VIGIL_PROBE_CC
+#endif
+VIGIL_PROBE_CC void __vigil_probe_load(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size);
+VIGIL_PROBE_CC void __vigil_probe_store(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size);
+VIGIL_PROBE_CC void __vigil_probe_branch(struct __vigil_module *m, uint32_t site, uint32_t taken);
+VIGIL_PROBE_CC void __vigil_probe_return(struct __vigil_module *m, uint32_t site, int64_t value); /* call result */
+VIGIL_PROBE_CC void __vigil_probe_call(struct __vigil_module *m, uint32_t site, const void *callee);
 
 #endif

@@ -45,18 +45,19 @@ static LLVMValueRef placeholder(struct vigil_xform *x, LLVMTypeRef type, const c
     return g;
 }
 
-/* How emitted code calls the runtime's two slow paths on this target (common/abi.h). */
-static enum xe_slow_call slow_call_kind(LLVMModuleRef m)
+/* The target's architecture, as far as the calling conventions of common/abi.h care. */
+enum target_arch { ARCH_OTHER, ARCH_X86_64 };
+static enum target_arch target_arch(LLVMModuleRef m)
 {
     const char *triple = LLVMGetTarget(m);
     char *host = NULL;
     if (!triple || !*triple)
         triple = host = LLVMGetDefaultTargetTriple();
-    enum xe_slow_call kind = XE_SLOW_C;
+    enum target_arch arch = ARCH_OTHER;
     if (!strncmp(triple, "x86_64-", 7) && !strstr(triple, "-gnux32"))
-        kind = XE_SLOW_X86_ASM;
+        arch = ARCH_X86_64;
     LLVMDisposeMessage(host);
-    return kind;
+    return arch;
 }
 
 /* The x86-64 slow-path call (abi.h, runtime/sampler.c): step over the red zone, call the
@@ -122,7 +123,7 @@ void xe_declare_runtime(struct vigil_xform *x)
     LLVMTypeRef site_args[] = {m, i32};
     declare(x, &x->dispatch_enter, "__vigil_dispatch_enter", i32, site_args, 2);
     declare(x, &x->burst_end, "__vigil_burst_end", i32, site_args, 2);
-    x->slow_call = slow_call_kind(x->module);
+
     LLVMTypeRef access_args[] = {m, i32, p, i64};
     declare(x, &x->probe_load, "__vigil_probe_load", x->void_t, access_args, 4);
     declare(x, &x->probe_store, "__vigil_probe_store", x->void_t, access_args, 4);
@@ -132,6 +133,16 @@ void xe_declare_runtime(struct vigil_xform *x)
     declare(x, &x->probe_return, "__vigil_probe_return", x->void_t, return_args, 3);
     LLVMTypeRef call_args[] = {m, i32, p};
     declare(x, &x->probe_call, "__vigil_probe_call", x->void_t, call_args, 3);
+    /* Calling conventions of common/abi.h on x86-64: slow paths through trampolines, probes
+     * preserve_most. */
+    enum target_arch arch = target_arch(x->module);
+    x->slow_call = arch == ARCH_X86_64 ? XE_SLOW_X86_ASM : XE_SLOW_C;
+    if (arch == ARCH_X86_64) {
+        const struct rt_fn *probes[] = {&x->probe_load, &x->probe_store, &x->probe_branch, &x->probe_return,
+                                        &x->probe_call};
+        for (size_t i = 0; i < sizeof probes / sizeof *probes; i++)
+            LLVMSetFunctionCallConv(probes[i]->fn, LLVMPreserveMostCallConv);
+    }
     x->prof_kind = LLVMGetMDKindIDInContext(x->ctx, "prof", 4);
 }
 

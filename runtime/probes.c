@@ -16,6 +16,33 @@ static inline vigil_site_t site_id(struct __vigil_module *m, uint32_t site)
 extern const struct vigil_tool *__vigil_enabled_tools[] HIDDEN;
 extern unsigned __vigil_enabled_count HIDDEN;
 
+#if defined(__clang__) && defined(__x86_64__)
+/* x86-64: each probe is a stub that tests the event bit and returns, touching nothing but the
+ * flags; only when a tool wants the event does it jump to the C body, which is preserve_most
+ * like the stub's callers expect (common/abi.h, VIGIL_PROBE_CC). */
+#define PROBE_STUB(name, event)                                                        \
+    __asm__(".text\n"                                                                  \
+            ".globl " #name "\n"                                                        \
+            ".type " #name ",@function\n"                                              \
+            ".p2align 4\n" #name ":\n"                                                 \
+            "    .cfi_startproc\n"                                                     \
+            "    testl $" #event ", __vigil_active_events(%rip)\n"                      \
+            "    jnz " #name "_body\n"                                                 \
+            "    ret\n"                                                                \
+            "    .cfi_endproc\n"                                                       \
+            ".size " #name ", .-" #name "\n")
+PROBE_STUB(__vigil_probe_load, 0x100);     /* VIGIL_EV_ACCESS */
+PROBE_STUB(__vigil_probe_store, 0x100);    /* VIGIL_EV_ACCESS */
+PROBE_STUB(__vigil_probe_branch, 0x200);   /* VIGIL_EV_BRANCH */
+PROBE_STUB(__vigil_probe_return, 0x400);   /* VIGIL_EV_RETURN */
+PROBE_STUB(__vigil_probe_call, 0x800);     /* VIGIL_EV_CALL */
+_Static_assert(VIGIL_EV_ACCESS == 0x100 && VIGIL_EV_BRANCH == 0x200 && VIGIL_EV_RETURN == 0x400 &&
+               VIGIL_EV_CALL == 0x800, "the probe stubs test these bits");
+#define PROBE_BODY(name) HIDDEN __attribute__((preserve_most, used)) void name##_body
+#else
+#define PROBE_BODY(name) void name
+#endif
+
 #define FOR_TOOLS(ev, hook, ...)                                                      \
     do {                                                                              \
         struct vigil_thread *th = &__vigil_thread;                                    \
@@ -32,35 +59,35 @@ extern unsigned __vigil_enabled_count HIDDEN;
         th->in_runtime = 0;                                                           \
     } while (0)
 
-void __vigil_probe_load(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size)
+PROBE_BODY(__vigil_probe_load)(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size)
 {
     if (likely(!__vigil_wants(VIGIL_EV_ACCESS)))
         return;
     FOR_TOOLS(VIGIL_EV_ACCESS, on_access, addr, (size_t)size, 0, id);
 }
 
-void __vigil_probe_store(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size)
+PROBE_BODY(__vigil_probe_store)(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size)
 {
     if (likely(!__vigil_wants(VIGIL_EV_ACCESS)))
         return;
     FOR_TOOLS(VIGIL_EV_ACCESS, on_access, addr, (size_t)size, 1, id);
 }
 
-void __vigil_probe_branch(struct __vigil_module *m, uint32_t site, uint32_t taken)
+PROBE_BODY(__vigil_probe_branch)(struct __vigil_module *m, uint32_t site, uint32_t taken)
 {
     if (likely(!__vigil_wants(VIGIL_EV_BRANCH)))
         return;
     FOR_TOOLS(VIGIL_EV_BRANCH, on_branch, id, taken != 0);
 }
 
-void __vigil_probe_return(struct __vigil_module *m, uint32_t site, int64_t value)
+PROBE_BODY(__vigil_probe_return)(struct __vigil_module *m, uint32_t site, int64_t value)
 {
     if (likely(!__vigil_wants(VIGIL_EV_RETURN)))
         return;
     FOR_TOOLS(VIGIL_EV_RETURN, on_return, id, value);
 }
 
-void __vigil_probe_call(struct __vigil_module *m, uint32_t site, const void *callee)
+PROBE_BODY(__vigil_probe_call)(struct __vigil_module *m, uint32_t site, const void *callee)
 {
     if (likely(!__vigil_wants(VIGIL_EV_CALL)))
         return;

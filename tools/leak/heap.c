@@ -14,8 +14,8 @@
 #define MID_BITS 12
 #define TOP_BITS (ADDR_BITS - PAGE_SHIFT - LEAF_BITS - MID_BITS)
 #define NSHARDS 256
-#define INITIAL_BUCKETS_LOG 6
-#define RECORD_BATCH 16
+#define INITIAL_BUCKETS_LOG 4         /* 16 per shard, 4096 in all: grown past 2 records per bucket */
+#define RECORD_BATCH 4                  /* records a shard takes from the chunk at a time (x NSHARDS idle) */
 #define RECORD_CHUNK (1u << 16)         /* records per mmap'd chunk */
 #define MAX_CHAIN_WALK 4096             /* lock-free readers give up after this (never in practice) */
 #define OPTIMISTIC_ATTEMPTS 4           /* lock-free walks before a lookup takes the shard lock */
@@ -201,15 +201,54 @@ static inline uint64_t addr_hash(uintptr_t addr) { return (uint64_t)(addr >> GRA
 static inline struct shard *shard_of(uint64_t h) { return &shards[h >> 56]; }
 static inline size_t bucket_of(uint64_t h, unsigned log) { return (size_t)(h >> 16) & ((1ul << log) - 1); }
 
+/* Bucket arrays up to ARENA_MAX bytes come from a bump arena of ARENA_CHUNK mappings: a shard's
+ * array is a few hundred bytes when it first grows, and 256 shards each mapping a page of their
+ * own would cost a megabyte of resident memory for a few thousand objects. Nothing is returned
+ * (a grown shard's old array stays readable for lock-free readers). */
+#define ARENA_CHUNK (64u << 10)
+#define ARENA_MAX (16u << 10)
+#define MAX_ARENA_CHUNKS 1024
+static atomic_int arena_lock;                 /* guards the fields below */
+static unsigned char *arena_cur;
+static size_t arena_left;
+static unsigned char *arena_chunks[MAX_ARENA_CHUNKS];   /* for the memory-cost figure */
+static unsigned arena_nchunks;
+
+static void *arena_alloc(size_t bytes)
+{
+    bytes = (bytes + 63) & ~(size_t)63;
+    if (bytes > ARENA_MAX)
+        return heap_map(bytes);
+    spin_lock(&arena_lock);
+    if (arena_left < bytes) {
+        unsigned char *chunk = arena_nchunks < MAX_ARENA_CHUNKS ? heap_map(ARENA_CHUNK) : NULL;
+        if (!chunk) {
+            spin_unlock(&arena_lock);
+            return NULL;
+        }
+        arena_chunks[arena_nchunks++] = chunk;
+        arena_cur = chunk;
+        arena_left = ARENA_CHUNK;
+    }
+    void *p = arena_cur;
+    arena_cur += bytes;
+    arena_left -= bytes;
+    spin_unlock(&arena_lock);
+    return p;
+}
+
 static struct bucket_array *bucket_array_new(uint64_t log)
 {
-    struct bucket_array *a = heap_map(sizeof *a + (sizeof(struct heap_obj *) << log));
+    struct bucket_array *a = arena_alloc(sizeof *a + (sizeof(struct heap_obj *) << log));
     if (a)
         a->log = log;
     return a;
 }
 
 static size_t bucket_array_bytes(const struct bucket_array *a) { return sizeof *a + (sizeof(void *) << a->log); }
+
+static unsigned char *initial_block;          /* the shards' first bucket arrays (heap_init) */
+#define INITIAL_BLOCK_BYTES ((sizeof(struct bucket_array) + (sizeof(struct heap_obj *) << INITIAL_BUCKETS_LOG)) * NSHARDS)
 
 int heap_init(void)
 {
@@ -221,6 +260,7 @@ int heap_init(void)
     /* The shards' first bucket arrays share one mapping: small programs stay small. */
     size_t one = sizeof(struct bucket_array) + (sizeof(struct heap_obj *) << INITIAL_BUCKETS_LOG);
     unsigned char *block = atomic_load(&initialized) ? NULL : heap_map(one * NSHARDS);
+    initial_block = block;
     if (!atomic_load(&initialized) && !block)
         rc = -1;
     for (unsigned i = 0; block && i < NSHARDS; i++) {
@@ -471,6 +511,12 @@ int heap_maybe_contains(uintptr_t addr)
            addr < atomic_load_explicit(&addr_hi, memory_order_relaxed);
 }
 
+int heap_maybe_overlaps(uintptr_t lo, uintptr_t hi)
+{
+    return hi > atomic_load_explicit(&addr_lo, memory_order_relaxed) &&
+           lo < atomic_load_explicit(&addr_hi, memory_order_relaxed);
+}
+
 static inline struct heap_obj *covering(uintptr_t start, uintptr_t addr)
 {
     if (!start)
@@ -546,10 +592,16 @@ void heap_get_stats(struct heap_stats *out)
         spin_lock(&shards[i].lock);
         out->live_objects += shards[i].count;
         struct bucket_array *a = atomic_load(&shards[i].buckets);
-        if (a)
+        if (a && bucket_array_bytes(a) > ARENA_MAX)   /* mapped on its own */
             out->resident_bytes += resident_of(a, bucket_array_bytes(a));
         spin_unlock(&shards[i].lock);
     }
+    if (initial_block)
+        out->resident_bytes += resident_of(initial_block, INITIAL_BLOCK_BYTES);
+    spin_lock(&arena_lock);
+    for (unsigned i = 0; i < arena_nchunks; i++)
+        out->resident_bytes += resident_of(arena_chunks[i], ARENA_CHUNK);
+    spin_unlock(&arena_lock);
     for (unsigned t = 0; t < (1u << TOP_BITS); t++) {
         struct pm_mid *mid = atomic_load(&page_top[t]);
         if (!mid)

@@ -68,6 +68,9 @@ struct heap_obj *heap_find(uintptr_t addr);
 struct heap_obj *heap_find_exact(uintptr_t addr);
 /* Cheap pre-filter: could addr be inside a modelled object at all? */
 int heap_maybe_contains(uintptr_t addr);
+/* Could [lo, hi) hold part of a modelled object? 0 means no object of the model starts or ends
+ * there; the answer stays valid until the next insert (which may widen the bounds). */
+int heap_maybe_overlaps(uintptr_t lo, uintptr_t hi);
 
 /* Record a sampled access at now_ms (allocation clock seq) from site. */
 static inline void heap_touch(struct heap_obj *o, uint32_t now_ms, uint32_t seq, uint32_t site)

@@ -41,25 +41,46 @@ static atomic_int snapshot_requested;     /* set by the SIGUSR2 handler */
 static _Atomic uint32_t next_snapshot_ms; /* periodic deadline */
 static struct timespec start_time;        /* written by init */
 
-/* Per-thread access tallies (see the access path below), flushed to the globals every
- * FLUSH_EVERY accesses (and at thread exit and fini) so the hot path touches no shared counter. */
-#define FLUSH_EVERY 4096
-static __thread uint32_t tl_sampled, tl_nonheap;
-/* This thread's view of the tool clock for sampled accesses: read once per window of
- * CLOCK_EVERY accesses (and at every allocation/free of the thread); tl_window is the size of
- * the current window, tl_budget what is left of it (both 0 before the first access). */
-#define CLOCK_EVERY 64
-static __thread uint32_t tl_now_ms, tl_budget, tl_window;
+/* Per-thread state of the access path (see leak_on_access): one TLS block, so that the hot path
+ * finds all of it from one thread-pointer offset. */
+#define SLOT_BITS 5       /* 32 slots */
+#define SLOT_SHIFT 12     /* indexed by page number: an object's accesses at any offset share a slot */
+#define CLOCK_EVERY 64    /* sampled accesses per read of the tool clock */
+#define FLUSH_EVERY 4096  /* sampled accesses between flushes of the tallies to the globals */
+struct access_slot {
+    uintptr_t start;          /* the slot matches [start, start + len) ... */
+    uint64_t len;             /* ... 0: empty */
+    struct heap_obj *obj;     /* the object's record; tl.outside for a page outside the heap */
+    uint64_t stamp;           /* (allocation clock << 20) ^ tool clock at the last touch */
+};
+struct leak_tls {
+    uint32_t now_ms;          /* this thread's view of the tool clock */
+    uint32_t budget, window;  /* accesses left in the current clock window, its size */
+    uint32_t sampled, nonheap;/* tallies not yet flushed */
+    uint64_t clock_key;       /* now_ms, as mixed into the slots' stamps */
+    struct access_slot slot[1u << SLOT_BITS];
+    uint32_t slot_site[1u << SLOT_BITS];   /* allocation site of each slot's object */
+    uint64_t slot_hits[1u << SLOT_BITS];   /* accesses not yet added to the site's tally */
+    struct heap_obj outside;  /* stands for "no object" in negative slots; takes dead stores */
+};
+static __thread struct leak_tls tl;
+
+static inline void set_now(uint32_t now)
+{
+    tl.now_ms = now;
+    tl.clock_key = now;
+}
 
 static void flush_slots(void);
 
 static void flush_tallies(void)
 {
-    tl_sampled += tl_window - tl_budget;
-    tl_window = tl_budget;
-    atomic_fetch_add_explicit(&leak_accesses_sampled, tl_sampled, memory_order_relaxed);
-    atomic_fetch_add_explicit(&leak_accesses_heap, tl_sampled - tl_nonheap, memory_order_relaxed);
-    tl_sampled = tl_nonheap = 0;
+    tl.sampled += tl.window - tl.budget;
+    tl.window = tl.budget;
+    atomic_fetch_add_explicit(&leak_accesses_sampled, tl.sampled, memory_order_relaxed);
+    /* modulo 2^64: a negative slot's accesses may reach nonheap a flush after they were sampled */
+    atomic_fetch_add_explicit(&leak_accesses_heap, (uint64_t)tl.sampled - tl.nonheap, memory_order_relaxed);
+    tl.sampled = tl.nonheap = 0;
 }
 
 uint32_t leak_now_ms(void)
@@ -171,7 +192,7 @@ static void leak_on_alloc(void *ptr, size_t size, const struct vigil_stack *wher
         return;
     uint32_t seq = (uint32_t)(atomic_fetch_add_explicit(&leak_alloc_clock, 1, memory_order_relaxed) + 1);
     uint32_t now = leak_now_ms();
-    tl_now_ms = now;
+    set_now(now);
     if (moved) {
         /* The object lives on: its site counts no free, and the bytes it has now. */
         struct leak_site *s = leak_site_get(tl_released.history.site);
@@ -213,74 +234,68 @@ static void leak_on_free(void *ptr)
         tl_released.valid = 1;
     }
     if (__builtin_expect(leak_cfg.snapshot_every_ms || atomic_load_explicit(&snapshot_requested, memory_order_relaxed), 0)) {
-        tl_now_ms = leak_now_ms();
-        maybe_snapshot(tl_now_ms);
+        set_now(leak_now_ms());
+        maybe_snapshot(tl.now_ms);
     }
 }
 
 /* Sampled accesses are by far the most frequent event (tens of millions in a burst-heavy run),
  * and bursts touch the same few objects again and again. Each thread keeps a small direct-mapped
- * cache of the objects it touched last (slot by address bits), and each slot remembers the
- * allocation clock and the tool clock of its last touch. An access that falls in a slot's object
- * while neither clock moved has nothing new to tell the record (its touch time and allocation
- * clock are already these), except possibly a new last-access site: that path is a few compares
- * and no store to shared memory. Otherwise the slow path looks the object up (or re-validates the
- * slot's record against its current start and size), touches the record and refills the slot.
- * - The allocation clock in the check makes the cache exact: a record is recycled only by an
- *   allocation, which bumps the clock, so a slot whose clock is current still names the object
- *   at that address (a freed object's record only takes stores that its next insert overwrites).
+ * cache of the objects it touched last (slot by page number), and each slot remembers the
+ * allocation clock and the tool clock of its last touch (its stamp). An access that falls in a
+ * slot's object while neither clock moved has nothing new to tell the record (its touch time and
+ * allocation clock are already these), except possibly a new last-access site: that path is a
+ * few compares, all in this thread's memory but for the record's access site. Otherwise the slow
+ * path re-validates the slot's record against its current start and size, or looks the object
+ * up, touches the record and refills the slot.
+ * - The allocation clock in the stamp makes the cache exact: a record is recycled, and the
+ *   model's bounds widen, only at an allocation, which bumps the clock; so a slot with a current
+ *   stamp still names the object at that address (a freed object's record only takes stores that
+ *   its next insert overwrites).
+ * - A page entirely outside the bounds of every object seen (stack, globals) gets a negative
+ *   slot pointing at tl.outside, valid while the allocation clock stands still.
  * - The tool clock is read once per window of CLOCK_EVERY accesses (and on every allocation or
  *   free of the thread): a touch time is at most that many samples old, far below stale_after.
  * - Counters: sampled accesses are counted by windows, heap accesses as the sampled ones minus
- *   the misses, and each slot counts the accesses to its object for the allocation site's
- *   (lossy) tally, added when the slot is refilled, at a flush and at thread exit. */
-#define SLOT_BITS 5
-#define SLOT_SHIFT 6
-struct access_slot {
-    uintptr_t start;          /* object start; the slot matches [start, start + len) */
-    uint64_t len;             /* 0: empty */
-    struct heap_obj *obj;
-    uint64_t seq;             /* allocation clock at the last touch */
-    uint32_t ms;              /* tool clock at the last touch */
-    uint32_t site;            /* allocation site of the object */
-    uint64_t hits;            /* accesses not yet added to the site's tally */
-};
-static __thread struct access_slot tl_slots[1u << SLOT_BITS];
+ *   the misses; each slot counts the accesses to its object for the allocation site's (lossy)
+ *   tally, added when the slot is refilled, at a flush and at thread exit. */
+static inline uint64_t stamp_of(uint64_t seq) { return (seq << 32) ^ tl.clock_key; }
 
-static inline struct access_slot *slot_of(uintptr_t addr)
+static void slot_flush_hits(unsigned i)
 {
-    return &tl_slots[(addr >> SLOT_SHIFT) & ((1u << SLOT_BITS) - 1)];
-}
-
-static void slot_flush_hits(struct access_slot *sl)
-{
-    if (sl->hits) {
-        struct leak_site *s = leak_site_get(sl->site);
-        if (s)   /* lossy counter: a load and a store, no lock prefix */
-            atomic_store_explicit(&s->accesses, atomic_load_explicit(&s->accesses, memory_order_relaxed) + sl->hits,
-                                  memory_order_relaxed);
-        sl->hits = 0;
+    uint64_t hits = tl.slot_hits[i];
+    if (!hits)
+        return;
+    tl.slot_hits[i] = 0;
+    if (tl.slot[i].obj == &tl.outside) {
+        tl.nonheap += (uint32_t)hits;
+        return;
     }
+    struct leak_site *s = leak_site_get(tl.slot_site[i]);
+    if (s)   /* lossy counter: a load and a store, no lock prefix */
+        atomic_store_explicit(&s->accesses, atomic_load_explicit(&s->accesses, memory_order_relaxed) + hits,
+                              memory_order_relaxed);
 }
 
 static void flush_slots(void)
 {
     for (unsigned i = 0; i < (1u << SLOT_BITS); i++)
-        slot_flush_hits(&tl_slots[i]);
+        slot_flush_hits(i);
 }
 
-__attribute__((noinline)) static void access_slow(uintptr_t addr, vigil_site_t site, struct access_slot *sl, uint64_t seq)
+__attribute__((noinline)) static void access_slow(uintptr_t addr, vigil_site_t site, unsigned i, uint64_t seq)
 {
-    if (tl_budget == 0) {   /* a new window: count the last one, read the clock */
-        tl_sampled += tl_window;
-        tl_window = tl_budget = CLOCK_EVERY;
-        tl_now_ms = leak_now_ms();
-        if (__builtin_expect(tl_sampled >= FLUSH_EVERY, 0))
+    if (tl.budget == 0) {   /* a new window: count the last one, read the clock */
+        tl.sampled += tl.window;
+        tl.window = tl.budget = CLOCK_EVERY;
+        set_now(leak_now_ms());
+        if (__builtin_expect(tl.sampled >= FLUSH_EVERY, 0))
             flush_tallies();
     }
-    tl_budget--;
+    tl.budget--;
+    struct access_slot *sl = &tl.slot[i];
     struct heap_obj *o = sl->obj;
-    if (sl->len && addr - sl->start < sl->len) {
+    if (sl->len && addr - sl->start < sl->len && o != &tl.outside) {
         /* Same object as before unless the record moved on: check its current start and size. */
         uintptr_t start = atomic_load_explicit(&o->addr, memory_order_relaxed);
         uint64_t size = atomic_load_explicit(&o->size, memory_order_relaxed);
@@ -289,22 +304,36 @@ __attribute__((noinline)) static void access_slow(uintptr_t addr, vigil_site_t s
     } else
         o = NULL;
     if (!o) {
-        o = heap_maybe_contains(addr) ? heap_find(addr) : NULL;
-        if (!o) {
-            tl_nonheap++;
+        uintptr_t page = addr & ~(uintptr_t)4095;
+        int inside = heap_maybe_overlaps(page, page + 4096);
+        o = inside ? heap_find(addr) : NULL;
+        if (!o && inside) {
+            tl.nonheap++;
             return;
         }
-        slot_flush_hits(sl);
-        uint64_t size = atomic_load_explicit(&o->size, memory_order_relaxed);
-        sl->start = atomic_load_explicit(&o->addr, memory_order_relaxed);
-        sl->len = size ? size : 1;
-        sl->obj = o;
-        sl->site = atomic_load_explicit(&o->site_flags, memory_order_relaxed) & HEAP_SITE_MASK;
+        slot_flush_hits(i);
+        if (o) {
+            uint64_t size = atomic_load_explicit(&o->size, memory_order_relaxed);
+            sl->start = atomic_load_explicit(&o->addr, memory_order_relaxed);
+            sl->len = size ? size : 1;
+            sl->obj = o;
+            tl.slot_site[i] = atomic_load_explicit(&o->site_flags, memory_order_relaxed) & HEAP_SITE_MASK;
+        } else {   /* the whole page lies outside the heap: a negative slot */
+            sl->start = page;
+            sl->len = 4096;
+            sl->obj = &tl.outside;
+            sl->stamp = stamp_of(seq);
+            tl.slot_hits[i]++;
+            return;
+        }
+    } else if (o == &tl.outside) {
+        tl.slot_hits[i]++;
+        sl->stamp = stamp_of(seq);
+        return;
     }
-    sl->hits++;
-    heap_touch(o, tl_now_ms, (uint32_t)seq, site);
-    sl->seq = seq;
-    sl->ms = tl_now_ms;
+    tl.slot_hits[i]++;
+    heap_touch(o, tl.now_ms, (uint32_t)seq, site);
+    sl->stamp = stamp_of(seq);
 }
 
 static void leak_on_access(const void *addr, size_t size, int is_store, vigil_site_t site)
@@ -312,17 +341,18 @@ static void leak_on_access(const void *addr, size_t size, int is_store, vigil_si
     (void)size;
     (void)is_store;
     uintptr_t a = (uintptr_t)addr;
-    struct access_slot *sl = slot_of(a);
+    unsigned i = (a >> SLOT_SHIFT) & ((1u << SLOT_BITS) - 1);
+    struct access_slot *sl = &tl.slot[i];
     uint64_t seq = atomic_load_explicit(&leak_alloc_clock, memory_order_relaxed);
-    if (__builtin_expect(a - sl->start < sl->len && sl->seq == seq && sl->ms == tl_now_ms && tl_budget != 0, 1)) {
-        tl_budget--;
-        sl->hits++;
+    if (__builtin_expect(a - sl->start < sl->len && sl->stamp == stamp_of(seq) && tl.budget != 0, 1)) {
+        tl.budget--;
+        tl.slot_hits[i]++;
         struct heap_obj *o = sl->obj;
         if (__builtin_expect(atomic_load_explicit(&o->access_site, memory_order_relaxed) != site, 0))
             atomic_store_explicit(&o->access_site, site, memory_order_relaxed);
         return;
     }
-    access_slow(a, site, sl, seq);
+    access_slow(a, site, i, seq);
 }
 
 static void leak_on_thread(enum vigil_thread_op op, uint64_t thread_id)
@@ -331,8 +361,8 @@ static void leak_on_thread(enum vigil_thread_op op, uint64_t thread_id)
     if (op == VIGIL_THREAD_START)
         leak_thread_started();
     else if (op == VIGIL_THREAD_EXIT) {
-        flush_tallies();
         flush_slots();
+        flush_tallies();
         leak_thread_exited();
     }
 }
@@ -365,8 +395,8 @@ static void leak_fini(void)
 {
     if (!atomic_load(&enabled))
         return;
-    flush_tallies();
     flush_slots();
+    flush_tallies();
     struct leak_reach_stats reach;
     memset(&reach, 0, sizeof reach);
     if (leak_cfg.reach)

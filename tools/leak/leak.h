@@ -25,7 +25,7 @@ extern struct vigil_tool leak_tool;
 
 /* The tool's clocks: milliseconds since init (coarse monotonic), and allocations so far. */
 uint32_t leak_now_ms(void);
-extern _Atomic uint64_t leak_alloc_clock;
+extern _Atomic uint64_t leak_alloc_clock __attribute__((visibility("hidden")));   /* read on every sampled access */
 /* Sampled-access tallies, flushed from per-thread counters. */
 extern _Atomic uint64_t leak_accesses_sampled, leak_accesses_heap;
 /* Allocations recognised as a realloc of a known object (the object keeps its history). */

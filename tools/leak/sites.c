@@ -7,6 +7,13 @@
 
 #define SITE_SLOTS_LOG 17
 #define SITE_SLOTS (1u << SITE_SLOTS_LOG)
+/* Two levels in one slot array, so that a program with a few hundred sites touches a few pages
+ * of it rather than one page per site: a site first probes a window of NEAR_WINDOW slots in the
+ * first NEAR_SLOTS (16 KiB), and only when that whole window is taken goes on to the rest of the
+ * array. Slots are never emptied, so a window once full stays full and every thread looking for
+ * the same stack follows the same path. */
+#define NEAR_SLOTS 4096u
+#define NEAR_WINDOW 32u
 #define MAX_SITES LEAK_MAX_SITES
 
 /* Written once by leak_sites_init; the entries and slots themselves are updated atomically. */
@@ -48,8 +55,10 @@ uint32_t leak_site_intern(const struct vigil_stack *st, uint32_t depth)
         depth = VIGIL_MAX_STACK;
     uint64_t h = stack_hash(st->pc, depth);
     uint32_t reserved = 0;   /* an entry we filled but could not publish yet */
-    for (uint32_t probe = 0; probe < SITE_SLOTS; probe++) {
-        _Atomic uint32_t *slot = &site_slots[(h + probe) & (SITE_SLOTS - 1)];
+    for (uint32_t probe = 0; probe < NEAR_WINDOW + (SITE_SLOTS - NEAR_SLOTS); probe++) {
+        uint32_t pos = probe < NEAR_WINDOW ? (uint32_t)((h + probe) & (NEAR_SLOTS - 1))
+                                           : NEAR_SLOTS + (uint32_t)((h + probe - NEAR_WINDOW) % (SITE_SLOTS - NEAR_SLOTS));
+        _Atomic uint32_t *slot = &site_slots[pos];
         uint32_t idx = atomic_load_explicit(slot, memory_order_acquire);
         if (idx == 0) {
             if (!reserved) {
