@@ -186,6 +186,8 @@ static LLVMValueRef clone_instruction(struct xfunc *f, LLVMValueRef inst)
         name[0] = '\0';
     LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(inst);
     LLVMInstructionSetDebugLoc(clone, f->instr_fn && loc ? xf_outlined_loc(f, loc) : loc);
+    if (f->instr_fn)   /* loop hints name locations of the original scope (a loop unrolled away) */
+        LLVMSetMetadata(clone, LLVMGetMDKindIDInContext(f->x->ctx, "llvm.loop", 9), NULL);
     xf_insert_keeping_loc(f->x->builder, clone, name);
     free(name);
     if (LLVMIsACallInst(clone))
