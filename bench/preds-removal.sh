@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Static removal of redundant branch predicates (seed 002 section 3.1) on the real programs of
 # tests/real: each program is built with predicate counters (VIGIL_CC_PRED_COUNTERS=1, removal
-# on: VIGIL_CC_PRED_REMOVE=1, the default) by `bench/preds.sh --build` (the same build, cache and
-# compiler wrapper as bench/preds.sh), and its site tables are read back with
+# on: VIGIL_CC_PRED_REMOVE=1, the default) by `bench/preds.sh --build` (the same build and cache
+# as bench/preds.sh), and its site tables are read back with
 # `vigil sites --cfg` (the removed-predicate trailer of each table, common/sitefmt.h). Per
 # program, summed over its translation units:
 #   tables     translation units (site tables)

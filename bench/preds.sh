@@ -38,29 +38,25 @@
 #
 # usage: bench/preds.sh [PROGRAM...]     programs: bzip2 lua sqlite3 bc gzip (default: all)
 #        bench/preds.sh --build PROGRAM  only build; print the binary with predicate counters
-# Environment: RUNS, BENCH_NOCNT; VIGILCC (default build/bin/vigil-cc of this repo), VIGIL (default the
-# `vigil` next to VIGILCC); VIGIL_REAL_DIR, REAL_CFLAGS (tests/real/sources.sh); workload sizes
-# BZ_MB (16), LUA_N (60), SQL_ROWS (100000), BC_DIGITS (1000), GZ_MB (24), GUNZIP_MB (96); plan2:
-# PLAN_SITES (20), PLAN_ITERATIONS (6).
+# Environment: RUNS, BENCH_NOCNT; VIGILCC (default build/bin/vigil-cc of this repo), VIGIL
+# (default: the `vigil` next to VIGILCC); VIGIL_REAL_DIR, REAL_CFLAGS (tests/real/sources.sh);
+# workload sizes BZ_MB (16), LUA_N (60), SQL_ROWS (300000), BC_DIGITS (1200), GZ_MB (24),
+# GUNZIP_MB (96); plan2: PLAN_SITES (20), PLAN_ITERATIONS (6).
 #
-# The build cache key of tests/real/sources.sh hashes the compiler, the flags and the recipe, not
-# the environment, so VIGIL_CC_PRED_COUNTERS=1 cannot select the build by itself: the vigil
-# variant is built with a two-line wrapper compiler, $VIGIL_REAL_DIR/preds-cc/<id>/bin/vigil-cc,
-# that sets VIGIL_CC_PRED_COUNTERS=1 and execs VIGILCC (its ../lib links to VIGILCC's, and <id>
-# hashes VIGILCC's identity and path), so the counter builds get their own key in the same cache.
-# (A separate VIGIL_REAL_DIR with a symlinked src/ does not work: real_fetch's `find DIR/src`
-# does not descend into a symbolic link.)
+# The counter builds share the cache of tests/real/sources.sh: its build key includes every
+# VIGIL_CC_* variable of the environment, so VIGIL_CC_PRED_COUNTERS=1 real_build PROG vigil is a
+# build of its own, beside the ordinary vigil build of the same compiler.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO_ROOT=$(cd "$HERE/.." && pwd)
 # shellcheck source=../tests/real/sources.sh
 source "$REPO_ROOT/tests/real/sources.sh"
-unset VIGIL_OPTIONS VIGIL_PLAN
+unset VIGIL_OPTIONS VIGIL_PLAN VIGIL_CC_PRED_COUNTERS
 RUNS=${RUNS:-5}
 BZ_MB=${BZ_MB:-16}
 LUA_N=${LUA_N:-60}
-SQL_ROWS=${SQL_ROWS:-100000}
-BC_DIGITS=${BC_DIGITS:-1000}
+SQL_ROWS=${SQL_ROWS:-300000}
+BC_DIGITS=${BC_DIGITS:-1200}
 GZ_MB=${GZ_MB:-24}
 GUNZIP_MB=${GUNZIP_MB:-96}
 BENCH_NOCNT=${BENCH_NOCNT:-1}
@@ -68,26 +64,8 @@ PLAN_SITES=${PLAN_SITES:-20}
 PLAN_ITERATIONS=${PLAN_ITERATIONS:-6}
 VIGILCC_REAL=$(readlink -f "$(command -v "$VIGILCC" || echo "$VIGILCC")")
 VIGIL=${VIGIL:-$(dirname "$VIGILCC_REAL")/vigil}
-INPUTS=$VIGIL_REAL_DIR/inputs
 
-# The wrapper compiler (see the header); prints its path.
-preds_cc() {
-    local id dir
-    [ -x "$VIGILCC_REAL" ] || real_die "compiler $VIGILCC not found (make it first, or set VIGILCC)"
-    id=$(echo "$(real_compiler_identity "$VIGILCC_REAL") $VIGILCC_REAL" | sha1sum | cut -c1-16)
-    dir=$VIGIL_REAL_DIR/preds-cc/$id
-    if [ ! -x "$dir/bin/vigil-cc" ]; then
-        mkdir -p "$VIGIL_REAL_DIR/preds-cc"
-        rm -rf "$dir.tmp.$$" && mkdir -p "$dir.tmp.$$/bin"
-        ln -s "$(dirname "$VIGILCC_REAL")/../lib" "$dir.tmp.$$/lib"
-        printf '#!/bin/sh\n# vigil-cc with predicate counters (bench/preds.sh), compiler %s\nVIGIL_CC_PRED_COUNTERS=1 exec %q "$@"\n' \
-            "$id" "$VIGILCC_REAL" >"$dir.tmp.$$/bin/vigil-cc"
-        chmod +x "$dir.tmp.$$/bin/vigil-cc"
-        mv -T "$dir.tmp.$$" "$dir" 2>/dev/null || rm -rf "$dir.tmp.$$"   # lost a race: same content
-    fi
-    echo "$dir/bin/vigil-cc"
-}
-preds_build() { (VIGILCC=$(preds_cc) && real_build "$1" vigil); }
+preds_build() { (export VIGIL_CC_PRED_COUNTERS=1 && real_build "$1" vigil); }
 
 if [ "${1:-}" = --build ]; then
     [ $# = 2 ] || real_die "usage: bench/preds.sh --build PROGRAM"
@@ -99,6 +77,7 @@ programs=("$@")
 [ ${#programs[@]} = 0 ] && programs=(bzip2 lua sqlite3 bc gzip)
 command -v /usr/bin/time >/dev/null || real_die "/usr/bin/time missing: apt-get install time"
 [ -x "$VIGIL" ] || real_die "$VIGIL not found (set VIGIL)"
+[ -x "$VIGILCC_REAL" ] || real_die "compiler $VIGILCC not found (make it first, or set VIGILCC)"
 
 WORK=$(mktemp -d /tmp/vigil-bench-preds.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
@@ -107,7 +86,7 @@ trap 'rm -rf "$WORK"' EXIT
 text() {   # MB: generated text of bench/run.py
     (cd "$HERE" && python3 -c "import sys, run; print(run.generated_text(int(sys.argv[1])))" "$1")
 }
-packed() {   # PLAIN_BIN SUFFIX FLAGS... < source path on the command line: SOURCE
+packed() {   # PLAIN_BIN SUFFIX SOURCE FLAGS...: SOURCE compressed by the plain build, cached beside it
     local bin=$1 suffix=$2 src=$3; shift 3
     if [ ! -s "$src$suffix" ]; then
         "$bin" "$@" <"$src" >"$src$suffix.tmp.$$" && mv "$src$suffix.tmp.$$" "$src$suffix"

@@ -43,9 +43,11 @@ int vigil_control_classes(uint32_t nblocks, const struct vigil_cfg_edge *edges, 
  * predicate site counted in block b (the first one), or VIGIL_CFG_NONE. For every true/false
  * edge u -> v whose count can be reconstructed, edge_source[e] = the site whose total count
  * (the sum of its predicates) equals the number of times the edge is taken: u dominates v, the
- * edge is v's only incoming edge, and the site is in v or in a block control equivalent to v
- * (v dominates it, it post-dominates v, same control dependences). Other edges get
- * VIGIL_CFG_NONE. Returns 0 or -1. */
+ * edge is v's only incoming edge, and the site is in v (not in a block control equivalent to
+ * v, as seed 002 allows: a call between v and that block may exit, abort or crash, and the
+ * edge would be counted with no count at the site; exits/nexits are unused until the compiler
+ * can say which blocks cannot stop the process). Other edges get VIGIL_CFG_NONE. Returns 0 or
+ * -1. */
 int vigil_redundant_edges(uint32_t nblocks, const struct vigil_cfg_edge *edges, uint32_t nedges,
                           const uint32_t *exits, uint32_t nexits, const uint32_t *block_site, uint32_t *edge_source);
 

@@ -5,6 +5,7 @@
 #ifndef VIGIL_COMPAT_H
 #define VIGIL_COMPAT_H
 #include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
 #include <llvm/Config/llvm-config.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,9 @@ static inline LLVMTypeRef vigil_pointer_to(LLVMTypeRef element)
 }
 
 /* Whether a call is marked musttail. The C API exposes the tail-call kind only from LLVM 18;
- * before that, a musttail call is also a tail call, so print only those (rare) calls. */
+ * before that, a musttail call is also a tail call, so print only those calls, unlinked for
+ * the moment: printing an instruction inside a function numbers the whole function first,
+ * which made this quadratic in big functions (most calls are tail calls after -O2). */
 static inline int vigil_is_musttail(LLVMValueRef call)
 {
 #if VIGIL_LLVM_VERSION >= 18
@@ -27,9 +30,22 @@ static inline int vigil_is_musttail(LLVMValueRef call)
 #else
     if (!LLVMIsTailCall(call))
         return 0;
+    LLVMValueRef next = LLVMGetNextInstruction(call);   /* a call is never a block's last */
+    if (!next)
+        return 0;
+    size_t len = 0;
+    char *name = strdup(LLVMGetValueName2(call, &len));
+    LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(call);
+    LLVMInstructionRemoveFromParent(call);
     char *text = LLVMPrintValueToString(call);
     int musttail = strstr(text, "musttail call") != NULL;
     LLVMDisposeMessage(text);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(call)));
+    LLVMPositionBuilderBefore(b, next);
+    LLVMInsertIntoBuilderWithName(b, call, name ? name : "");
+    LLVMInstructionSetDebugLoc(call, loc);
+    LLVMDisposeBuilder(b);
+    free(name);
     return musttail;
 #endif
 }
