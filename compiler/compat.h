@@ -5,7 +5,6 @@
 #ifndef VIGIL_COMPAT_H
 #define VIGIL_COMPAT_H
 #include <llvm-c/Core.h>
-#include <llvm-c/DebugInfo.h>
 #include <llvm/Config/llvm-config.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +19,11 @@ static inline LLVMTypeRef vigil_pointer_to(LLVMTypeRef element)
 }
 
 /* Whether a call is marked musttail. The C API exposes the tail-call kind only from LLVM 18;
- * before that, a musttail call is also a tail call, so print only those calls, unlinked for
- * the moment: printing an instruction inside a function numbers the whole function first,
- * which made this quadratic in big functions (most calls are tail calls after -O2). */
+ * before that, a musttail call is also a tail call, so print only those calls. Printing an
+ * instruction of a function numbers the whole module for its operands, which made this
+ * quadratic (most calls are tail calls after -O2): what is printed is a detached clone whose
+ * operands are undef, which is then inserted and erased (the C API cannot delete a detached
+ * instruction before 18). */
 static inline int vigil_is_musttail(LLVMValueRef call)
 {
 #if VIGIL_LLVM_VERSION >= 18
@@ -30,22 +31,21 @@ static inline int vigil_is_musttail(LLVMValueRef call)
 #else
     if (!LLVMIsTailCall(call))
         return 0;
-    LLVMValueRef next = LLVMGetNextInstruction(call);   /* a call is never a block's last */
-    if (!next)
-        return 0;
-    size_t len = 0;
-    char *name = strdup(LLVMGetValueName2(call, &len));
-    LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(call);
-    LLVMInstructionRemoveFromParent(call);
-    char *text = LLVMPrintValueToString(call);
+    LLVMValueRef callee = LLVMGetCalledValue(call);
+    if (LLVMIsAFunction(callee) && LLVMGetIntrinsicID(callee) != 0)
+        return 0;   /* intrinsics may take metadata operands, which have no undef */
+    LLVMValueRef clone = LLVMInstructionClone(call);
+    int n = LLVMGetNumOperands(clone);
+    for (int i = 0; i < n; i++)
+        LLVMSetOperand(clone, (unsigned)i, LLVMGetUndef(LLVMTypeOf(LLVMGetOperand(clone, (unsigned)i))));
+    char *text = LLVMPrintValueToString(clone);
     int musttail = strstr(text, "musttail call") != NULL;
     LLVMDisposeMessage(text);
     LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(call)));
-    LLVMPositionBuilderBefore(b, next);
-    LLVMInsertIntoBuilderWithName(b, call, name ? name : "");
-    LLVMInstructionSetDebugLoc(call, loc);
+    LLVMPositionBuilderBefore(b, call);
+    LLVMInsertIntoBuilder(b, clone);
+    LLVMInstructionEraseFromParent(clone);
     LLVMDisposeBuilder(b);
-    free(name);
     return musttail;
 #endif
 }

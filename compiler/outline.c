@@ -19,10 +19,27 @@
  * into the checking copy) and is only reached through the rare path. */
 static const char *const dropped_fn_attributes[] = {"alwaysinline", "inlinehint"};
 
-int xf_can_outline(const struct xfunc *f)
+static long instruction_count(LLVMValueRef fn)
 {
-    if (!f->x->settings->outline || f->backedge_from.n != 0)
+    long n = 0;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
+            n++;
+    return n;
+}
+
+/* Outlined: functions without loops; and giant functions with loops, whose two copies in one
+ * function would make the back end's register coalescing take minutes (sqlite3VdbeExec): they
+ * get an entry check only, so a burst that starts at their entry lasts until they return. */
+int xf_can_outline(struct xfunc *f)
+{
+    if (!f->x->settings->outline)
         return 0;
+    if (f->backedge_from.n != 0) {
+        if (instruction_count(f->fn) <= f->x->settings->dual_max)
+            return 0;
+        f->big = 1;
+    }
     if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(f->fn)))
         return 0;   /* forwarding varargs needs musttail, which the C API cannot set before 18 */
     for (size_t i = 0; i < f->blocks.n; i++) {

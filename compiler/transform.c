@@ -103,6 +103,7 @@ static void transform_function(struct vigil_xform *x, LLVMValueRef fn)
         xf_find_private_slots(&f);
         xf_insert_outlined_entry_check(&f);
         x->stats->outlined++;
+        x->stats->outlined_big += f.big;
     } else {
         xf_clone_body(&f);
         xs_record_cfg(&f);

@@ -13,6 +13,7 @@ struct vigil_transform_settings {
     int probe_calls;         /* calls (default 1) */
     int loop_counters;       /* batched countdown in innermost call-free loops (default 1) */
     int outline;             /* loop-free functions: instrumented copy as its own function (default 1) */
+    long dual_max;           /* functions with loops above this many instructions: outlined, entry check only */
     int pred_counters;       /* predicate counters in both copies (default 0, seed 002) */
     int pred_remove_redundant; /* with pred_counters: leave out redundant branch predicates */
     const char *source_name; /* the main source file, for the site table and the tu hash */
@@ -23,6 +24,7 @@ struct vigil_transform_stats {
     unsigned entry_checks, backedge_checks, probes;
     unsigned batched_checks; /* back-edge checks counting down a local (loops.c) */
     unsigned outlined;       /* functions whose instrumented copy is a function of its own */
+    unsigned outlined_big;   /* of those, functions with loops over dual_max (entry check only) */
     unsigned pred_counters;  /* predicate sites counted in both copies */
     unsigned pred_removed;   /* branch predicates left out: count reconstructed (seed 002 3.1) */
 };

@@ -85,6 +85,7 @@ struct xfunc {
     LLVMValueRef instr_fn;               /* outlined instrumented copy, or NULL (same function) */
     LLVMBasicBlockRef instr_prologue;    /* its entry block: clones of the prologue's slots */
     LLVMMetadataRef instr_subprogram;    /* its DISubprogram, NULL without debug info */
+    int big;                             /* outlined although it has loops (over dual_max) */
 };
 
 /* demote.c */
@@ -97,7 +98,7 @@ LLVMBasicBlockRef xf_clone_block(struct xfunc *f, LLVMBasicBlockRef original);
 /* outline.c: the instrumented copy of a loop-free function as a function of its own. */
 #define VIGIL_INSTR_SUFFIX ".vigil.instr"   /* the outlined instrumented copy */
 #define VIGIL_BURST_SUFFIX ".vigil.b"       /* the burst entry: instrumented callers call it */
-int xf_can_outline(const struct xfunc *f);          /* after xf_find_backedges */
+int xf_can_outline(struct xfunc *f);                /* after xf_find_backedges; sets f->big */
 void xf_outline_body(struct xfunc *f);              /* clone.c: instead of xf_clone_body */
 LLVMValueRef xf_new_outlined_function(struct xfunc *f);
 LLVMMetadataRef xf_outlined_loc(struct xfunc *f, LLVMMetadataRef loc);
