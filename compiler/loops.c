@@ -1,16 +1,18 @@
 /* Loop-local countdown ("batched" back-edge checks).
  *
- * A back-edge check normally loads and stores its per-site counter in memory on every
- * iteration (it is a relaxed atomic, so LLVM never keeps it in a register). For an innermost,
- * call-free loop the checking copy instead counts down a local slot, which SROA/mem2reg turn
- * into a register: the counter is loaded on every edge that enters the loop and stored back
- * on every edge that leaves it. The slow path (countdown at zero) is the usual runtime call.
+ * A back-edge check normally decrements its per-site counter in memory and tests the
+ * thread's burst on every iteration. For an innermost loop the checking copy instead counts
+ * down a local slot, which SROA/mem2reg turn into a register: the counter is loaded on every
+ * edge that enters the loop and stored back on every edge that leaves it. The slow path
+ * (countdown at zero) is the usual runtime call.
  *
  * Why only such loops:
- *   - call-free: nothing in the loop can read or write the site's counter (no recursion into
- *     the same site) nor start a burst on this thread, so the thread-local burst test is
- *     dropped too (a burst left pending by an earlier call resumes at the next check that
- *     tests it: function entries and loops with calls);
+ *   - the thread-local burst test is dropped: a burst that a callee starts (its entry check
+ *     fired) covers the callee and what it calls, and ends when it returns to this checking
+ *     loop, as it would at a back-edge check that ends it. A loop whose calls may recurse
+ *     into this same site counts with a stale local there, and the outer store overwrites the
+ *     inner count: decrements are lost, as they may be between threads. Loops with calls
+ *     are batched only with VIGIL_CC_LOOP_CALLS=1 (default); without it, call-free loops;
  *   - innermost, with a header only this back-edge reaches, not the function's entry, every
  *     other body block entered only from the body, no indirectbr in the function: then the
  *     only ways into the body are edges into the header from outside (which load the local)
@@ -101,7 +103,7 @@ static int natural_body(struct xfunc *f, size_t site, struct valvec *preds, stru
     int ok = !ptrmap_get(body, f->blocks.v[0]);
     for (size_t i = 0; i < members.n && ok; i++) {
         LLVMValueRef block = members.v[i];
-        ok = !has_real_call(LLVMValueAsBasicBlock(block));
+        ok = f->x->settings->loop_calls || !has_real_call(LLVMValueAsBasicBlock(block));
         if (block == to)
             continue;
         struct valvec *p = &preds[(size_t)ptrmap_get(index, block) - 1];

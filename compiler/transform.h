@@ -11,7 +11,8 @@ struct vigil_transform_settings {
     int probe_branches;      /* conditional branches (default 1) */
     int probe_returns;       /* integer/pointer call results (default 1) */
     int probe_calls;         /* calls (default 1) */
-    int loop_counters;       /* batched countdown in innermost call-free loops (default 1) */
+    int loop_counters;       /* batched countdown in innermost loops (default 1) */
+    int loop_calls;          /* ... also in those that make calls (default 1) */
     int outline;             /* loop-free functions: instrumented copy as its own function (default 1) */
     long dual_max;           /* functions with loops above this many instructions: outlined, entry check only */
     int pred_counters;       /* predicate counters in both copies (default 0, seed 002) */

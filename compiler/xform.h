@@ -124,7 +124,7 @@ void xf_insert_outlined_entry_check(struct xfunc *f);  /* entry check -> tail ca
 /* counters[site] as a relaxed atomic load / store at the builder's position. */
 LLVMValueRef xc_load_counter(struct vigil_xform *x, uint32_t site);
 void xc_store_counter(struct vigil_xform *x, uint32_t site, LLVMValueRef value);
-/* loops.c: back-edge checks of innermost call-free loops count down a local (batched). */
+/* loops.c: back-edge checks of innermost loops count down a local (batched). */
 struct xl_loops;
 struct xl_loops *xl_plan(struct xfunc *f);   /* before any check is built */
 LLVMValueRef xl_local(const struct xl_loops *loops, size_t backedge_index);  /* NULL: not batched */
