@@ -364,6 +364,8 @@ static int crash_block(const struct program *p, const struct vigil_store_cause *
         return snprintf(err, errlen, "%s+0x%" PRIx64 ": no function there (stripped binary?)", c->path,
                         c->file_offset), -1;
     const struct fn_graph *g = find_function(p, loc.function);
+    if (!g && loc.container[0])   /* inlined into another function before vigil-cc saw it */
+        g = find_function(p, loc.container);
     if (!g)
         return snprintf(err, errlen, "the crash is in %s (%s+0x%" PRIx64 "), a function without control-flow "
                         "facts (not built by vigil-cc?)", loc.function, c->path, c->file_offset), -1;

@@ -58,20 +58,24 @@ struct vigil_symbolizer *vigil_symbolizer_open(const char *path, char *err, size
 
 /* The innermost function name of address in compile unit cu (a subprogram or inlined
  * subroutine: the function the user wrote the line in), or NULL. */
-static const char *function_in_cu(Dwarf_Die *cu, Dwarf_Addr pc, char *out, size_t outlen)
+static const char *function_in_cu(Dwarf_Die *cu, Dwarf_Addr pc, struct vigil_source_location *out)
 {
     Dwarf_Die *scopes = NULL;
     const char *found = NULL;
     int n = dwarf_getscopes(cu, pc, &scopes);
-    for (int i = 0; i < n && !found; i++) {
+    for (int i = 0; i < n; i++) {
         int tag = dwarf_tag(&scopes[i]);
-        if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
-            const char *name = dwarf_diename(&scopes[i]);
-            if (name) {
-                snprintf(out, outlen, "%s", name);
-                found = out;
-            }
+        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+            continue;
+        const char *name = dwarf_diename(&scopes[i]);
+        if (!name)
+            continue;
+        if (!found) {
+            snprintf(out->function, sizeof out->function, "%s", name);
+            found = out->function;
         }
+        if (tag == DW_TAG_subprogram)   /* innermost first: the last one is the outermost */
+            snprintf(out->container, sizeof out->container, "%s", name);
     }
     free(scopes);
     return found;
@@ -84,7 +88,7 @@ static const char *function_in_cu(Dwarf_Die *cu, Dwarf_Addr pc, char *out, size_
  * does not emit by default and elfutils before 0.189 does not rebuild, so each unit is asked
  * for its ranges. */
 static int find_cu(Dwfl_Module *m, uint64_t address, Dwarf_Die *cu, Dwarf_Addr *bias,
-                   char *function, size_t function_len)
+                   struct vigil_source_location *out)
 {
     Dwarf *dw = dwfl_module_getdwarf(m, bias);
     if (!dw)
@@ -99,7 +103,7 @@ static int find_cu(Dwfl_Module *m, uint64_t address, Dwarf_Die *cu, Dwarf_Addr *
                 *cu = die;
                 found = 0;
             }
-            if (function_in_cu(&die, address - *bias, function, function_len)) {
+            if (function_in_cu(&die, address - *bias, out)) {
                 *cu = die;
                 return 0;
             }
@@ -126,7 +130,7 @@ int vigil_symbolize(struct vigil_symbolizer *s, uint64_t address, struct vigil_s
     memset(out, 0, sizeof *out);
     Dwarf_Die cu;
     Dwarf_Addr bias;
-    if (find_cu(s->module, address, &cu, &bias, out->function, sizeof out->function) == 0) {
+    if (find_cu(s->module, address, &cu, &bias, out) == 0) {
         Dwarf_Line *line = dwarf_getsrc_die(&cu, address - bias);
         const char *file = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
         Dwarf_Attribute attr;
@@ -148,7 +152,13 @@ int vigil_symbolize(struct vigil_symbolizer *s, uint64_t address, struct vigil_s
         if (name)
             snprintf(out->function, sizeof out->function, "%s", name);
     }
+    if (!out->container[0]) {
+        const char *name = dwfl_module_addrname(s->module, address);
+        if (name)
+            snprintf(out->container, sizeof out->container, "%s", name);
+    }
     strip_companion_suffix(out->function);
+    strip_companion_suffix(out->container);
     return out->function[0] || out->file[0] ? 0 : -1;
 }
 

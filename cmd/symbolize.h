@@ -8,6 +8,9 @@
 
 struct vigil_source_location {
     char function[256];      /* innermost function, inlined ones included; "" when unknown */
+    char container[256];     /* the function compiled as such that holds the address (the
+                                outermost subprogram: where inlined code ended up); "" when
+                                unknown */
     char file[1024];         /* "" when there is no line information */
     int line, column;        /* 0 when unknown */
 };
