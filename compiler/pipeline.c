@@ -241,7 +241,7 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
         .loop_counters = vcc_setting_on(s->loop_counters),
         .loop_calls = vcc_setting_on(s->loop_calls),
         .outline = vcc_setting_on(s->outline),
-        .dual_max = strtol(s->dual_max, NULL, 10) > 0 ? strtol(s->dual_max, NULL, 10) : 1000000,
+        .dual_max = strtol(s->dual_max, NULL, 10) > 0 ? strtol(s->dual_max, NULL, 10) : 10000,
         .pred_counters = vcc_setting_on(s->pred_counters),
         .pred_remove_redundant = vcc_setting_on(s->pred_remove_redundant),
         .source_name = sj->in->path,

@@ -99,6 +99,59 @@ static uint32_t access_size(struct vigil_xform *x, LLVMTypeRef type)
     return size > UINT32_MAX ? 0 : (uint32_t)size;
 }
 
+/* A probe call just inserted. In the outlined copy of a giant function (outline.c, f->big),
+ * which runs to its return once entered, it only fires while the thread's burst lasts: the
+ * call moves into a block of its own behind `if (__vigil_burst_left != 0)`. */
+static void probe(struct xfunc *f, LLVMValueRef call)
+{
+    if (!f->big)
+        return;
+    struct vigil_xform *x = f->x;
+    LLVMBuilderRef b = x->builder;
+    LLVMBasicBlockRef old = LLVMGetInstructionParent(call);
+    LLVMValueRef fn = LLVMGetBasicBlockParent(old);
+    LLVMBasicBlockRef fire = LLVMAppendBasicBlockInContext(x->ctx, fn, "vigil.probe");
+    LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(x->ctx, fn, "vigil.probe.cont");
+    LLVMMoveBasicBlockAfter(fire, old);
+    LLVMMoveBasicBlockAfter(cont, fire);
+    LLVMPositionBuilderAtEnd(b, cont);
+    for (LLVMValueRef i = LLVMGetNextInstruction(call), next; i; i = next) {
+        next = LLVMGetNextInstruction(i);
+        size_t len = 0;
+        char *name = strdup(LLVMGetValueName2(i, &len));
+        LLVMInstructionRemoveFromParent(i);
+        xf_insert_keeping_loc(b, i, name ? name : "");
+        free(name);
+    }
+    /* Successors' PHIs (none after demotion, but for safety) would name `old`: none here. */
+    LLVMPositionBuilderAtEnd(b, fire);
+    LLVMInstructionRemoveFromParent(call);
+    xf_insert_keeping_loc(b, call, "");
+    LLVMBuildBr(b, cont);
+    LLVMPositionBuilderAtEnd(b, old);
+    LLVMValueRef left = LLVMBuildLoad2(b, x->i32, x->burst_left, "");
+    LLVMValueRef on = LLVMBuildICmp(b, LLVMIntNE, left, LLVMConstInt(x->i32, 0, 0), "");
+    xe_set_weights(x, LLVMBuildCondBr(b, on, fire, cont), 1, 2000);
+}
+
+/* The outlined copy of a giant function has no dispatch checks; its back-edges count the
+ * burst down instead (b = burst_left; burst_left = b - (b != 0)), so that a burst begun at its
+ * entry ends after as many checks as anywhere else, and its guarded probes stop. */
+static void count_burst_on_backedges(struct xfunc *f)
+{
+    struct vigil_xform *x = f->x;
+    LLVMBuilderRef b = x->builder;
+    for (size_t i = 0; i < f->backedge_from.n; i++) {
+        LLVMBasicBlockRef from = xf_clone_block(f, LLVMValueAsBasicBlock(f->backedge_from.v[i]));
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
+        LLVMPositionBuilderBefore(b, term);
+        LLVMValueRef left = LLVMBuildLoad2(b, x->i32, x->burst_left, "");
+        LLVMValueRef some = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntNE, left, LLVMConstInt(x->i32, 0, 0), ""),
+                                          x->i32, "");
+        LLVMBuildStore(b, LLVMBuildSub(b, left, some, ""), x->burst_left);
+    }
+}
+
 static void probe_access(struct xfunc *f, LLVMValueRef at, int is_store, LLVMValueRef address,
                          LLVMValueRef size, uint32_t aux)
 {
@@ -111,7 +164,7 @@ static void probe_access(struct xfunc *f, LLVMValueRef at, int is_store, LLVMVal
     LLVMPositionBuilderBefore(x->builder, at);
     LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0),
                            LLVMBuildPointerCast(x->builder, address, x->ptr, ""), size};
-    xe_call(x, is_store ? &x->probe_store : &x->probe_load, args, 4);
+    probe(f, xe_call(x, is_store ? &x->probe_store : &x->probe_load, args, 4));
     x->stats->probes++;
 }
 
@@ -179,7 +232,7 @@ static void probe_call(struct xfunc *f, LLVMValueRef call)
         LLVMPositionBuilderBefore(x->builder, call);
         LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0),
                                LLVMBuildPointerCast(x->builder, callee, x->ptr, "")};
-        xe_call(x, &x->probe_call, args, 3);
+        probe(f, xe_call(x, &x->probe_call, args, 3));
         x->stats->probes++;
     }
     /* Nothing may come between a musttail call and its ret. */
@@ -194,7 +247,7 @@ static void probe_call(struct xfunc *f, LLVMValueRef call)
         if (x->settings->probe_returns) {
             LLVMPositionBuilderBefore(x->builder, LLVMGetNextInstruction(call));
             LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0), result_as_i64(x, call)};
-            xe_call(x, &x->probe_return, args, 3);
+            probe(f, xe_call(x, &x->probe_return, args, 3));
             x->stats->probes++;
         }
     }
@@ -211,7 +264,7 @@ static void probe_branch(struct xfunc *f, LLVMValueRef br)
         LLVMPositionBuilderBefore(x->builder, br);
         LLVMValueRef taken = LLVMBuildZExt(x->builder, LLVMGetCondition(br), x->i32, "");
         LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0), taken};
-        xe_call(x, &x->probe_branch, args, 3);
+        probe(f, xe_call(x, &x->probe_branch, args, 3));
         x->stats->probes++;
     }
     if (x->pred_enable)
@@ -251,6 +304,8 @@ void xf_insert_probes(struct xfunc *f)
     ptrmap_init(&f->originals);
     ptrmap_init(&f->clone_block);
     map_originals(f);
+    if (f->big)   /* before probes split the blocks */
+        count_burst_on_backedges(f);
     for (size_t i = 0; i < f->cloned.n; i++) {
         LLVMValueRef inst = f->cloned.v[i];
         LLVMSetCurrentDebugLocation2(b, xf_debug_loc(f, inst));
