@@ -50,17 +50,24 @@ int xf_can_outline(struct xfunc *f)
     return 1;
 }
 
-static void copy_attributes(LLVMValueRef from, LLVMValueRef to, LLVMAttributeIndex index)
+/* fn's attributes at index (function, return value or parameter), in a new array (free it). */
+static LLVMAttributeRef *attributes_at(LLVMValueRef fn, LLVMAttributeIndex index, unsigned *n)
 {
-    unsigned n = LLVMGetAttributeCountAtIndex(from, index);
-    if (!n)
-        return;
-    LLVMAttributeRef *attrs = calloc(n, sizeof *attrs);
+    *n = LLVMGetAttributeCountAtIndex(fn, index);
+    LLVMAttributeRef *attrs = calloc(*n ? *n : 1, sizeof *attrs);
     if (!attrs) {
         fputs("vigil-cc: out of memory\n", stderr);
         abort();
     }
-    LLVMGetAttributesAtIndex(from, index, attrs);
+    if (*n)
+        LLVMGetAttributesAtIndex(fn, index, attrs);
+    return attrs;
+}
+
+static void copy_attributes(LLVMValueRef from, LLVMValueRef to, LLVMAttributeIndex index)
+{
+    unsigned n;
+    LLVMAttributeRef *attrs = attributes_at(from, index, &n);
     for (unsigned i = 0; i < n; i++)
         LLVMAddAttributeAtIndex(to, index, attrs[i]);
     free(attrs);
@@ -247,15 +254,8 @@ void xf_build_tail_call(struct xfunc *f, LLVMBasicBlockRef block, LLVMValueRef f
     free(args);
     LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(f->fn));
     for (unsigned i = 0; i <= n; i++) {   /* 0: the return value, i: parameter i - 1 */
-        unsigned count = LLVMGetAttributeCountAtIndex(f->fn, i);
-        if (!count)
-            continue;
-        LLVMAttributeRef *attrs = calloc(count, sizeof *attrs);
-        if (!attrs) {
-            fputs("vigil-cc: out of memory\n", stderr);
-            abort();
-        }
-        LLVMGetAttributesAtIndex(f->fn, i, attrs);
+        unsigned count;
+        LLVMAttributeRef *attrs = attributes_at(f->fn, i, &count);
         for (unsigned k = 0; k < count; k++)
             LLVMAddCallSiteAttribute(call, i, attrs[k]);
         free(attrs);
