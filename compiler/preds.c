@@ -229,11 +229,12 @@ void xp_place_counters(struct xfunc *f)
             const struct pending_counter *c = &p->v[i];
             if (!keep[i])
                 continue;
-            LLVMSetCurrentDebugLocation2(f->x->builder, xf_debug_loc(f, c->at));
             for (int copy = 0; copy < 2; copy++) {
                 LLVMValueRef at = copy ? c->original : c->at;
                 if (!at)
                     continue;
+                /* each copy's own location: an outlined copy has a scope of its own */
+                LLVMSetCurrentDebugLocation2(f->x->builder, xf_debug_loc(f, at));
                 if (c->as_i64)
                     count_return(f, at, c->site, c->as_i64);
                 else
