@@ -73,12 +73,6 @@ static void copy_attributes(LLVMValueRef from, LLVMValueRef to, LLVMAttributeInd
     free(attrs);
 }
 
-static int has_fn_attribute(LLVMValueRef fn, const char *name)
-{
-    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
-    return kind && LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind) != NULL;
-}
-
 static void add_enum_attribute(struct vigil_xform *x, LLVMValueRef fn, const char *name)
 {
     unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
@@ -197,7 +191,7 @@ void xf_redirect_instrumented_calls(struct vigil_xform *x)
         size_t len = 0;
         const char *name = LLVMGetValueName2(callee, &len);
         if (!len || strncmp(name, "__vigil_", 8) == 0 || LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee)) ||
-            has_fn_attribute(callee, "returns_twice"))   /* setjmp and friends stay direct calls */
+            xf_has_fn_attribute(callee, "returns_twice"))   /* setjmp and friends stay direct calls */
             continue;
         char *weak_name = malloc(len + sizeof VIGIL_BURST_SUFFIX);
         if (!weak_name) {

@@ -31,31 +31,6 @@ struct xp_pending {
     size_t n, cap;
 };
 
-/* The block after `inst`'s position: inst and everything after it move into a new block
- * placed right after the old one, which is left without a terminator (the caller ends it).
- * NULL when a successor has PHIs (they would name the old block; demotion removes them from
- * the bodies, so this does not happen in practice). */
-static LLVMBasicBlockRef split_before(struct xfunc *f, LLVMValueRef inst)
-{
-    struct vigil_xform *x = f->x;
-    LLVMBasicBlockRef old = LLVMGetInstructionParent(inst);
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(old);
-    for (unsigned i = 0; term && i < LLVMGetNumSuccessors(term); i++) {
-        LLVMValueRef first = LLVMGetFirstInstruction(LLVMGetSuccessor(term, i));
-        if (first && LLVMIsAPHINode(first))
-            return NULL;
-    }
-    LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(x->ctx, LLVMGetBasicBlockParent(old), "vigil.pred.cont");
-    LLVMMoveBasicBlockAfter(cont, old);
-    LLVMPositionBuilderAtEnd(x->builder, cont);
-    for (LLVMValueRef i = inst, next; i; i = next) {
-        next = LLVMGetNextInstruction(i);
-        LLVMInstructionRemoveFromParent(i);
-        xf_insert_keeping_loc(x->builder, i, "");
-    }
-    return cont;
-}
-
 static LLVMValueRef element(struct vigil_xform *x, LLVMTypeRef type, LLVMValueRef base, LLVMValueRef index)
 {
     return LLVMBuildInBoundsGEP2(x->builder, type, base, &index, 1, "");
@@ -104,7 +79,7 @@ static void count_branch(struct xfunc *f, LLVMValueRef br, uint32_t site, unsign
     struct vigil_xform *x = f->x;
     LLVMBasicBlockRef from = LLVMGetInstructionParent(br);
     LLVMValueRef cond = LLVMGetCondition(br);
-    LLVMBasicBlockRef cont = split_before(f, br);
+    LLVMBasicBlockRef cont = xf_split_before(f, br, "vigil.pred.cont");
     if (!cont)
         return;
     LLVMPositionBuilderAtEnd(x->builder, from);
@@ -118,7 +93,7 @@ static void count_return(struct xfunc *f, LLVMValueRef call, uint32_t site, LLVM
     if (!next)
         return;
     LLVMBasicBlockRef from = LLVMGetInstructionParent(call);
-    LLVMBasicBlockRef cont = split_before(f, next);
+    LLVMBasicBlockRef cont = xf_split_before(f, next, "vigil.pred.cont");
     if (!cont)
         return;
     LLVMPositionBuilderAtEnd(x->builder, from);

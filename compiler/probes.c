@@ -109,21 +109,10 @@ static void probe(struct xfunc *f, LLVMValueRef call)
     struct vigil_xform *x = f->x;
     LLVMBuilderRef b = x->builder;
     LLVMBasicBlockRef old = LLVMGetInstructionParent(call);
-    LLVMValueRef fn = LLVMGetBasicBlockParent(old);
-    LLVMBasicBlockRef fire = LLVMAppendBasicBlockInContext(x->ctx, fn, "vigil.probe");
-    LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(x->ctx, fn, "vigil.probe.cont");
-    LLVMMoveBasicBlockAfter(fire, old);
-    LLVMMoveBasicBlockAfter(cont, fire);
-    LLVMPositionBuilderAtEnd(b, cont);
-    for (LLVMValueRef i = LLVMGetNextInstruction(call), next; i; i = next) {
-        next = LLVMGetNextInstruction(i);
-        size_t len = 0;
-        char *name = strdup(LLVMGetValueName2(i, &len));
-        LLVMInstructionRemoveFromParent(i);
-        xf_insert_keeping_loc(b, i, name ? name : "");
-        free(name);
-    }
-    /* Successors' PHIs (none after demotion, but for safety) would name `old`: none here. */
+    LLVMBasicBlockRef cont = xf_split_before(f, LLVMGetNextInstruction(call), "vigil.probe.cont");
+    if (!cont)
+        return;   /* a successor with PHIs (not after demotion): the probe stays unguarded */
+    LLVMBasicBlockRef fire = LLVMInsertBasicBlockInContext(x->ctx, cont, "vigil.probe");
     LLVMPositionBuilderAtEnd(b, fire);
     LLVMInstructionRemoveFromParent(call);
     xf_insert_keeping_loc(b, call, "");

@@ -45,10 +45,35 @@ int xf_is_call_to_prefix(LLVMValueRef inst, const char *prefix)
     return LLVMIsACallInst(inst) && strncmp(xf_callee_name(inst), prefix, strlen(prefix)) == 0;
 }
 
-static int has_fn_attribute(LLVMValueRef fn, const char *name)
+int xf_has_fn_attribute(LLVMValueRef fn, const char *name)
 {
     unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
     return kind && LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind) != NULL;
+}
+
+/* The block after `inst`'s position: inst and everything after it move into a new block
+ * placed right after the old one, which is left without a terminator (the caller ends it).
+ * NULL when a successor has PHIs (they would name the old block; demotion removes them from
+ * the bodies, so this does not happen in practice). */
+LLVMBasicBlockRef xf_split_before(struct xfunc *f, LLVMValueRef inst, const char *name)
+{
+    struct vigil_xform *x = f->x;
+    LLVMBasicBlockRef old = LLVMGetInstructionParent(inst);
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(old);
+    for (unsigned i = 0; term && i < LLVMGetNumSuccessors(term); i++) {
+        LLVMValueRef first = LLVMGetFirstInstruction(LLVMGetSuccessor(term, i));
+        if (first && LLVMIsAPHINode(first))
+            return NULL;
+    }
+    LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(x->ctx, LLVMGetBasicBlockParent(old), name);
+    LLVMMoveBasicBlockAfter(cont, old);
+    LLVMPositionBuilderAtEnd(x->builder, cont);
+    for (LLVMValueRef i = inst, next; i; i = next) {
+        next = LLVMGetNextInstruction(i);
+        LLVMInstructionRemoveFromParent(i);
+        xf_insert_keeping_loc(x->builder, i, "");
+    }
+    return cont;
 }
 
 /* Why fn must be left as it is, or NULL when it can be transformed. */
@@ -60,7 +85,7 @@ static const char *reason_to_skip(LLVMValueRef fn)
         return "available_externally";
     if (strncmp(name, "__vigil_", 8) == 0)
         return "reserved __vigil_ name";
-    if (has_fn_attribute(fn, "naked"))
+    if (xf_has_fn_attribute(fn, "naked"))
         return "naked function";
     for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(fn); block; block = LLVMGetNextBasicBlock(block))
         for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst; inst = LLVMGetNextInstruction(inst)) {
@@ -77,7 +102,7 @@ static const char *reason_to_skip(LLVMValueRef fn)
                 return "token-typed value";
             if (LLVMIsACallInst(inst)) {
                 LLVMValueRef callee = LLVMGetCalledValue(inst);
-                if (LLVMIsAFunction(callee) && has_fn_attribute(callee, "noduplicate"))
+                if (LLVMIsAFunction(callee) && xf_has_fn_attribute(callee, "noduplicate"))
                     return "call to a noduplicate function";
             }
         }

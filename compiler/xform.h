@@ -163,6 +163,10 @@ void xe_relaxed_store(struct vigil_xform *x, LLVMValueRef value, LLVMValueRef pt
 void xe_set_weights(struct vigil_xform *x, LLVMValueRef branch, uint32_t first, uint32_t second);
 
 /* Small helpers (transform.c). */
+int xf_has_fn_attribute(LLVMValueRef fn, const char *name);
+/* inst and everything after it move into a new block `name` right after their block, which is
+ * left without a terminator (the caller ends it); NULL when a successor has PHIs. */
+LLVMBasicBlockRef xf_split_before(struct xfunc *f, LLVMValueRef inst, const char *name);
 int xf_is_call_to_prefix(LLVMValueRef inst, const char *prefix);
 const char *xf_callee_name(LLVMValueRef call);
 
