@@ -56,6 +56,49 @@ struct vigil_symbolizer *vigil_symbolizer_open(const char *path, char *err, size
     return s;
 }
 
+/* The scopes of the DIEs under parent that contain pc, innermost first, by walking the tree:
+ * dwarf_getscopes gives none when an inlined subroutine's abstract origin is in another unit
+ * (vigil-cc's outlined copies live in a unit of their own, and inline functions of the
+ * source's unit). Returns their number; *scopes is malloc'ed. */
+static int scopes_by_walk(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die **scopes)
+{
+    int n = 0, cap = 0;
+    Dwarf_Die *found = NULL;
+    Dwarf_Die die = *parent, child;
+    for (;;) {
+        int descended = 0;
+        if (dwarf_child(&die, &child) == 0) {
+            do {
+                int tag = dwarf_tag(&child);
+                if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block)
+                    continue;
+                if (dwarf_haspc(&child, pc) <= 0)
+                    continue;
+                if (n == cap) {
+                    cap = cap ? cap * 2 : 8;
+                    Dwarf_Die *grown = realloc(found, (size_t)cap * sizeof *grown);
+                    if (!grown)
+                        break;
+                    found = grown;
+                }
+                found[n++] = child;
+                die = child;
+                descended = 1;
+                break;
+            } while (dwarf_siblingof(&child, &child) == 0);
+        }
+        if (!descended)
+            break;
+    }
+    for (int i = 0; i < n / 2; i++) {   /* innermost first, as dwarf_getscopes */
+        Dwarf_Die t = found[i];
+        found[i] = found[n - 1 - i];
+        found[n - 1 - i] = t;
+    }
+    *scopes = found;
+    return n;
+}
+
 /* The innermost function name of address in compile unit cu (a subprogram or inlined
  * subroutine: the function the user wrote the line in), or NULL. */
 static const char *function_in_cu(Dwarf_Die *cu, Dwarf_Addr pc, struct vigil_source_location *out)
@@ -63,6 +106,11 @@ static const char *function_in_cu(Dwarf_Die *cu, Dwarf_Addr pc, struct vigil_sou
     Dwarf_Die *scopes = NULL;
     const char *found = NULL;
     int n = dwarf_getscopes(cu, pc, &scopes);
+    if (n <= 0) {
+        free(scopes);
+        scopes = NULL;
+        n = scopes_by_walk(cu, pc, &scopes);
+    }
     for (int i = 0; i < n; i++) {
         int tag = dwarf_tag(&scopes[i]);
         if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)

@@ -96,8 +96,8 @@ static void build_local_countdown(struct vigil_xform *x, LLVMBasicBlockRef check
  *   state[s].instr_execs += 1; b = burst_left;
  *   if (b > 1) { burst_left = b - 1; goto instrumented; }
  *   if (__vigil_burst_end(&m, s)) goto instrumented; else goto checking; */
-static void build_burst_path(struct vigil_xform *x, LLVMValueRef fn, uint32_t site, LLVMBasicBlockRef burst,
-                             LLVMBasicBlockRef instrumented, LLVMBasicBlockRef checking)
+void xc_build_burst_path(struct vigil_xform *x, LLVMValueRef fn, uint32_t site, LLVMBasicBlockRef burst,
+                         LLVMBasicBlockRef instrumented, LLVMBasicBlockRef checking)
 {
     LLVMBuilderRef b = x->builder;
     LLVMValueRef one = LLVMConstInt(x->i32, 1, 0);
@@ -123,44 +123,63 @@ static void build_burst_path(struct vigil_xform *x, LLVMValueRef fn, uint32_t si
     branch_on_call(x, &x->burst_end, site, instrumented, checking);
 }
 
-/* Builds the blocks of site s; returns {check.s, burst.s} through the out parameters. With
- * `local` (a batched loop) every return to the checking copy reloads the local countdown. */
-static void build_check(struct xfunc *f, uint32_t site, LLVMMetadataRef loc,
-                        LLVMBasicBlockRef checking, LLVMBasicBlockRef instrumented, LLVMValueRef local,
-                        LLVMBasicBlockRef *check_out, LLVMBasicBlockRef *burst_out)
+LLVMBasicBlockRef xc_build_countdown(struct xfunc *f, uint32_t site, LLVMMetadataRef loc,
+                                     LLVMBasicBlockRef checking, LLVMBasicBlockRef instrumented,
+                                     LLVMValueRef local, LLVMBasicBlockRef burst, LLVMBasicBlockRef *back)
 {
     struct vigil_xform *x = f->x;
     LLVMBuilderRef b = x->builder;
     LLVMBasicBlockRef check = new_block(f, "check", site);
     LLVMBasicBlockRef enter = new_block(f, "enter", site), decrement = new_block(f, "decrement", site);
-    LLVMBasicBlockRef burst = new_block(f, "burst", site);
     LLVMSetCurrentDebugLocation2(b, loc);
 
-    LLVMBasicBlockRef back_to_checking = checking;
+    *back = checking;
     if (local) {
-        back_to_checking = new_block(f, "reload", site);
-        LLVMPositionBuilderAtEnd(b, back_to_checking);
+        *back = new_block(f, "reload", site);
+        LLVMPositionBuilderAtEnd(b, *back);
         LLVMBuildStore(b, xc_load_counter(x, site), local);
         LLVMBuildBr(b, checking);
         build_local_countdown(x, check, enter, decrement, checking, local);
     } else {
-        build_memory_countdown(x, check, new_block(f, "count", site), enter, decrement, burst, checking, site);
+        build_memory_countdown(x, check, burst ? new_block(f, "count", site) : NULL, enter, decrement, burst,
+                               checking, site);
     }
     LLVMPositionBuilderAtEnd(b, enter);
-    branch_on_call(x, &x->dispatch_enter, site, instrumented, back_to_checking);
-
-    build_burst_path(x, f->fn, site, burst, instrumented, back_to_checking);
+    branch_on_call(x, &x->dispatch_enter, site, instrumented, *back);
     LLVMSetCurrentDebugLocation2(b, NULL);
-    *check_out = check;
-    *burst_out = burst;
+    return check;
 }
 
-static void redirect(LLVMValueRef terminator, LLVMBasicBlockRef from, LLVMBasicBlockRef to)
+/* Site s's check (xc_build_countdown) and its burst path, both in f: returns check.s, and
+ * burst.s through *burst_out. The thread-local burst test is made only where test_burst. */
+static LLVMBasicBlockRef build_check(struct xfunc *f, uint32_t site, LLVMMetadataRef loc,
+                                     LLVMBasicBlockRef checking, LLVMBasicBlockRef instrumented,
+                                     LLVMValueRef local, int test_burst, LLVMBasicBlockRef *burst_out)
+{
+    LLVMBasicBlockRef burst = new_block(f, "burst", site), back;
+    LLVMBasicBlockRef check = xc_build_countdown(f, site, loc, checking, instrumented, local,
+                                                 test_burst ? burst : NULL, &back);
+    LLVMSetCurrentDebugLocation2(f->x->builder, loc);
+    xc_build_burst_path(f->x, f->fn, site, burst, instrumented, back);
+    LLVMSetCurrentDebugLocation2(f->x->builder, NULL);
+    *burst_out = burst;
+    return check;
+}
+
+void xc_redirect(LLVMValueRef terminator, LLVMBasicBlockRef from, LLVMBasicBlockRef to)
 {
     unsigned n = LLVMGetNumSuccessors(terminator);
     for (unsigned i = 0; i < n; i++)
         if (LLVMGetSuccessor(terminator, i) == from)
             LLVMSetSuccessor(terminator, i, to);
+}
+
+/* Back-edge checks of the checking copy test the thread's burst only without loop_calls: a
+ * loop without calls cannot see a burst begin elsewhere, and with loop_calls a burst that a
+ * callee starts ends when it returns to the loop (loops.c). */
+int xc_backedge_tests_burst(struct xfunc *f)
+{
+    return !f->x->settings->loop_calls;
 }
 
 void xf_insert_checks(struct xfunc *f)
@@ -170,8 +189,8 @@ void xf_insert_checks(struct xfunc *f)
     LLVMBasicBlockRef check, burst;
     uint32_t site = xs_add_entry(x, f->name, f->subprogram);
     struct xl_loops *loops = xl_plan(f);
-    build_check(f, site, xf_debug_loc(f, LLVMGetFirstInstruction(entry)), entry,
-                xf_clone_block(f, entry), NULL, &check, &burst);
+    check = build_check(f, site, xf_debug_loc(f, LLVMGetFirstInstruction(entry)), entry,
+                        xf_clone_block(f, entry), NULL, 1, &burst);
     LLVMPositionBuilderAtEnd(x->builder, f->prologue);
     LLVMBuildBr(x->builder, check);
     x->stats->entry_checks++;
@@ -190,10 +209,11 @@ void xf_insert_checks(struct xfunc *f)
         LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(term);
         site = sites[i] = xs_add(x, VIGIL_SITE_BACKEDGE, f->name, loc, 0);
         LLVMValueRef local = xl_local(loops, i);
-        build_check(f, site, xf_debug_loc(f, term), to, xf_clone_block(f, to), local, &check, &burst);
-        redirect(term, to, check);
+        check = build_check(f, site, xf_debug_loc(f, term), to, xf_clone_block(f, to), local,
+                            xc_backedge_tests_burst(f), &burst);
+        xc_redirect(term, to, check);
         xl_note_check(loops, check, to);
-        redirect(LLVMGetBasicBlockTerminator(xf_clone_block(f, from)), xf_clone_block(f, to), burst);
+        xc_redirect(LLVMGetBasicBlockTerminator(xf_clone_block(f, from)), xf_clone_block(f, to), burst);
         x->stats->backedge_checks++;
         if (local)
             x->stats->batched_checks++;
@@ -233,6 +253,6 @@ void xf_insert_outlined_entry_check(struct xfunc *f)
     LLVMBasicBlockRef to_check = LLVMAppendBasicBlockInContext(x->ctx, burst_fn, "vigil.to.checking");
     xf_build_tail_call(f, to_instr, burst_fn, f->instr_fn);
     xf_build_tail_call(f, to_check, burst_fn, f->fn);
-    build_burst_path(x, burst_fn, site, burst, to_instr, to_check);
+    xc_build_burst_path(x, burst_fn, site, burst, to_instr, to_check);
     LLVMSetCurrentDebugLocation2(b, NULL);
 }

@@ -152,7 +152,7 @@ static int is_debug_intrinsic(LLVMValueRef inst)
  * else (arguments, constants, prologue allocas) is shared. An indirectbr keeps the original
  * destinations: blockaddress constants name the checking copy's blocks, so a computed goto
  * taken during a burst lands in the checking copy (whose next check resumes the burst). */
-static void remap_operands(struct xfunc *f, LLVMValueRef clone)
+void xf_remap_operands(struct xfunc *f, LLVMValueRef clone)
 {
     int keep_blocks = LLVMGetInstructionOpcode(clone) == LLVMIndirectBr;
     int nops = LLVMGetNumOperands(clone);
@@ -170,7 +170,7 @@ static void remap_operands(struct xfunc *f, LLVMValueRef clone)
 
 /* One instruction cloned at the builder's position, named after the original with ".i", with
  * the original's debug location (moved into the outlined function's scope when there is one). */
-static LLVMValueRef clone_instruction(struct xfunc *f, LLVMValueRef inst)
+LLVMValueRef xf_clone_instruction(struct xfunc *f, LLVMValueRef inst)
 {
     LLVMValueRef clone = LLVMInstructionClone(inst);
     size_t len = 0;
@@ -198,7 +198,7 @@ static LLVMValueRef clone_instruction(struct xfunc *f, LLVMValueRef inst)
 /* Clones every original body block, appended to `target`, recording original -> clone in
  * f->clones (already holding whatever else must be renamed, e.g. arguments), then redirects
  * the clones' operands. */
-static void clone_blocks_into(struct xfunc *f, LLVMValueRef target)
+void xf_clone_blocks_into(struct xfunc *f, LLVMValueRef target)
 {
     LLVMBuilderRef b = f->x->builder;
     size_t n = f->blocks.n;
@@ -216,18 +216,18 @@ static void clone_blocks_into(struct xfunc *f, LLVMValueRef target)
         for (LLVMValueRef inst = LLVMGetFirstInstruction(original); inst; inst = LLVMGetNextInstruction(inst)) {
             if (is_debug_intrinsic(inst))
                 continue;
-            LLVMValueRef clone = clone_instruction(f, inst);
+            LLVMValueRef clone = xf_clone_instruction(f, inst);
             ptrmap_put(&f->clones, inst, clone);
             valvec_push(&f->cloned, clone);
         }
     }
     for (size_t i = first_clone; i < f->cloned.n; i++)
-        remap_operands(f, f->cloned.v[i]);
+        xf_remap_operands(f, f->cloned.v[i]);
 }
 
 void xf_clone_body(struct xfunc *f)
 {
-    clone_blocks_into(f, f->fn);
+    xf_clone_blocks_into(f, f->fn);
 }
 
 /* The outlined instrumented copy (xf_outline_body): a new internal function with fn's type,
@@ -247,11 +247,11 @@ void xf_outline_body(struct xfunc *f)
     for (LLVMValueRef inst = LLVMGetFirstInstruction(f->prologue); inst; inst = LLVMGetNextInstruction(inst)) {
         if (!LLVMIsAAllocaInst(inst))
             continue;
-        LLVMValueRef clone = clone_instruction(f, inst);
+        LLVMValueRef clone = xf_clone_instruction(f, inst);
         ptrmap_put(&f->clones, inst, clone);
-        remap_operands(f, clone);
+        xf_remap_operands(f, clone);
     }
-    clone_blocks_into(f, f->instr_fn);
+    xf_clone_blocks_into(f, f->instr_fn);
     LLVMPositionBuilderAtEnd(b, f->instr_prologue);
     LLVMBuildBr(b, xf_clone_block(f, LLVMValueAsBasicBlock(f->blocks.v[0])));
 }

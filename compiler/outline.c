@@ -19,7 +19,7 @@
  * into the checking copy) and is only reached through the rare path. */
 static const char *const dropped_fn_attributes[] = {"alwaysinline", "inlinehint"};
 
-static long instruction_count(LLVMValueRef fn)
+long xf_instruction_count(LLVMValueRef fn)
 {
     long n = 0;
     for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
@@ -36,7 +36,7 @@ int xf_can_outline(struct xfunc *f)
     if (!f->x->settings->outline)
         return 0;
     if (f->backedge_from.n != 0) {
-        if (instruction_count(f->fn) <= f->x->settings->dual_max)
+        if (xf_instruction_count(f->fn) <= f->x->settings->dual_max)
             return 0;
         f->big = 1;
     }
@@ -92,7 +92,7 @@ static LLVMMetadataRef outline_unit(struct vigil_xform *x, LLVMMetadataRef file)
     return x->outline_cu;
 }
 
-static LLVMMetadataRef outlined_subprogram(struct xfunc *f)
+LLVMMetadataRef xf_outlined_subprogram(struct xfunc *f)
 {
     struct vigil_xform *x = f->x;
     if (!f->subprogram)
@@ -108,9 +108,13 @@ static LLVMMetadataRef outlined_subprogram(struct xfunc *f)
                                        1, 1, line, LLVMDIFlagZero, 1);
 }
 
-/* A new function "<name><suffix>" with fn's type, calling convention and attributes, never
- * inlined. */
-static LLVMValueRef new_companion(struct xfunc *f, const char *suffix)
+/* Function attributes about memory effects: the companions write memory the function may not
+ * (probes, a transfer frame), and a caller must not reorder memory around their calls. */
+static const char *const memory_fn_attributes[] = {
+    "readnone", "readonly", "writeonly", "argmemonly", "inaccessiblememonly",
+    "inaccessiblemem_or_argmemonly", "memory"};
+
+LLVMValueRef xf_new_companion(struct xfunc *f, const char *suffix, LLVMTypeRef type)
 {
     struct vigil_xform *x = f->x;
     char *name = malloc(strlen(f->name) + strlen(suffix) + 1);
@@ -120,20 +124,28 @@ static LLVMValueRef new_companion(struct xfunc *f, const char *suffix)
     }
     strcpy(name, f->name);
     strcat(name, suffix);
-    LLVMValueRef copy = LLVMAddFunction(x->module, name, LLVMGlobalGetValueType(f->fn));
+    LLVMValueRef copy = LLVMAddFunction(x->module, name, type);
     free(name);
     LLVMSetLinkage(copy, LLVMInternalLinkage);
     LLVMSetFunctionCallConv(copy, LLVMGetFunctionCallConv(f->fn));
     if (LLVMGetGC(f->fn))
         LLVMSetGC(copy, LLVMGetGC(f->fn));
     copy_attributes(f->fn, copy, LLVMAttributeFunctionIndex);
-    copy_attributes(f->fn, copy, LLVMAttributeReturnIndex);
-    unsigned nparams = LLVMCountParams(f->fn);
-    for (unsigned i = 0; i < nparams; i++)
-        copy_attributes(f->fn, copy, i + 1);
+    if (type == LLVMGlobalGetValueType(f->fn)) {
+        copy_attributes(f->fn, copy, LLVMAttributeReturnIndex);
+        unsigned nparams = LLVMCountParams(f->fn);
+        for (unsigned i = 0; i < nparams; i++)
+            copy_attributes(f->fn, copy, i + 1);
+    }
     for (size_t i = 0; i < sizeof dropped_fn_attributes / sizeof *dropped_fn_attributes; i++) {
         const char *a = dropped_fn_attributes[i];
         LLVMRemoveEnumAttributeAtIndex(copy, LLVMAttributeFunctionIndex, LLVMGetEnumAttributeKindForName(a, strlen(a)));
+    }
+    for (size_t i = 0; i < sizeof memory_fn_attributes / sizeof *memory_fn_attributes; i++) {
+        const char *a = memory_fn_attributes[i];
+        unsigned kind = LLVMGetEnumAttributeKindForName(a, strlen(a));
+        if (kind)
+            LLVMRemoveEnumAttributeAtIndex(copy, LLVMAttributeFunctionIndex, kind);
     }
     add_enum_attribute(x, copy, "noinline");
     return copy;
@@ -141,8 +153,8 @@ static LLVMValueRef new_companion(struct xfunc *f, const char *suffix)
 
 LLVMValueRef xf_new_outlined_function(struct xfunc *f)
 {
-    LLVMValueRef copy = new_companion(f, VIGIL_INSTR_SUFFIX);
-    f->instr_subprogram = outlined_subprogram(f);
+    LLVMValueRef copy = xf_new_companion(f, VIGIL_INSTR_SUFFIX, LLVMGlobalGetValueType(f->fn));
+    f->instr_subprogram = xf_outlined_subprogram(f);
     if (f->instr_subprogram)
         LLVMSetSubprogram(copy, f->instr_subprogram);
     return copy;
@@ -155,7 +167,7 @@ LLVMValueRef xf_new_outlined_function(struct xfunc *f)
 LLVMValueRef xf_new_burst_entry(struct xfunc *f)
 {
     struct vigil_xform *x = f->x;
-    LLVMValueRef entry = new_companion(f, VIGIL_BURST_SUFFIX);
+    LLVMValueRef entry = xf_new_companion(f, VIGIL_BURST_SUFFIX, LLVMGlobalGetValueType(f->fn));
     if (LLVMGetLinkage(f->fn) == LLVMExternalLinkage) {
         LLVMSetLinkage(entry, LLVMExternalLinkage);
         LLVMSetVisibility(entry, LLVMGetVisibility(f->fn));

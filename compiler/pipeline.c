@@ -241,6 +241,7 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
         .loop_counters = vcc_setting_on(s->loop_counters),
         .loop_calls = vcc_setting_on(s->loop_calls),
         .outline = vcc_setting_on(s->outline),
+        .outline_loops = vcc_setting_on(s->outline_loops),
         .dual_max = strtol(s->dual_max, NULL, 10) > 0 ? strtol(s->dual_max, NULL, 10) : 10000,
         .pred_counters = vcc_setting_on(s->pred_counters),
         .pred_remove_redundant = vcc_setting_on(s->pred_remove_redundant),
@@ -265,10 +266,10 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
     LLVMDisposeMessage(msg);
     if (job->debug)
         fprintf(stderr, "vigil-cc: note: %s: %u functions, %u transformed, %u skipped, "
-                        "%u entry and %u back-edge checks (%u batched), %u outlined (%u of them big, entry only), %u probes, "
+                        "%u entry and %u back-edge checks (%u batched), %u outlined (%u with loops, %u big: entry only), %u probes, "
                         "%u predicate counters (%u branch predicates left out)\n",
                 sj->in->path, stats.functions_seen, stats.functions_transformed,
-                stats.functions_skipped, stats.entry_checks, stats.backedge_checks, stats.batched_checks, stats.outlined, stats.outlined_big, stats.probes,
+                stats.functions_skipped, stats.entry_checks, stats.backedge_checks, stats.batched_checks, stats.outlined, stats.outlined_loops, stats.outlined_big, stats.probes,
                 stats.pred_counters, stats.pred_removed);
     return 0;
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int is_lifetime_marker(LLVMValueRef inst)
+int xf_is_lifetime_marker(LLVMValueRef inst)
 {
     return xf_is_call_to_prefix(inst, "llvm.lifetime.");
 }
@@ -16,14 +16,14 @@ static int is_lifetime_marker(LLVMValueRef inst)
 static int only_feeds_lifetime_markers(LLVMValueRef cast)
 {
     for (LLVMUseRef use = LLVMGetFirstUse(cast); use; use = LLVMGetNextUse(use))
-        if (!is_lifetime_marker(LLVMGetUser(use)))
+        if (!xf_is_lifetime_marker(LLVMGetUser(use)))
             return 0;
     return 1;
 }
 
 /* A stack slot nobody else can see: used only as the address of loads and stores, and by
  * lifetime markers. Its accesses are not probed. Must run before probes take addresses. */
-static int is_private_slot(LLVMValueRef alloca)
+int xf_is_private_slot(LLVMValueRef alloca)
 {
     for (LLVMUseRef use = LLVMGetFirstUse(alloca); use; use = LLVMGetNextUse(use)) {
         LLVMValueRef user = LLVMGetUser(use);
@@ -31,7 +31,7 @@ static int is_private_slot(LLVMValueRef alloca)
             continue;
         if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == alloca && LLVMGetOperand(user, 0) != alloca)
             continue;
-        if (is_lifetime_marker(user) || (LLVMIsABitCastInst(user) && only_feeds_lifetime_markers(user)))
+        if (xf_is_lifetime_marker(user) || (LLVMIsABitCastInst(user) && only_feeds_lifetime_markers(user)))
             continue;
         return 0;
     }
@@ -43,7 +43,7 @@ void xf_find_private_slots(struct xfunc *f)
     /* Probes go into the instrumented copy: an outlined one has its own slots. */
     LLVMBasicBlockRef slots = f->instr_fn ? f->instr_prologue : f->prologue;
     for (LLVMValueRef inst = LLVMGetFirstInstruction(slots); inst; inst = LLVMGetNextInstruction(inst))
-        if (LLVMIsAAllocaInst(inst) && is_private_slot(inst))
+        if (LLVMIsAAllocaInst(inst) && xf_is_private_slot(inst))
             ptrmap_put(&f->private_slots, inst, inst);
 }
 
@@ -100,11 +100,12 @@ static uint32_t access_size(struct vigil_xform *x, LLVMTypeRef type)
 }
 
 /* A probe call just inserted. In the outlined copy of a giant function (outline.c, f->big),
- * which runs to its return once entered, it only fires while the thread's burst lasts: the
- * call moves into a block of its own behind `if (__vigil_burst_left != 0)`. */
+ * which runs to its return once entered, and in one that coasts after its burst to an
+ * outermost loop (transfer.c), it only fires while the thread's burst lasts: the call moves
+ * into a block of its own behind `if (__vigil_burst_left != 0)`. */
 static void probe(struct xfunc *f, LLVMValueRef call)
 {
-    if (!f->big)
+    if (!f->big && !f->coasts)
         return;
     struct vigil_xform *x = f->x;
     LLVMBuilderRef b = x->builder;

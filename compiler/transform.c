@@ -122,7 +122,14 @@ static void transform_function(struct vigil_xform *x, LLVMValueRef fn)
     xf_demote(&f);
     xf_make_prologue(&f);
     xf_find_backedges(&f);
-    if (xf_can_outline(&f)) {
+    if (xt_can_transfer(&f)) {
+        xt_outline_body(&f);
+        xs_record_cfg(&f);
+        xf_find_private_slots(&f);
+        xt_insert_checks(&f);
+        x->stats->outlined++;
+        x->stats->outlined_loops++;
+    } else if (xf_can_outline(&f)) {
         xf_outline_body(&f);
         xs_record_cfg(&f);
         xf_find_private_slots(&f);
@@ -137,6 +144,7 @@ static void transform_function(struct vigil_xform *x, LLVMValueRef fn)
     }
     xf_insert_probes(&f);
 
+    xt_free(&f);
     ptrmap_free(&f.clones);
     ptrmap_free(&f.private_slots);
     valvec_free(&f.blocks);

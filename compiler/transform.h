@@ -14,6 +14,7 @@ struct vigil_transform_settings {
     int loop_counters;       /* batched countdown in innermost loops (default 1) */
     int loop_calls;          /* ... also in those that make calls (default 1) */
     int outline;             /* loop-free functions: instrumented copy as its own function (default 1) */
+    int outline_loops;       /* functions with loops too, left and re-entered at checks (transfer.c) */
     long dual_max;           /* functions with loops above this many instructions: outlined, entry check only */
     int pred_counters;       /* predicate counters in both copies (default 0, seed 002) */
     int pred_remove_redundant; /* with pred_counters: leave out redundant branch predicates */
@@ -25,6 +26,7 @@ struct vigil_transform_stats {
     unsigned entry_checks, backedge_checks, probes;
     unsigned batched_checks; /* back-edge checks counting down a local (loops.c) */
     unsigned outlined;       /* functions whose instrumented copy is a function of its own */
+    unsigned outlined_loops; /* of those, functions with loops entered and left at checks */
     unsigned outlined_big;   /* of those, functions with loops over dual_max (entry check only) */
     unsigned pred_counters;  /* predicate sites counted in both copies */
     unsigned pred_removed;   /* branch predicates left out: count reconstructed (seed 002 3.1) */

@@ -86,6 +86,8 @@ struct xfunc {
     LLVMBasicBlockRef instr_prologue;    /* its entry block: clones of the prologue's slots */
     LLVMMetadataRef instr_subprogram;    /* its DISubprogram, NULL without debug info */
     int big;                             /* outlined although it has loops (over dual_max) */
+    struct xt_transfer *transfer;        /* transfer.c: outlined copy of a function with loops */
+    int coasts;                          /* its copy may run on after the burst: probes test it */
 };
 
 /* demote.c */
@@ -98,17 +100,35 @@ LLVMBasicBlockRef xf_clone_block(struct xfunc *f, LLVMBasicBlockRef original);
 /* outline.c: the instrumented copy of a loop-free function as a function of its own. */
 #define VIGIL_INSTR_SUFFIX ".vigil.instr"   /* the outlined instrumented copy */
 #define VIGIL_BURST_SUFFIX ".vigil.b"       /* the burst entry: instrumented callers call it */
+long xf_instruction_count(LLVMValueRef fn);
 int xf_can_outline(struct xfunc *f);                /* after xf_find_backedges; sets f->big */
 void xf_outline_body(struct xfunc *f);              /* clone.c: instead of xf_clone_body */
 LLVMValueRef xf_new_outlined_function(struct xfunc *f);
+/* "<name><suffix>" of the given type: internal, noinline, f's function attributes but those
+ * about memory effects; f's parameter attributes too when the type is f's. */
+LLVMValueRef xf_new_companion(struct xfunc *f, const char *suffix, LLVMTypeRef type);
+LLVMMetadataRef xf_outlined_subprogram(struct xfunc *f);
+/* Clone of the prologue alloca or body instruction inst at the builder's position (clone.c). */
+LLVMValueRef xf_clone_instruction(struct xfunc *f, LLVMValueRef inst);
+void xf_clone_blocks_into(struct xfunc *f, LLVMValueRef target);
+void xf_remap_operands(struct xfunc *f, LLVMValueRef clone);
 LLVMMetadataRef xf_outlined_loc(struct xfunc *f, LLVMMetadataRef loc);
 LLVMValueRef xf_new_burst_entry(struct xfunc *f);
 /* block (in `from`, of f's type) tail-calls target with from's arguments and returns. */
 void xf_build_tail_call(struct xfunc *f, LLVMBasicBlockRef block, LLVMValueRef from, LLVMValueRef target);
 void xf_redirect_instrumented_calls(struct vigil_xform *x);  /* after all functions */
 void xf_finish_outlining(struct vigil_xform *x);    /* once per module, after all functions */
+/* transfer.c: the instrumented copy of a function with loops as a function of its own, entered
+ * and left at dispatch checks (instead of xf_outline_body and xf_insert_checks). */
+int xt_can_transfer(struct xfunc *f);
+void xt_outline_body(struct xfunc *f);
+void xt_insert_checks(struct xfunc *f);
+void xt_free(struct xfunc *f);
 /* probes.c */
 void xf_find_private_slots(struct xfunc *f);
+/* A stack slot used only as the address of loads and stores (and by lifetime markers). */
+int xf_is_private_slot(LLVMValueRef alloca);
+int xf_is_lifetime_marker(LLVMValueRef inst);
 void xf_insert_probes(struct xfunc *f);
 /* preds.c: guarded predicate counters (common/abi.h) at a branch / after a call. */
 /* Counters are placed once every site of the function is known (xp_place_counters), so that
@@ -121,6 +141,19 @@ void xp_place_counters(struct xfunc *f);
 /* checks.c */
 void xf_insert_checks(struct xfunc *f);
 void xf_insert_outlined_entry_check(struct xfunc *f);  /* entry check -> tail call of instr_fn */
+/* The checking copy's side of site s, in f: check.s counts down counters[s] (after testing the
+ * thread's burst, which leads to `burst`, when burst is not NULL) or, in a batched loop,
+ * `local`; when it expires the runtime decides between `instrumented` and the way back to
+ * `checking` (*back: through a reload of `local` in a batched loop). Returns check.s. */
+LLVMBasicBlockRef xc_build_countdown(struct xfunc *f, uint32_t site, LLVMMetadataRef loc,
+                                     LLVMBasicBlockRef checking, LLVMBasicBlockRef instrumented,
+                                     LLVMValueRef local, LLVMBasicBlockRef burst, LLVMBasicBlockRef *back);
+/* burst (an empty block of fn): the burst goes on in `instrumented` or, at its end, to `checking`. */
+void xc_build_burst_path(struct vigil_xform *x, LLVMValueRef fn, uint32_t site, LLVMBasicBlockRef burst,
+                         LLVMBasicBlockRef instrumented, LLVMBasicBlockRef checking);
+int xc_backedge_tests_burst(struct xfunc *f);
+/* Every successor slot of terminator that is `from` becomes `to`. */
+void xc_redirect(LLVMValueRef terminator, LLVMBasicBlockRef from, LLVMBasicBlockRef to);
 /* counters[site] as a relaxed atomic load / store at the builder's position. */
 LLVMValueRef xc_load_counter(struct vigil_xform *x, uint32_t site);
 void xc_store_counter(struct vigil_xform *x, uint32_t site, LLVMValueRef value);
