@@ -45,6 +45,12 @@ struct xt_transfer {
     LLVMBasicBlockRef leave;    /* in the copy: return to f (the state is saved) */
     struct valvec *live;        /* per back-edge: by-value slots live into its header */
     unsigned char *outermost;   /* per back-edge: its header is in no other loop */
+    /* The original body's blocks (indexes of f->blocks) for the reload sets. */
+    struct ptrmap block_index;  /* block -> index + 1 */
+    struct valvec *preds, *succs;   /* per block: block indexes + 1, as pointers */
+    uint64_t *kill;             /* per block, `words` words: by-value slots it stores */
+    size_t words;
+    unsigned char **reaches;    /* per back-edge, made on demand: blocks with a path into its header */
 };
 
 /* Resume points: 0 is the function's entry, i + 1 the target of back-edge i. */
@@ -170,30 +176,74 @@ static void load_state(struct vigil_xform *x, struct xt_transfer *t, LLVMValueRe
     }
 }
 
+static size_t block_number(struct xt_transfer *t, LLVMValueRef block)
+{
+    return (size_t)ptrmap_get(&t->block_index, block) - 1;
+}
+
+static void *checked_calloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fputs("vigil-cc: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+
+/* Blocks, edges and the by-value slots each block stores, of the original body. */
+static void index_body(struct xfunc *f, struct xt_transfer *t)
+{
+    size_t nblocks = f->blocks.n;
+    ptrmap_init(&t->block_index);
+    for (size_t b = 0; b < nblocks; b++)
+        ptrmap_put(&t->block_index, f->blocks.v[b], (void *)(b + 1));
+    t->preds = checked_calloc(nblocks, sizeof *t->preds);
+    t->succs = checked_calloc(nblocks, sizeof *t->succs);
+    t->words = (t->by_value.n + 63) / 64;
+    t->kill = checked_calloc(nblocks * t->words + 1, sizeof *t->kill);
+    struct ptrmap slot_index;
+    ptrmap_init(&slot_index);
+    for (size_t i = 0; i < t->by_value.n; i++)
+        ptrmap_put(&slot_index, t->by_value.v[i], (void *)(i + 1));
+    for (size_t b = 0; b < nblocks; b++) {
+        LLVMBasicBlockRef block = LLVMValueAsBasicBlock(f->blocks.v[b]);
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(block);
+        unsigned nsucc = term ? LLVMGetNumSuccessors(term) : 0;
+        for (unsigned k = 0; k < nsucc; k++) {
+            size_t to = (size_t)ptrmap_get(&t->block_index, LLVMBasicBlockAsValue(LLVMGetSuccessor(term, k)));
+            if (!to)
+                continue;
+            valvec_push(&t->succs[b], (LLVMValueRef)to);
+            valvec_push(&t->preds[to - 1], (LLVMValueRef)(b + 1));
+        }
+        for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst; inst = LLVMGetNextInstruction(inst)) {
+            size_t slot = LLVMIsAStoreInst(inst) ? (size_t)ptrmap_get(&slot_index, LLVMGetOperand(inst, 1)) : 0;
+            if (slot--)
+                t->kill[b * t->words + slot / 64] |= 1ull << (slot % 64);
+        }
+    }
+    ptrmap_free(&slot_index);
+}
+
 /* Which by-value slots are live into each back-edge's header in the original body: a load
  * reachable from the header's top without a store to the slot in between (backward dataflow
  * over the blocks; slots are only loaded and stored). t->live[i] lists indexes into by_value,
  * stored as pointer-sized integers. */
 static void compute_liveness(struct xfunc *f, struct xt_transfer *t)
 {
-    size_t nblocks = f->blocks.n, nslots = t->by_value.n, words = (nslots + 63) / 64;
-    t->live = calloc(f->backedge_from.n ? f->backedge_from.n : 1, sizeof *t->live);
-    uint64_t *gen = calloc(nblocks * words + 1, sizeof *gen);
-    uint64_t *kill = calloc(nblocks * words + 1, sizeof *kill);
-    uint64_t *in = calloc(nblocks * words + 1, sizeof *in);
-    uint64_t *out = calloc(words + 1, sizeof *out);
-    if (!t->live || !gen || !kill || !in || !out) {
-        fputs("vigil-cc: out of memory\n", stderr);
-        abort();
-    }
-    struct ptrmap slot_index, block_index;
+    size_t nblocks = f->blocks.n, nslots = t->by_value.n, words = t->words;
+    t->live = checked_calloc(f->backedge_from.n, sizeof *t->live);
+    uint64_t *gen = checked_calloc(nblocks * words + 1, sizeof *gen);
+    uint64_t *in = checked_calloc(nblocks * words + 1, sizeof *in);
+    uint64_t *out = checked_calloc(words + 1, sizeof *out);
+    struct ptrmap slot_index;
     ptrmap_init(&slot_index);
-    ptrmap_init(&block_index);
     for (size_t i = 0; i < nslots; i++)
         ptrmap_put(&slot_index, t->by_value.v[i], (void *)(i + 1));
     for (size_t b = 0; b < nblocks; b++) {
-        ptrmap_put(&block_index, f->blocks.v[b], (void *)(b + 1));
-        uint64_t *g = gen + b * words, *k = kill + b * words;
+        uint64_t *g = gen + b * words, stored[words + 1];
+        memset(stored, 0, sizeof stored);
         LLVMBasicBlockRef block = LLVMValueAsBasicBlock(f->blocks.v[b]);
         for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst; inst = LLVMGetNextInstruction(inst)) {
             int is_load = LLVMIsALoadInst(inst) != NULL;
@@ -203,25 +253,23 @@ static void compute_liveness(struct xfunc *f, struct xt_transfer *t)
             if (!slot--)
                 continue;
             uint64_t bit = 1ull << (slot % 64);
-            if (is_load && !(k[slot / 64] & bit))
+            if (is_load && !(stored[slot / 64] & bit))
                 g[slot / 64] |= bit;
             else if (!is_load)
-                k[slot / 64] |= bit;
+                stored[slot / 64] |= bit;
         }
     }
     for (int changed = 1; changed;) {
         changed = 0;
         for (size_t b = nblocks; b-- > 0;) {
             memset(out, 0, words * sizeof *out);
-            LLVMValueRef term = LLVMGetBasicBlockTerminator(LLVMValueAsBasicBlock(f->blocks.v[b]));
-            unsigned nsucc = term ? LLVMGetNumSuccessors(term) : 0;
-            for (unsigned k = 0; k < nsucc; k++) {
-                size_t succ = (size_t)ptrmap_get(&block_index, LLVMBasicBlockAsValue(LLVMGetSuccessor(term, k)));
-                for (size_t w = 0; succ && w < words; w++)
-                    out[w] |= in[(succ - 1) * words + w];
+            for (size_t k = 0; k < t->succs[b].n; k++) {
+                size_t succ = (size_t)t->succs[b].v[k] - 1;
+                for (size_t w = 0; w < words; w++)
+                    out[w] |= in[succ * words + w];
             }
             for (size_t w = 0; w < words; w++) {
-                uint64_t v = gen[b * words + w] | (out[w] & ~kill[b * words + w]);
+                uint64_t v = gen[b * words + w] | (out[w] & ~t->kill[b * words + w]);
                 if (v != in[b * words + w]) {
                     in[b * words + w] = v;
                     changed = 1;
@@ -230,17 +278,68 @@ static void compute_liveness(struct xfunc *f, struct xt_transfer *t)
         }
     }
     for (size_t i = 0; i < f->backedge_from.n; i++) {
-        size_t header = (size_t)ptrmap_get(&block_index, f->backedge_to.v[i]) - 1;
+        size_t header = block_number(t, f->backedge_to.v[i]);
         for (size_t slot = 0; slot < nslots; slot++)
             if (in[header * words + slot / 64] & (1ull << (slot % 64)))
                 valvec_push(&t->live[i], (LLVMValueRef)(slot));
     }
     ptrmap_free(&slot_index);
-    ptrmap_free(&block_index);
     free(gen);
-    free(kill);
     free(in);
     free(out);
+}
+
+/* Blocks reachable from `start` following succs (dir 1) or preds (dir 0); start itself only
+ * when a path leads back to it or `with_start`. */
+static unsigned char *reach(struct xfunc *f, struct xt_transfer *t, size_t start, int forward, int with_start)
+{
+    size_t nblocks = f->blocks.n, n = 0;
+    unsigned char *seen = checked_calloc(nblocks, 1);
+    size_t *work = checked_calloc(nblocks + 1, sizeof *work);
+    struct valvec *edges = forward ? t->succs : t->preds;
+    if (with_start)
+        seen[start] = 1;
+    for (size_t k = 0; k < edges[start].n; k++) {   /* marked when pushed: at most nblocks pushes */
+        size_t b = (size_t)edges[start].v[k] - 1;
+        if (!seen[b]) {
+            seen[b] = 1;
+            work[n++] = b;
+        }
+    }
+    while (n) {
+        size_t b = work[--n];
+        for (size_t k = 0; k < edges[b].n; k++) {
+            size_t next = (size_t)edges[b].v[k] - 1;
+            if (!seen[next]) {
+                seen[next] = 1;
+                work[n++] = next;
+            }
+        }
+    }
+    free(work);
+    return seen;
+}
+
+/* The slots to reload when the copy, resumed at back-edge i's header (from = the blocks
+ * reachable from there), returns at back-edge k's: those live there that some block on a
+ * path between the two may store. The others still hold, in f, what they held when f called
+ * the copy (for a loop's invariants: the same SSA value, so the loop keeps its registers). */
+static void reload_set(struct xfunc *f, struct xt_transfer *t, const unsigned char *from, size_t k, struct valvec *out)
+{
+    size_t nblocks = f->blocks.n, words = t->words;
+    if (!t->reaches[k])
+        t->reaches[k] = reach(f, t, block_number(t, f->backedge_to.v[k]), 0, 0);
+    uint64_t stored[words + 1];
+    memset(stored, 0, sizeof stored);
+    for (size_t b = 0; b < nblocks; b++)
+        if (from[b] && t->reaches[k][b])
+            for (size_t w = 0; w < words; w++)
+                stored[w] |= t->kill[b * words + w];
+    for (size_t i = 0; i < t->live[k].n; i++) {
+        size_t slot = (size_t)t->live[k].v[i];
+        if (stored[slot / 64] & (1ull << (slot % 64)))
+            valvec_push(out, (LLVMValueRef)slot);
+    }
 }
 
 /* Whether each back-edge's header lies in no other back-edge's loop (the blocks that reach
@@ -249,60 +348,43 @@ static void compute_liveness(struct xfunc *f, struct xt_transfer *t)
 static int find_outermost(struct xfunc *f, struct xt_transfer *t)
 {
     size_t nblocks = f->blocks.n, nedges = f->backedge_from.n;
-    t->outermost = malloc(nedges ? nedges : 1);
-    struct valvec *preds = calloc(nblocks ? nblocks : 1, sizeof *preds);
-    unsigned char *in_body = calloc(nblocks ? nblocks : 1, 1);
-    size_t *work = calloc(nblocks + 1, sizeof *work);
-    if (!t->outermost || !preds || !in_body || !work) {
-        fputs("vigil-cc: out of memory\n", stderr);
-        abort();
-    }
-    memset(t->outermost, 1, nedges ? nedges : 1);
-    struct ptrmap index;
-    ptrmap_init(&index);
-    for (size_t b = 0; b < nblocks; b++)
-        ptrmap_put(&index, f->blocks.v[b], (void *)(b + 1));
-    for (size_t b = 0; b < nblocks; b++) {
-        LLVMValueRef term = LLVMGetBasicBlockTerminator(LLVMValueAsBasicBlock(f->blocks.v[b]));
-        unsigned nsucc = term ? LLVMGetNumSuccessors(term) : 0;
-        for (unsigned k = 0; k < nsucc; k++) {
-            size_t to = (size_t)ptrmap_get(&index, LLVMBasicBlockAsValue(LLVMGetSuccessor(term, k)));
-            if (to)
-                valvec_push(&preds[to - 1], (LLVMValueRef)(b + 1));
-        }
-    }
+    t->outermost = checked_calloc(nedges, 1);
+    memset(t->outermost, 1, nedges);
+    unsigned char *in_body = checked_calloc(nblocks, 1);
+    size_t *work = checked_calloc(nblocks + 1, sizeof *work);
     int nested = 0;
     for (size_t j = 0; j < nedges; j++) {
         memset(in_body, 0, nblocks);
-        size_t header = (size_t)ptrmap_get(&index, f->backedge_to.v[j]) - 1;
+        size_t header = block_number(t, f->backedge_to.v[j]);
         size_t n = 0;
         in_body[header] = 1;
-        work[n++] = (size_t)ptrmap_get(&index, f->backedge_from.v[j]) - 1;
+        size_t source = block_number(t, f->backedge_from.v[j]);
+        if (!in_body[source]) {   /* marked when pushed: at most nblocks pushes */
+            in_body[source] = 1;
+            work[n++] = source;
+        }
         while (n) {
             size_t b = work[--n];
-            if (in_body[b])
-                continue;
-            in_body[b] = 1;
-            for (size_t k = 0; k < preds[b].n; k++)
-                if (!in_body[(size_t)preds[b].v[k] - 1])
-                    work[n++] = (size_t)preds[b].v[k] - 1;
+            for (size_t k = 0; k < t->preds[b].n; k++) {
+                size_t pred = (size_t)t->preds[b].v[k] - 1;
+                if (!in_body[pred]) {
+                    in_body[pred] = 1;
+                    work[n++] = pred;
+                }
+            }
         }
         if (in_body[0] && header != 0)
             continue;   /* irreducible: entered other than through its header */
         for (size_t i = 0; i < nedges; i++) {
-            size_t h = (size_t)ptrmap_get(&index, f->backedge_to.v[i]) - 1;
+            size_t h = block_number(t, f->backedge_to.v[i]);
             if (h != header && in_body[h] && t->outermost[i]) {
                 t->outermost[i] = 0;
                 nested = 1;
             }
         }
     }
-    for (size_t b = 0; b < nblocks; b++)
-        valvec_free(&preds[b]);
-    free(preds);
     free(in_body);
     free(work);
-    ptrmap_free(&index);
     return nested;
 }
 
@@ -345,8 +427,10 @@ void xt_outline_body(struct xfunc *f)
         fields[by_value_field(t, i)] = LLVMGetAllocatedType(t->by_value.v[i]);
     t->frame_type = LLVMStructTypeInContext(x->ctx, fields, (unsigned)nfields, 0);
     free(fields);
+    index_body(f, t);
     compute_liveness(f, t);
     f->coasts = find_outermost(f, t);
+    t->reaches = checked_calloc(f->backedge_from.n, sizeof *t->reaches);
 
     LLVMTypeRef fn_type = LLVMGlobalGetValueType(f->fn);
     LLVMGetParamTypes(fn_type, params);
@@ -391,10 +475,12 @@ void xt_outline_body(struct xfunc *f)
         LLVMBuildRet(b, LLVMGetUndef(ret));
 }
 
-/* f's side: the block every transfer goes through (the state is saved before it). It saves
- * the shared pointers, calls the copy, and returns what the copy returned or switches to the
- * header the copy named (through a reload of the state). Returns that switch. */
-static LLVMValueRef build_transfer(struct xfunc *f, LLVMBasicBlockRef transfer, LLVMMetadataRef loc)
+/* f's side of a transfer, in the empty block `transfer`: save the state live at the resume
+ * point (back-edge `site`'s header, or the entry: SIZE_MAX), name it, call the copy; then
+ * return what it returned, or reload what the copy may have changed and go on at the
+ * outermost header it returned at (backs[k]: f's way back to back-edge k's header). */
+static void build_transfer(struct xfunc *f, LLVMBasicBlockRef transfer, size_t site, LLVMBasicBlockRef *backs,
+                           LLVMMetadataRef loc)
 {
     struct vigil_xform *x = f->x;
     struct xt_transfer *t = f->transfer;
@@ -404,14 +490,16 @@ static LLVMValueRef build_transfer(struct xfunc *f, LLVMBasicBlockRef transfer, 
     LLVMBasicBlockRef nowhere = LLVMAppendBasicBlockInContext(x->ctx, f->fn, "vigil.transfer.nowhere");
     LLVMSetCurrentDebugLocation2(b, NULL);
     LLVMPositionBuilderAtEnd(b, transfer);
+    LLVMValueRef point = LLVMConstInt(x->i32, 0, 0);
+    if (site != SIZE_MAX) {
+        save_state(x, t, t->frame, NULL, &t->live[site]);
+        point = resume_point(x, site);
+    }
+    LLVMBuildStore(b, point, frame_field(x, t, t->frame, 0));
     for (size_t i = 0; i < t->shared.n; i++)
         LLVMBuildStore(b, t->shared.v[i], frame_field(x, t, t->frame, 1 + (unsigned)i));
     unsigned nparams = LLVMCountParams(f->fn);
-    LLVMValueRef *args = calloc(nparams + 1, sizeof *args);
-    if (!args) {
-        fputs("vigil-cc: out of memory\n", stderr);
-        abort();
-    }
+    LLVMValueRef *args = checked_calloc(nparams + 1, sizeof *args);
     for (unsigned i = 0; i < nparams; i++)
         args[i] = LLVMGetParam(f->fn, i);
     args[nparams] = t->frame;
@@ -420,8 +508,8 @@ static LLVMValueRef build_transfer(struct xfunc *f, LLVMBasicBlockRef transfer, 
     LLVMSetInstructionCallConv(result, LLVMGetFunctionCallConv(f->instr_fn));   /* fastcc after -O: must match */
     LLVMSetCurrentDebugLocation2(b, NULL);
     free(args);
-    LLVMValueRef point = LLVMBuildLoad2(b, x->i32, frame_field(x, t, t->frame, 0), "");
-    LLVMValueRef returned = LLVMBuildICmp(b, LLVMIntEQ, point, LLVMConstInt(x->i32, 0, 0), "");
+    LLVMValueRef returned_at = LLVMBuildLoad2(b, x->i32, frame_field(x, t, t->frame, 0), "");
+    LLVMValueRef returned = LLVMBuildICmp(b, LLVMIntEQ, returned_at, LLVMConstInt(x->i32, 0, 0), "");
     LLVMBuildCondBr(b, returned, done, back);
 
     LLVMPositionBuilderAtEnd(b, done);
@@ -429,11 +517,28 @@ static LLVMValueRef build_transfer(struct xfunc *f, LLVMBasicBlockRef transfer, 
         LLVMBuildRetVoid(b);
     else
         LLVMBuildRet(b, result);
+
+    size_t nblocks = f->blocks.n;
+    unsigned char *from = site == SIZE_MAX ? NULL : reach(f, t, block_number(t, f->backedge_to.v[site]), 1, 1);
     LLVMPositionBuilderAtEnd(b, back);
-    LLVMValueRef sw = LLVMBuildSwitch(b, point, nowhere, (unsigned)f->backedge_from.n);
+    LLVMValueRef sw = LLVMBuildSwitch(b, returned_at, nowhere, 4);
+    for (size_t k = 0; k < f->backedge_from.n; k++) {
+        if (!t->outermost[k] || (from && !from[block_number(t, f->backedge_to.v[k])]))
+            continue;
+        struct valvec reload = {0};
+        if (from)
+            reload_set(f, t, from, k, &reload);
+        LLVMBasicBlockRef load = LLVMAppendBasicBlockInContext(x->ctx, f->fn, "vigil.transfer.resume");
+        LLVMPositionBuilderAtEnd(b, load);
+        load_state(x, t, t->frame, NULL, from ? &reload : &t->live[k]);
+        LLVMBuildBr(b, backs[k]);
+        LLVMAddCase(sw, resume_point(x, k), load);
+        valvec_free(&reload);
+    }
+    (void)nblocks;
+    free(from);
     LLVMPositionBuilderAtEnd(b, nowhere);
     LLVMBuildUnreachable(b);
-    return sw;
 }
 
 /* A block of fn that saves the state live at back-edge `backedge`'s header (none for the
@@ -475,54 +580,48 @@ void xt_insert_checks(struct xfunc *f)
     LLVMBuilderRef b = x->builder;
     LLVMBasicBlockRef entry = LLVMValueAsBasicBlock(f->blocks.v[0]);
     LLVMMetadataRef entry_loc = xf_debug_loc(f, LLVMGetFirstInstruction(entry));
+    size_t nedges = f->backedge_from.n;
+    LLVMBasicBlockRef *to_copy = checked_calloc(nedges + 1, sizeof *to_copy);   /* [nedges]: entry */
+    LLVMBasicBlockRef *backs = checked_calloc(nedges, sizeof *backs);
+    uint32_t *sites = checked_calloc(nedges, sizeof *sites);
 
     LLVMPositionBuilder(b, f->prologue, LLVMGetFirstInstruction(f->prologue));
     t->frame = LLVMBuildAlloca(b, t->frame_type, "vigil.frame");
-    LLVMBasicBlockRef transfer = LLVMAppendBasicBlockInContext(x->ctx, f->fn, "vigil.transfer");
-    LLVMValueRef back_switch = build_transfer(f, transfer, entry_loc);
 
     /* The entry: callers inside a burst call f itself, so the entry check tests the burst. */
     uint32_t site = xs_add_entry(x, f->name, f->subprogram);
     struct xl_loops *loops = xl_plan(f);
-    LLVMBasicBlockRef to_copy = save_and_go(f, f->fn, t->frame, NULL, SIZE_MAX, transfer, "vigil.transfer.entry");
+    to_copy[nedges] = LLVMAppendBasicBlockInContext(x->ctx, f->fn, "vigil.transfer.entry");
     LLVMBasicBlockRef burst = LLVMAppendBasicBlockInContext(x->ctx, f->fn, "vigil.burst.entry"), back;
-    LLVMBasicBlockRef check = xc_build_countdown(f, site, entry_loc, entry, to_copy, NULL, burst, &back);
+    LLVMBasicBlockRef check = xc_build_countdown(f, site, entry_loc, entry, to_copy[nedges], NULL, burst, &back);
     LLVMSetCurrentDebugLocation2(b, entry_loc);
-    xc_build_burst_path(x, f->fn, site, burst, to_copy, back);
+    xc_build_burst_path(x, f->fn, site, burst, to_copy[nedges], back);
     LLVMSetCurrentDebugLocation2(b, NULL);
     LLVMPositionBuilderAtEnd(b, f->prologue);
     LLVMBuildBr(b, check);
     x->stats->entry_checks++;
 
-    uint32_t *sites = calloc(f->backedge_from.n + 1, sizeof *sites);
-    if (!sites) {
-        fputs("vigil-cc: out of memory\n", stderr);
-        abort();
-    }
-    for (size_t i = 0; i < f->backedge_from.n; i++) {
+    for (size_t i = 0; i < nedges; i++) {
         LLVMBasicBlockRef from = LLVMValueAsBasicBlock(f->backedge_from.v[i]);
         LLVMBasicBlockRef to = LLVMValueAsBasicBlock(f->backedge_to.v[i]);
         LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
         LLVMMetadataRef loc = xf_debug_loc(f, term);
         site = sites[i] = xs_add(x, VIGIL_SITE_BACKEDGE, f->name, LLVMInstructionGetDebugLoc(term), 0);
         LLVMValueRef local = xl_local(loops, i);
-        LLVMValueRef point = resume_point(x, i);
 
         /* The checking copy: count down; a burst goes to the copy, resuming at `to`. */
-        to_copy = save_and_go(f, f->fn, t->frame, NULL, i, transfer, "vigil.transfer.loop");
+        to_copy[i] = LLVMAppendBasicBlockInContext(x->ctx, f->fn, "vigil.transfer.loop");
         LLVMBasicBlockRef own_burst = NULL;
         if (xc_backedge_tests_burst(f) && !local)
             own_burst = LLVMAppendBasicBlockInContext(x->ctx, f->fn, "vigil.burst.checking");
-        check = xc_build_countdown(f, site, loc, to, to_copy, local, own_burst, &back);
+        check = xc_build_countdown(f, site, loc, to, to_copy[i], local, own_burst, &backs[i]);
         if (own_burst) {
             LLVMSetCurrentDebugLocation2(b, loc);
-            xc_build_burst_path(x, f->fn, site, own_burst, to_copy, back);
+            xc_build_burst_path(x, f->fn, site, own_burst, to_copy[i], backs[i]);
             LLVMSetCurrentDebugLocation2(b, NULL);
         }
         xc_redirect(term, to, check);
         xl_note_check(loops, check, to);
-        if (t->outermost[i])
-            LLVMAddCase(back_switch, point, load_and_go(f, f->fn, t->frame, NULL, i, back, "vigil.transfer.resume"));
 
         /* The copy: the burst goes on at `to`; when it has ended, the copy returns to f there,
          * or coasts on at an inner loop: b = burst_left; if (b == 0) goto end; burst path. */
@@ -540,15 +639,21 @@ void xt_insert_checks(struct xfunc *f)
         xc_build_burst_path(x, f->instr_fn, site, copy_burst, to_clone, end);
         LLVMSetCurrentDebugLocation2(b, NULL);
         xc_redirect(LLVMGetBasicBlockTerminator(xf_clone_block(f, from)), to_clone, copy_check);
-        LLVMAddCase(t->resume_switch, point,
+        LLVMAddCase(t->resume_switch, resume_point(x, i),
                     load_and_go(f, f->instr_fn, t->frame_param, &f->clones, i, to_clone, "vigil.resume.loop"));
         x->stats->backedge_checks++;
         if (local)
             x->stats->batched_checks++;
     }
+    /* Transfers last: they go back through the batched loops' reload blocks. */
+    build_transfer(f, to_copy[nedges], SIZE_MAX, backs, entry_loc);
+    for (size_t i = 0; i < nedges; i++)
+        build_transfer(f, to_copy[i], i, backs, entry_loc);
     xl_rewire(f, loops, sites);
     xl_free(loops);
     free(sites);
+    free(to_copy);
+    free(backs);
 }
 
 void xt_free(struct xfunc *f)
@@ -561,6 +666,17 @@ void xt_free(struct xfunc *f)
         valvec_free(&f->transfer->live[i]);
     free(f->transfer->live);
     free(f->transfer->outermost);
+    for (size_t i = 0; f->transfer->reaches && i < f->backedge_from.n; i++)
+        free(f->transfer->reaches[i]);
+    free(f->transfer->reaches);
+    for (size_t b = 0; f->transfer->preds && b < f->blocks.n; b++) {
+        valvec_free(&f->transfer->preds[b]);
+        valvec_free(&f->transfer->succs[b]);
+    }
+    free(f->transfer->preds);
+    free(f->transfer->succs);
+    free(f->transfer->kill);
+    ptrmap_free(&f->transfer->block_index);
     free(f->transfer);
     f->transfer = NULL;
 }
