@@ -100,12 +100,11 @@ static uint32_t access_size(struct vigil_xform *x, LLVMTypeRef type)
 }
 
 /* A probe call just inserted. In the outlined copy of a giant function (outline.c, f->big),
- * which runs to its return once entered, and in one that coasts after its burst to an
- * outermost loop (transfer.c), it only fires while the thread's burst lasts: the call moves
- * into a block of its own behind `if (__vigil_burst_left != 0)`. */
+ * which runs to its return once entered, it only fires while the thread's burst lasts: the
+ * call moves into a block of its own behind `if (__vigil_burst_left != 0)`. */
 static void probe(struct xfunc *f, LLVMValueRef call)
 {
-    if (!f->big && !f->coasts)
+    if (!f->big)
         return;
     struct vigil_xform *x = f->x;
     LLVMBuilderRef b = x->builder;

@@ -87,7 +87,6 @@ struct xfunc {
     LLVMMetadataRef instr_subprogram;    /* its DISubprogram, NULL without debug info */
     int big;                             /* outlined although it has loops (over dual_max) */
     struct xt_transfer *transfer;        /* transfer.c: outlined copy of a function with loops */
-    int coasts;                          /* its copy may run on after the burst: probes test it */
 };
 
 /* demote.c */
