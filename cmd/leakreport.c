@@ -549,12 +549,26 @@ int leak_report_prepare(struct leak_report_view *r, const char *suppress_path, c
     }
     for (size_t i = 0; i < r->ngroups; i++) {
         struct leak_group_view *g = &r->groups[i];
+        char outlined_in[256] = "";   /* the previous frame ran in this function's outlined copy */
         for (size_t k = 0; k < g->nframes; k++) {
             struct leak_frame *f = &g->frames[k];
             struct vigil_source_location loc;
             if (f->module < 0 || (size_t)f->module >= r->nmodules || !syms[f->module] ||
-                vigil_symbolize(syms[f->module], f->offset - 1, &loc) != 0)   /* -1: the call, not the return */
+                vigil_symbolize(syms[f->module], f->offset - 1, &loc) != 0) {   /* -1: the call, not the return */
+                outlined_in[0] = '\0';
                 continue;
+            }
+            if (outlined_in[0] && strcmp(loc.container, outlined_in) == 0 && !loc.outlined) {
+                /* The checking copy's call into its outlined copy: the same call of the
+                 * function, one frame in the user's terms (and one site, whichever copy ran). */
+                free(f->function), free(f->file);
+                memmove(f, f + 1, (g->nframes - k - 1) * sizeof *f);
+                g->nframes--;
+                k--;
+                outlined_in[0] = '\0';
+                continue;
+            }
+            snprintf(outlined_in, sizeof outlined_in, "%s", loc.outlined ? loc.container : "");
             free(f->function), free(f->file);
             f->function = strdup(loc.function);
             f->file = strdup(loc.file);

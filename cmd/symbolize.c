@@ -200,11 +200,11 @@ int vigil_symbolize(struct vigil_symbolizer *s, uint64_t address, struct vigil_s
         if (name)
             snprintf(out->function, sizeof out->function, "%s", name);
     }
-    if (!out->container[0]) {
-        const char *name = dwfl_module_addrname(s->module, address);
-        if (name)
-            snprintf(out->container, sizeof out->container, "%s", name);
-    }
+    const char *symbol = dwfl_module_addrname(s->module, address);
+    if (!out->container[0] && symbol)
+        snprintf(out->container, sizeof out->container, "%s", symbol);
+    size_t suffix = strlen(".vigil.instr");
+    out->outlined = symbol && strlen(symbol) > suffix && strcmp(symbol + strlen(symbol) - suffix, ".vigil.instr") == 0;
     strip_companion_suffix(out->function);
     strip_companion_suffix(out->container);
     return out->function[0] || out->file[0] ? 0 : -1;

@@ -13,6 +13,8 @@ struct vigil_source_location {
                                 unknown */
     char file[1024];         /* "" when there is no line information */
     int line, column;        /* 0 when unknown */
+    int outlined;            /* in vigil-cc's outlined instrumented copy of `container`, which
+                                the checking copy called: that caller's frame is not the user's */
 };
 
 struct vigil_symbolizer;
