@@ -26,7 +26,10 @@ static struct bucket *bucket_of(int account)
 
 static int apply(struct bucket *b, long amount)
 {
-    b->ops++;
+    /* volatile: the fault must stay a fault. A plain access through the NULL is undefined, and
+     * the optimizer may remove the path that leads to it instead (it did, once vigil-cc's
+     * cleanup turned the select of the bucket into a PHI). */
+    ((volatile struct bucket *)b)->ops++;
     if (amount < 0 && b->balance + amount < 0)
         return -1;
     b->balance += amount;
