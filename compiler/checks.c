@@ -150,19 +150,23 @@ LLVMBasicBlockRef xc_build_countdown(struct xfunc *f, uint32_t site, LLVMMetadat
     return check;
 }
 
-/* Site s's check (xc_build_countdown) and its burst path, both in f: returns check.s, and
- * burst.s through *burst_out. The thread-local burst test is made only where test_burst. */
-static LLVMBasicBlockRef build_check(struct xfunc *f, uint32_t site, LLVMMetadataRef loc,
-                                     LLVMBasicBlockRef checking, LLVMBasicBlockRef instrumented,
-                                     LLVMValueRef local, int test_burst, LLVMBasicBlockRef *burst_out)
+LLVMBasicBlockRef xc_build_check(struct xfunc *f, uint32_t site, LLVMMetadataRef loc,
+                                 LLVMBasicBlockRef checking, LLVMBasicBlockRef instrumented,
+                                 LLVMValueRef local, int test_burst, LLVMBasicBlockRef *burst_out,
+                                 LLVMBasicBlockRef *back_out)
 {
-    LLVMBasicBlockRef burst = new_block(f, "burst", site), back;
+    LLVMBasicBlockRef burst = test_burst || burst_out ? new_block(f, "burst", site) : NULL, back;
     LLVMBasicBlockRef check = xc_build_countdown(f, site, loc, checking, instrumented, local,
                                                  test_burst ? burst : NULL, &back);
-    LLVMSetCurrentDebugLocation2(f->x->builder, loc);
-    xc_build_burst_path(f->x, f->fn, site, burst, instrumented, back);
-    LLVMSetCurrentDebugLocation2(f->x->builder, NULL);
-    *burst_out = burst;
+    if (burst) {
+        LLVMSetCurrentDebugLocation2(f->x->builder, loc);
+        xc_build_burst_path(f->x, f->fn, site, burst, instrumented, back);
+        LLVMSetCurrentDebugLocation2(f->x->builder, NULL);
+    }
+    if (burst_out)
+        *burst_out = burst;
+    if (back_out)
+        *back_out = back;
     return check;
 }
 
@@ -189,17 +193,13 @@ void xf_insert_checks(struct xfunc *f)
     LLVMBasicBlockRef check, burst;
     uint32_t site = xs_add_entry(x, f->name, f->subprogram);
     struct xl_loops *loops = xl_plan(f);
-    check = build_check(f, site, xf_debug_loc(f, LLVMGetFirstInstruction(entry)), entry,
-                        xf_clone_block(f, entry), NULL, 1, &burst);
+    check = xc_build_check(f, site, xf_debug_loc(f, LLVMGetFirstInstruction(entry)), entry,
+                           xf_clone_block(f, entry), NULL, 1, &burst, NULL);
     LLVMPositionBuilderAtEnd(x->builder, f->prologue);
     LLVMBuildBr(x->builder, check);
     x->stats->entry_checks++;
 
-    uint32_t *sites = calloc(f->backedge_from.n + 1, sizeof *sites);
-    if (!sites) {
-        fputs("vigil-cc: out of memory\n", stderr);
-        abort();
-    }
+    uint32_t *sites = xf_calloc(f->backedge_from.n, sizeof *sites);
     for (size_t i = 0; i < f->backedge_from.n; i++) {
         LLVMBasicBlockRef from = LLVMValueAsBasicBlock(f->backedge_from.v[i]);
         LLVMBasicBlockRef to = LLVMValueAsBasicBlock(f->backedge_to.v[i]);
@@ -209,8 +209,8 @@ void xf_insert_checks(struct xfunc *f)
         LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(term);
         site = sites[i] = xs_add(x, VIGIL_SITE_BACKEDGE, f->name, loc, 0);
         LLVMValueRef local = xl_local(loops, i);
-        check = build_check(f, site, xf_debug_loc(f, term), to, xf_clone_block(f, to), local,
-                            xc_backedge_tests_burst(f), &burst);
+        check = xc_build_check(f, site, xf_debug_loc(f, term), to, xf_clone_block(f, to), local,
+                               xc_backedge_tests_burst(f), &burst, NULL);
         xc_redirect(term, to, check);
         xl_note_check(loops, check, to);
         xc_redirect(LLVMGetBasicBlockTerminator(xf_clone_block(f, from)), xf_clone_block(f, to), burst);

@@ -5,16 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *checked_calloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p) {
-        fputs("vigil-cc: out of memory\n", stderr);
-        abort();
-    }
-    return p;
-}
-
 /* Moves every instruction of block into a new block after it and leaves `br new` in block.
  * Safe here because demotion left no PHIs and no values used across blocks. */
 static LLVMBasicBlockRef split_top(struct xfunc *f, LLVMBasicBlockRef block)
@@ -101,9 +91,9 @@ void xf_find_backedges(struct xfunc *f)
     for (size_t i = 0; i < n; i++)
         ptrmap_put(&index, f->blocks.v[i], (void *)(i + 1));
     enum { UNSEEN, ON_STACK, DONE };
-    unsigned char *state = checked_calloc(n, 1);
-    size_t *stack = checked_calloc(n, sizeof *stack);
-    unsigned *next_succ = checked_calloc(n, sizeof *next_succ);
+    unsigned char *state = xf_calloc(n, 1);
+    size_t *stack = xf_calloc(n, sizeof *stack);
+    unsigned *next_succ = xf_calloc(n, sizeof *next_succ);
     size_t depth = 0;
     stack[depth++] = 0;
     state[0] = ON_STACK;

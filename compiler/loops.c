@@ -57,11 +57,7 @@ static int function_has_indirectbr(struct xfunc *f)
 /* Predecessor lists of the original blocks (by index), from the original terminators. */
 static struct valvec *predecessors(struct xfunc *f, struct ptrmap *index)
 {
-    struct valvec *preds = calloc(f->blocks.n ? f->blocks.n : 1, sizeof *preds);
-    if (!preds) {
-        fputs("vigil-cc: out of memory\n", stderr);
-        abort();
-    }
+    struct valvec *preds = xf_calloc(f->blocks.n, sizeof *preds);
     for (size_t i = 0; i < f->blocks.n; i++)
         ptrmap_put(index, f->blocks.v[i], (void *)(i + 1));
     for (size_t i = 0; i < f->blocks.n; i++) {
@@ -121,16 +117,10 @@ static int natural_body(struct xfunc *f, size_t site, struct valvec *preds, stru
 
 struct xl_loops *xl_plan(struct xfunc *f)
 {
-    struct xl_loops *loops = calloc(1, sizeof *loops);
+    struct xl_loops *loops = xf_calloc(1, sizeof *loops);
     size_t n = f->backedge_from.n;
-    if (loops) {
-        loops->body = calloc(n ? n : 1, sizeof *loops->body);
-        loops->local = calloc(n ? n : 1, sizeof *loops->local);
-    }
-    if (!loops || !loops->body || !loops->local) {
-        fputs("vigil-cc: out of memory\n", stderr);
-        abort();
-    }
+    loops->body = xf_calloc(n, sizeof *loops->body);
+    loops->local = xf_calloc(n, sizeof *loops->local);
     loops->n = n;
     ptrmap_init(&loops->edge_target);
     ptrmap_init(&loops->edge_blocks);

@@ -54,11 +54,7 @@ int xf_can_outline(struct xfunc *f)
 static LLVMAttributeRef *attributes_at(LLVMValueRef fn, LLVMAttributeIndex index, unsigned *n)
 {
     *n = LLVMGetAttributeCountAtIndex(fn, index);
-    LLVMAttributeRef *attrs = calloc(*n ? *n : 1, sizeof *attrs);
-    if (!attrs) {
-        fputs("vigil-cc: out of memory\n", stderr);
-        abort();
-    }
+    LLVMAttributeRef *attrs = xf_calloc(*n, sizeof *attrs);
     if (*n)
         LLVMGetAttributesAtIndex(fn, index, attrs);
     return attrs;
@@ -248,11 +244,7 @@ void xf_build_tail_call(struct xfunc *f, LLVMBasicBlockRef block, LLVMValueRef f
     LLVMBuilderRef b = x->builder;
     LLVMPositionBuilderAtEnd(b, block);
     unsigned n = LLVMCountParams(from);
-    LLVMValueRef *args = calloc(n ? n : 1, sizeof *args);
-    if (!args) {
-        fputs("vigil-cc: out of memory\n", stderr);
-        abort();
-    }
+    LLVMValueRef *args = xf_calloc(n, sizeof *args);
     for (unsigned i = 0; i < n; i++)
         args[i] = LLVMGetParam(from, i);
     LLVMTypeRef type = LLVMGlobalGetValueType(f->fn);

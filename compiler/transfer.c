@@ -112,7 +112,10 @@ static const char *reason_not_to_transfer(struct xfunc *f)
 
 int xt_can_transfer(struct xfunc *f)
 {
-    return reason_not_to_transfer(f) == NULL;
+    const char *reason = reason_not_to_transfer(f);
+    if (reason && f->x->settings->debug && f->backedge_from.n && strcmp(reason, "disabled") != 0)
+        fprintf(stderr, "vigil-cc: note: %s: both copies in one function (%s)\n", f->name, reason);
+    return reason == NULL;
 }
 
 /* Lifetime markers of a shared alloca, and casts that only feed them, are erased. */
@@ -154,31 +157,17 @@ static unsigned by_value_field(struct xt_transfer *t, size_t i)
     return 1 + (unsigned)t->shared.n + (unsigned)i;
 }
 
-/* Stores of the by-value slots in `live` (f's, or their clones through map) into frame. */
-static void save_state(struct vigil_xform *x, struct xt_transfer *t, LLVMValueRef frame, struct ptrmap *map,
-                       const struct valvec *live)
+/* The by-value slots in `live` (f's, or their clones through map) stored into frame (save), or
+ * loaded back from it (!save). */
+static void move_state(struct vigil_xform *x, struct xt_transfer *t, LLVMValueRef frame, struct ptrmap *map,
+                       const struct valvec *live, int save)
 {
     for (size_t i = 0; i < live->n; i++) {
         size_t index = (size_t)live->v[i];
-        LLVMValueRef slot = t->by_value.v[index];
-        if (map)
-            slot = ptrmap_get(map, slot);
-        LLVMValueRef value = LLVMBuildLoad2(x->builder, LLVMGetAllocatedType(slot), slot, "");
-        LLVMBuildStore(x->builder, value, frame_field(x, t, frame, by_value_field(t, index)));
-    }
-}
-
-static void load_state(struct vigil_xform *x, struct xt_transfer *t, LLVMValueRef frame, struct ptrmap *map,
-                       const struct valvec *live)
-{
-    for (size_t i = 0; i < live->n; i++) {
-        size_t index = (size_t)live->v[i];
-        LLVMValueRef slot = t->by_value.v[index];
-        if (map)
-            slot = ptrmap_get(map, slot);
-        LLVMTypeRef type = LLVMGetAllocatedType(slot);
+        LLVMValueRef slot = map ? ptrmap_get(map, t->by_value.v[index]) : t->by_value.v[index];
         LLVMValueRef field = frame_field(x, t, frame, by_value_field(t, index));
-        LLVMBuildStore(x->builder, LLVMBuildLoad2(x->builder, type, field, ""), slot);
+        LLVMValueRef from = save ? slot : field, to = save ? field : slot;
+        LLVMBuildStore(x->builder, LLVMBuildLoad2(x->builder, LLVMGetAllocatedType(slot), from, ""), to);
     }
 }
 
@@ -187,27 +176,19 @@ static size_t block_number(struct xt_transfer *t, LLVMValueRef block)
     return (size_t)ptrmap_get(&t->block_index, block) - 1;
 }
 
-static void *checked_calloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p) {
-        fputs("vigil-cc: out of memory\n", stderr);
-        abort();
-    }
-    return p;
-}
-
-/* Blocks, edges and the by-value slots each block stores, of the original body. */
-static void index_body(struct xfunc *f, struct xt_transfer *t)
+/* Blocks and edges of the original body, and per block the by-value slots it stores (kill)
+ * and those it loads before storing them (gen, returned for compute_liveness). */
+static uint64_t *index_body(struct xfunc *f, struct xt_transfer *t)
 {
     size_t nblocks = f->blocks.n;
     ptrmap_init(&t->block_index);
     for (size_t b = 0; b < nblocks; b++)
         ptrmap_put(&t->block_index, f->blocks.v[b], (void *)(b + 1));
-    t->preds = checked_calloc(nblocks, sizeof *t->preds);
-    t->succs = checked_calloc(nblocks, sizeof *t->succs);
-    t->words = (t->by_value.n + 63) / 64;
-    t->kill = checked_calloc(nblocks * t->words + 1, sizeof *t->kill);
+    t->preds = xf_calloc(nblocks, sizeof *t->preds);
+    t->succs = xf_calloc(nblocks, sizeof *t->succs);
+    size_t words = t->words = (t->by_value.n + 63) / 64;
+    t->kill = xf_calloc(nblocks * words + 1, sizeof *t->kill);
+    uint64_t *gen = xf_calloc(nblocks * words + 1, sizeof *gen);
     struct ptrmap slot_index;
     ptrmap_init(&slot_index);
     for (size_t i = 0; i < t->by_value.n; i++)
@@ -223,34 +204,7 @@ static void index_body(struct xfunc *f, struct xt_transfer *t)
             valvec_push(&t->succs[b], (LLVMValueRef)to);
             valvec_push(&t->preds[to - 1], (LLVMValueRef)(b + 1));
         }
-        for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst; inst = LLVMGetNextInstruction(inst)) {
-            size_t slot = LLVMIsAStoreInst(inst) ? (size_t)ptrmap_get(&slot_index, LLVMGetOperand(inst, 1)) : 0;
-            if (slot--)
-                t->kill[b * t->words + slot / 64] |= 1ull << (slot % 64);
-        }
-    }
-    ptrmap_free(&slot_index);
-}
-
-/* Which by-value slots are live into each back-edge's header in the original body: a load
- * reachable from the header's top without a store to the slot in between (backward dataflow
- * over the blocks; slots are only loaded and stored). t->live[i] lists indexes into by_value,
- * stored as pointer-sized integers. */
-static void compute_liveness(struct xfunc *f, struct xt_transfer *t)
-{
-    size_t nblocks = f->blocks.n, nslots = t->by_value.n, words = t->words;
-    t->live = checked_calloc(f->backedge_from.n, sizeof *t->live);
-    uint64_t *gen = checked_calloc(nblocks * words + 1, sizeof *gen);
-    uint64_t *in = checked_calloc(nblocks * words + 1, sizeof *in);
-    uint64_t *out = checked_calloc(words + 1, sizeof *out);
-    struct ptrmap slot_index;
-    ptrmap_init(&slot_index);
-    for (size_t i = 0; i < nslots; i++)
-        ptrmap_put(&slot_index, t->by_value.v[i], (void *)(i + 1));
-    for (size_t b = 0; b < nblocks; b++) {
-        uint64_t *g = gen + b * words, stored[words + 1];
-        memset(stored, 0, sizeof stored);
-        LLVMBasicBlockRef block = LLVMValueAsBasicBlock(f->blocks.v[b]);
+        uint64_t *g = gen + b * words, *kill = t->kill + b * words;
         for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst; inst = LLVMGetNextInstruction(inst)) {
             int is_load = LLVMIsALoadInst(inst) != NULL;
             if (!is_load && !LLVMIsAStoreInst(inst))
@@ -259,12 +213,26 @@ static void compute_liveness(struct xfunc *f, struct xt_transfer *t)
             if (!slot--)
                 continue;
             uint64_t bit = 1ull << (slot % 64);
-            if (is_load && !(stored[slot / 64] & bit))
+            if (!is_load)
+                kill[slot / 64] |= bit;
+            else if (!(kill[slot / 64] & bit))
                 g[slot / 64] |= bit;
-            else if (!is_load)
-                stored[slot / 64] |= bit;
         }
     }
+    ptrmap_free(&slot_index);
+    return gen;
+}
+
+/* Which by-value slots are live into each back-edge's header in the original body: a load
+ * reachable from the header's top without a store to the slot in between (backward dataflow
+ * over the blocks; slots are only loaded and stored). t->live[i] lists indexes into by_value,
+ * stored as pointer-sized integers. Frees gen. */
+static void compute_liveness(struct xfunc *f, struct xt_transfer *t, uint64_t *gen)
+{
+    size_t nblocks = f->blocks.n, nslots = t->by_value.n, words = t->words;
+    t->live = xf_calloc(f->backedge_from.n, sizeof *t->live);
+    uint64_t *in = xf_calloc(nblocks * words + 1, sizeof *in);
+    uint64_t *out = xf_calloc(words + 1, sizeof *out);
     for (int changed = 1; changed;) {
         changed = 0;
         for (size_t b = nblocks; b-- > 0;) {
@@ -289,20 +257,23 @@ static void compute_liveness(struct xfunc *f, struct xt_transfer *t)
             if (in[header * words + slot / 64] & (1ull << (slot % 64)))
                 valvec_push(&t->live[i], (LLVMValueRef)(slot));
     }
-    ptrmap_free(&slot_index);
     free(gen);
     free(in);
     free(out);
 }
 
-/* Blocks reachable from `start` following succs (dir 1) or preds (dir 0); start itself only
- * when a path leads back to it or `with_start`. */
-static unsigned char *reach(struct xfunc *f, struct xt_transfer *t, size_t start, int forward, int with_start)
+/* Blocks reachable from `start` following succs (forward) or preds, never through `barrier`
+ * (SIZE_MAX: none), which is marked; start itself only when a path leads back to it or
+ * `with_start`. */
+static unsigned char *reach_around(struct xfunc *f, struct xt_transfer *t, size_t start, int forward,
+                                   int with_start, size_t barrier)
 {
     size_t nblocks = f->blocks.n, n = 0;
-    unsigned char *seen = checked_calloc(nblocks, 1);
-    size_t *work = checked_calloc(nblocks + 1, sizeof *work);
+    unsigned char *seen = xf_calloc(nblocks, 1);
+    size_t *work = xf_calloc(nblocks + 1, sizeof *work);
     struct valvec *edges = forward ? t->succs : t->preds;
+    if (barrier != SIZE_MAX)
+        seen[barrier] = 1;
     if (with_start)
         seen[start] = 1;
     for (size_t k = 0; k < edges[start].n; k++) {   /* marked when pushed: at most nblocks pushes */
@@ -324,6 +295,11 @@ static unsigned char *reach(struct xfunc *f, struct xt_transfer *t, size_t start
     }
     free(work);
     return seen;
+}
+
+static unsigned char *reach(struct xfunc *f, struct xt_transfer *t, size_t start, int forward, int with_start)
+{
+    return reach_around(f, t, start, forward, with_start, SIZE_MAX);
 }
 
 /* The slots to reload when the copy, resumed at back-edge i's header (from = the blocks
@@ -353,44 +329,24 @@ static void reload_set(struct xfunc *f, struct xt_transfer *t, const unsigned ch
  * irreducible and contains nothing here). Returns whether some header is not outermost. */
 static int find_outermost(struct xfunc *f, struct xt_transfer *t)
 {
-    size_t nblocks = f->blocks.n, nedges = f->backedge_from.n;
-    t->outermost = checked_calloc(nedges, 1);
+    size_t nedges = f->backedge_from.n;
+    t->outermost = xf_calloc(nedges, 1);
     memset(t->outermost, 1, nedges);
-    unsigned char *in_body = checked_calloc(nblocks, 1);
-    size_t *work = checked_calloc(nblocks + 1, sizeof *work);
     int nested = 0;
     for (size_t j = 0; j < nedges; j++) {
-        memset(in_body, 0, nblocks);
-        size_t header = block_number(t, f->backedge_to.v[j]);
-        size_t n = 0;
-        in_body[header] = 1;
-        size_t source = block_number(t, f->backedge_from.v[j]);
-        if (!in_body[source]) {   /* marked when pushed: at most nblocks pushes */
-            in_body[source] = 1;
-            work[n++] = source;
-        }
-        while (n) {
-            size_t b = work[--n];
-            for (size_t k = 0; k < t->preds[b].n; k++) {
-                size_t pred = (size_t)t->preds[b].v[k] - 1;
-                if (!in_body[pred]) {
-                    in_body[pred] = 1;
-                    work[n++] = pred;
-                }
-            }
-        }
-        if (in_body[0] && header != 0)
-            continue;   /* irreducible: entered other than through its header */
-        for (size_t i = 0; i < nedges; i++) {
+        size_t header = block_number(t, f->backedge_to.v[j]), source = block_number(t, f->backedge_from.v[j]);
+        if (source == header)
+            continue;   /* a one-block loop holds no header but its own */
+        unsigned char *body = reach_around(f, t, source, 0, 1, header);
+        for (size_t i = 0; i < nedges && !(body[0] && header != 0); i++) {   /* body[0]: irreducible */
             size_t h = block_number(t, f->backedge_to.v[i]);
-            if (h != header && in_body[h] && t->outermost[i]) {
+            if (h != header && body[h] && t->outermost[i]) {
                 t->outermost[i] = 0;
                 nested = 1;
             }
         }
+        free(body);
     }
-    free(in_body);
-    free(work);
     return nested;
 }
 
@@ -425,11 +381,7 @@ void xt_outline_body(struct xfunc *f)
 {
     struct vigil_xform *x = f->x;
     LLVMBuilderRef b = x->builder;
-    struct xt_transfer *t = calloc(1, sizeof *t);
-    if (!t) {
-        fputs("vigil-cc: out of memory\n", stderr);
-        abort();
-    }
+    struct xt_transfer *t = xf_calloc(1, sizeof *t);
     f->transfer = t;
     for (LLVMValueRef inst = LLVMGetFirstInstruction(f->prologue); inst; inst = LLVMGetNextInstruction(inst)) {
         if (!LLVMIsAAllocaInst(inst))
@@ -442,13 +394,9 @@ void xt_outline_body(struct xfunc *f)
         }
     }
     size_t nfields = 1 + t->shared.n + t->by_value.n;
-    LLVMTypeRef *fields = calloc(nfields, sizeof *fields);
+    LLVMTypeRef *fields = xf_calloc(nfields, sizeof *fields);
     unsigned nparams = LLVMCountParams(f->fn);
-    LLVMTypeRef *params = calloc(nparams + 1, sizeof *params);
-    if (!fields || !params) {
-        fputs("vigil-cc: out of memory\n", stderr);
-        abort();
-    }
+    LLVMTypeRef *params = xf_calloc(nparams + 1, sizeof *params);
     fields[0] = x->i32;
     for (size_t i = 0; i < t->shared.n; i++)
         fields[1 + i] = LLVMTypeOf(t->shared.v[i]);
@@ -456,10 +404,9 @@ void xt_outline_body(struct xfunc *f)
         fields[by_value_field(t, i)] = LLVMGetAllocatedType(t->by_value.v[i]);
     t->frame_type = LLVMStructTypeInContext(x->ctx, fields, (unsigned)nfields, 0);
     free(fields);
-    index_body(f, t);
-    compute_liveness(f, t);
+    compute_liveness(f, t, index_body(f, t));
     t->coasting = find_outermost(f, t);
-    t->reaches = checked_calloc(f->backedge_from.n, sizeof *t->reaches);
+    t->reaches = xf_calloc(f->backedge_from.n, sizeof *t->reaches);
 
     LLVMTypeRef fn_type = LLVMGlobalGetValueType(f->fn);
     LLVMGetParamTypes(fn_type, params);
@@ -523,14 +470,14 @@ static void build_transfer(struct xfunc *f, LLVMBasicBlockRef transfer, size_t s
     LLVMPositionBuilderAtEnd(b, transfer);
     LLVMValueRef point = LLVMConstInt(x->i32, 0, 0);
     if (site != SIZE_MAX) {
-        save_state(x, t, t->frame, NULL, &t->live[site]);
+        move_state(x, t, t->frame, NULL, &t->live[site], 1);
         point = resume_point(x, site);
     }
     LLVMBuildStore(b, point, frame_field(x, t, t->frame, 0));
     for (size_t i = 0; i < t->shared.n; i++)
         LLVMBuildStore(b, t->shared.v[i], frame_field(x, t, t->frame, 1 + (unsigned)i));
     unsigned nparams = LLVMCountParams(f->fn);
-    LLVMValueRef *args = checked_calloc(nparams + 1, sizeof *args);
+    LLVMValueRef *args = xf_calloc(nparams + 1, sizeof *args);
     for (unsigned i = 0; i < nparams; i++)
         args[i] = LLVMGetParam(f->fn, i);
     args[nparams] = t->frame;
@@ -549,7 +496,6 @@ static void build_transfer(struct xfunc *f, LLVMBasicBlockRef transfer, size_t s
     else
         LLVMBuildRet(b, result);
 
-    size_t nblocks = f->blocks.n;
     unsigned char *from = site == SIZE_MAX ? NULL : reach(f, t, block_number(t, f->backedge_to.v[site]), 1, 1);
     LLVMPositionBuilderAtEnd(b, back);
     LLVMValueRef sw = LLVMBuildSwitch(b, returned_at, nowhere, 4);
@@ -561,12 +507,11 @@ static void build_transfer(struct xfunc *f, LLVMBasicBlockRef transfer, size_t s
             reload_set(f, t, from, k, &reload);
         LLVMBasicBlockRef load = LLVMAppendBasicBlockInContext(x->ctx, f->fn, "vigil.transfer.resume");
         LLVMPositionBuilderAtEnd(b, load);
-        load_state(x, t, t->frame, NULL, from ? &reload : &t->live[k]);
+        move_state(x, t, t->frame, NULL, from ? &reload : &t->live[k], 0);
         LLVMBuildBr(b, backs[k]);
         LLVMAddCase(sw, resume_point(x, k), load);
         valvec_free(&reload);
     }
-    (void)nblocks;
     free(from);
     LLVMPositionBuilderAtEnd(b, nowhere);
     LLVMBuildUnreachable(b);
@@ -583,7 +528,7 @@ static LLVMBasicBlockRef save_and_go(struct xfunc *f, LLVMValueRef fn, LLVMValue
     LLVMPositionBuilderAtEnd(x->builder, block);
     LLVMValueRef point = LLVMConstInt(x->i32, 0, 0);
     if (backedge != SIZE_MAX) {
-        save_state(x, f->transfer, frame, map, &f->transfer->live[backedge]);
+        move_state(x, f->transfer, frame, map, &f->transfer->live[backedge], 1);
         point = resume_point(x, backedge);
     }
     LLVMBuildStore(x->builder, point, frame_field(x, f->transfer, frame, 0));
@@ -599,7 +544,7 @@ static LLVMBasicBlockRef load_and_go(struct xfunc *f, LLVMValueRef fn, LLVMValue
     struct vigil_xform *x = f->x;
     LLVMBasicBlockRef block = LLVMAppendBasicBlockInContext(x->ctx, fn, name);
     LLVMPositionBuilderAtEnd(x->builder, block);
-    load_state(x, f->transfer, frame, map, &f->transfer->live[backedge]);
+    move_state(x, f->transfer, frame, map, &f->transfer->live[backedge], 0);
     LLVMBuildBr(x->builder, next);
     return block;
 }
@@ -612,9 +557,9 @@ void xt_insert_checks(struct xfunc *f)
     LLVMBasicBlockRef entry = LLVMValueAsBasicBlock(f->blocks.v[0]);
     LLVMMetadataRef entry_loc = xf_debug_loc(f, LLVMGetFirstInstruction(entry));
     size_t nedges = f->backedge_from.n;
-    LLVMBasicBlockRef *to_copy = checked_calloc(nedges + 1, sizeof *to_copy);   /* [nedges]: entry */
-    LLVMBasicBlockRef *backs = checked_calloc(nedges, sizeof *backs);
-    uint32_t *sites = checked_calloc(nedges, sizeof *sites);
+    LLVMBasicBlockRef *to_copy = xf_calloc(nedges + 1, sizeof *to_copy);   /* [nedges]: entry */
+    LLVMBasicBlockRef *backs = xf_calloc(nedges, sizeof *backs);
+    uint32_t *sites = xf_calloc(nedges, sizeof *sites);
 
     LLVMPositionBuilder(b, f->prologue, LLVMGetFirstInstruction(f->prologue));
     t->frame = LLVMBuildAlloca(b, t->frame_type, "vigil.frame");
@@ -623,11 +568,7 @@ void xt_insert_checks(struct xfunc *f)
     uint32_t site = xs_add_entry(x, f->name, f->subprogram);
     struct xl_loops *loops = xl_plan(f);
     to_copy[nedges] = LLVMAppendBasicBlockInContext(x->ctx, f->fn, "vigil.transfer.entry");
-    LLVMBasicBlockRef burst = LLVMAppendBasicBlockInContext(x->ctx, f->fn, "vigil.burst.entry"), back;
-    LLVMBasicBlockRef check = xc_build_countdown(f, site, entry_loc, entry, to_copy[nedges], NULL, burst, &back);
-    LLVMSetCurrentDebugLocation2(b, entry_loc);
-    xc_build_burst_path(x, f->fn, site, burst, to_copy[nedges], back);
-    LLVMSetCurrentDebugLocation2(b, NULL);
+    LLVMBasicBlockRef check = xc_build_check(f, site, entry_loc, entry, to_copy[nedges], NULL, 1, NULL, NULL);
     LLVMPositionBuilderAtEnd(b, f->prologue);
     LLVMBuildBr(b, check);
     x->stats->entry_checks++;
@@ -642,15 +583,8 @@ void xt_insert_checks(struct xfunc *f)
 
         /* The checking copy: count down; a burst goes to the copy, resuming at `to`. */
         to_copy[i] = LLVMAppendBasicBlockInContext(x->ctx, f->fn, "vigil.transfer.loop");
-        LLVMBasicBlockRef own_burst = NULL;
-        if (xc_backedge_tests_burst(f) && !local)
-            own_burst = LLVMAppendBasicBlockInContext(x->ctx, f->fn, "vigil.burst.checking");
-        check = xc_build_countdown(f, site, loc, to, to_copy[i], local, own_burst, &backs[i]);
-        if (own_burst) {
-            LLVMSetCurrentDebugLocation2(b, loc);
-            xc_build_burst_path(x, f->fn, site, own_burst, to_copy[i], backs[i]);
-            LLVMSetCurrentDebugLocation2(b, NULL);
-        }
+        check = xc_build_check(f, site, loc, to, to_copy[i], local, xc_backedge_tests_burst(f) && !local, NULL,
+                               &backs[i]);
         xc_redirect(term, to, check);
         xl_note_check(loops, check, to);
 

@@ -22,6 +22,16 @@ void valvec_push(struct valvec *vec, LLVMValueRef value)
     vec->v[vec->n++] = value;
 }
 
+void *xf_calloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fputs("vigil-cc: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+
 void valvec_free(struct valvec *vec)
 {
     free(vec->v);

@@ -27,6 +27,8 @@ struct valvec {
 };
 void valvec_push(struct valvec *vec, LLVMValueRef value);
 void valvec_free(struct valvec *vec);
+/* calloc of at least one element, or "out of memory" and abort (transform.c). */
+void *xf_calloc(size_t n, size_t size);
 
 /* A runtime entry point: its declaration and function type (for LLVMBuildCall2). */
 struct rt_fn {
@@ -144,6 +146,12 @@ void xf_insert_outlined_entry_check(struct xfunc *f);  /* entry check -> tail ca
  * thread's burst, which leads to `burst`, when burst is not NULL) or, in a batched loop,
  * `local`; when it expires the runtime decides between `instrumented` and the way back to
  * `checking` (*back: through a reload of `local` in a batched loop). Returns check.s. */
+/* xc_build_countdown and, where the burst is tested or burst_out asks for it, site s's burst
+ * path, both in f. Returns check.s; *burst_out: burst.s, *back_out: the way back (optional). */
+LLVMBasicBlockRef xc_build_check(struct xfunc *f, uint32_t site, LLVMMetadataRef loc,
+                                 LLVMBasicBlockRef checking, LLVMBasicBlockRef instrumented,
+                                 LLVMValueRef local, int test_burst, LLVMBasicBlockRef *burst_out,
+                                 LLVMBasicBlockRef *back_out);
 LLVMBasicBlockRef xc_build_countdown(struct xfunc *f, uint32_t site, LLVMMetadataRef loc,
                                      LLVMBasicBlockRef checking, LLVMBasicBlockRef instrumented,
                                      LLVMValueRef local, LLVMBasicBlockRef burst, LLVMBasicBlockRef *back);
