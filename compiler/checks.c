@@ -77,18 +77,20 @@ static void build_memory_countdown(struct vigil_xform *x, LLVMBasicBlockRef chec
 }
 
 /* The same for a batched loop (loops.c): the countdown lives in `local`, no burst test:
- *   check: c = local; if (c == 0) goto enter; local = c - 1; goto checking; */
+ *   check: c = local - 1; local = c; if (c < 0) goto enter; goto checking;
+ * x86 makes it `add $-1, reg; js enter`. `enter` reloads the local from the counter that the
+ * runtime reset, so a local that went negative is never stored back. */
 static void build_local_countdown(struct vigil_xform *x, LLVMBasicBlockRef check, LLVMBasicBlockRef enter,
                                   LLVMBasicBlockRef decrement, LLVMBasicBlockRef checking, LLVMValueRef local)
 {
     LLVMBuilderRef b = x->builder;
     LLVMValueRef zero = LLVMConstInt(x->i32, 0, 0), one = LLVMConstInt(x->i32, 1, 0);
     LLVMPositionBuilderAtEnd(b, check);
-    LLVMValueRef c = LLVMBuildLoad2(b, x->i32, local, "");
-    LLVMValueRef expired = LLVMBuildICmp(b, LLVMIntEQ, c, zero, "");
+    LLVMValueRef c = LLVMBuildSub(b, LLVMBuildLoad2(b, x->i32, local, ""), one, "");
+    LLVMBuildStore(b, c, local);
+    LLVMValueRef expired = LLVMBuildICmp(b, LLVMIntSLT, c, zero, "");
     xe_set_weights(x, LLVMBuildCondBr(b, expired, enter, decrement), UNLIKELY, LIKELY);
     LLVMPositionBuilderAtEnd(b, decrement);
-    LLVMBuildStore(b, LLVMBuildSub(b, c, one, ""), local);
     LLVMBuildBr(b, checking);
 }
 

@@ -60,15 +60,16 @@ static enum target_arch target_arch(LLVMModuleRef m)
     return arch;
 }
 
-/* The x86-64 slow-path call (abi.h, runtime/sampler.c): step over the red zone, call the
- * entry with the module in r11 and the site in eax. Vector and x87 registers are clobbered
- * (the runtime's C code may use them); general-purpose ones other than r11 survive. */
-static LLVMValueRef x86_slow_call(struct vigil_xform *x, const char *entry, uint32_t site)
+/* An x86-64 call into the runtime through one of its register-keeping entries (abi.h,
+ * runtime/sampler.c): step over the red zone, call `entry` with `in_rax` in rax and `in_r11`
+ * in r11. Vector and x87 registers are clobbered (the code behind the entry may use them);
+ * general-purpose ones other than rax and r11 survive. Returns the call ({rax, r11}). */
+static LLVMValueRef x86_kept_registers_call(struct vigil_xform *x, const char *entry, LLVMValueRef in_rax,
+                                            LLVMValueRef in_r11)
 {
-    LLVMTypeRef fields[] = {x->i32, x->ptr};
+    LLVMTypeRef fields[] = {LLVMTypeOf(in_rax), LLVMTypeOf(in_r11)};
     LLVMTypeRef result = LLVMStructTypeInContext(x->ctx, fields, 2, 0);
-    LLVMTypeRef params[] = {x->i32, x->ptr};
-    LLVMTypeRef type = LLVMFunctionType(result, params, 2, 0);
+    LLVMTypeRef type = LLVMFunctionType(result, fields, 2, 0);
     char text[160];
     /* Through the GOT, not a PLT stub: lazy binding may clobber r11. The linker relaxes it to a
      * direct call when the entry is in the same executable. */
@@ -80,9 +81,27 @@ static LLVMValueRef x86_slow_call(struct vigil_xform *x, const char *entry, uint
         "~{st},~{st(1)},~{st(2)},~{st(3)},~{st(4)},~{st(5)},~{st(6)},~{st(7)}";
     LLVMValueRef asm_fn = LLVMGetInlineAsm(type, text, strlen(text), (char *)constraints, sizeof constraints - 1,
                                            1, 0, LLVMInlineAsmDialectATT, 0);
-    LLVMValueRef args[] = {LLVMConstInt(x->i32, site, 0), LLVMBuildPointerCast(x->builder, x->descriptor, x->ptr, "")};
-    LLVMValueRef call = LLVMBuildCall2(x->builder, type, asm_fn, args, 2, "");
+    LLVMValueRef args[] = {in_rax, in_r11};
+    return LLVMBuildCall2(x->builder, type, asm_fn, args, 2, "");
+}
+
+/* The x86-64 slow-path call: the module in r11 and the site in eax, the answer in eax. */
+static LLVMValueRef x86_slow_call(struct vigil_xform *x, const char *entry, uint32_t site)
+{
+    LLVMValueRef module = LLVMBuildPointerCast(x->builder, x->descriptor, x->ptr, "");
+    LLVMValueRef call = x86_kept_registers_call(x, entry, LLVMConstInt(x->i32, site, 0), module);
     return LLVMBuildExtractValue(x->builder, call, 0, "");
+}
+
+int xe_can_call_keeping_registers(struct vigil_xform *x)
+{
+    return x->slow_call == XE_SLOW_X86_ASM;
+}
+
+void xe_call_keeping_registers(struct vigil_xform *x, LLVMValueRef fn, LLVMValueRef arg)
+{
+    x86_kept_registers_call(x, "__vigil_call_keeping_registers_x86", LLVMBuildPointerCast(x->builder, arg, x->ptr, ""),
+                            LLVMBuildPointerCast(x->builder, fn, x->ptr, ""));
 }
 
 LLVMValueRef xe_call_slow_path(struct vigil_xform *x, const struct rt_fn *fn, uint32_t site)

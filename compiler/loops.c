@@ -13,7 +13,7 @@
  *     into this same site counts with a stale local there, and the outer store overwrites the
  *     inner count: decrements are lost, as they may be between threads. Loops with calls
  *     are batched only with VIGIL_CC_LOOP_CALLS=1 (default); without it, call-free loops;
- *   - innermost, with a header only this back-edge reaches, not the function's entry, every
+ *   - innermost, with a header that is not the function's entry, every
  *     other body block entered only from the body, no indirectbr in the function: then the
  *     only ways into the body are edges into the header from outside (which load the local)
  *     and this site's own return from the instrumented copy (which reloads it), so the local
@@ -72,19 +72,24 @@ static struct valvec *predecessors(struct xfunc *f, struct ptrmap *index)
     return preds;
 }
 
-/* The natural body of back-edge (from -> to): `to` and every block that reaches `from`
- * without passing `to`. Returns 0 when the loop does not qualify (see the top comment). */
+/* The natural body of back-edge (from -> to): `to` and every block that reaches `from`, or the
+ * source of another back-edge into `to`, without passing `to`. Returns 0 when the loop does
+ * not qualify (see the top comment). Outer loops were tried too (their local live across the
+ * inner loops): bzip2 compress took more instructions, 1.20x plain instead of 1.175x. */
 static int natural_body(struct xfunc *f, size_t site, struct valvec *preds, struct ptrmap *index,
                         struct ptrmap *body)
 {
-    LLVMValueRef from = f->backedge_from.v[site], to = f->backedge_to.v[site];
+    LLVMValueRef to = f->backedge_to.v[site];
     if (to == f->blocks.v[0])
         return 0;
     struct valvec work = {0}, members = {0};
     ptrmap_put(body, to, to);
     valvec_push(&members, to);
-    if (from != to)
-        valvec_push(&work, from);
+    /* Every back-edge into the same header (a `continue`, say) belongs to one loop: its
+     * blocks are in the body too, so that going round by either edge stays in registers. */
+    for (size_t j = 0; j < f->backedge_to.n; j++)
+        if (f->backedge_to.v[j] == to && f->backedge_from.v[j] != to)
+            valvec_push(&work, f->backedge_from.v[j]);
     while (work.n) {
         LLVMValueRef block = work.v[--work.n];
         if (ptrmap_get(body, block))
@@ -106,9 +111,9 @@ static int natural_body(struct xfunc *f, size_t site, struct valvec *preds, stru
         for (size_t k = 0; k < p->n && ok; k++)
             ok = ptrmap_get(body, p->v[k]) != NULL;
     }
-    /* Innermost: no other site re-enters the checking copy inside this body. */
+    /* Innermost: no other loop's header inside this body. */
     for (size_t j = 0; j < f->backedge_to.n && ok; j++)
-        if (j != site && ptrmap_get(body, f->backedge_to.v[j]))
+        if (f->backedge_to.v[j] != to && ptrmap_get(body, f->backedge_to.v[j]))
             ok = 0;
     valvec_free(&work);
     valvec_free(&members);

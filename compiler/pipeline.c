@@ -299,6 +299,25 @@ static int stage_write(struct vcc_job *job, struct source_job *sj)
     return 0;
 }
 
+/* VIGIL_CC_CSR_COST, unless it is 0 or the user sets LLVM's option already (LLVM refuses it
+ * twice). A value that is not a number is warned about once and ignored. */
+static int csr_cost_wanted(const struct vcc_job *job)
+{
+    const char *cost = job->settings.csr_cost;
+    if (!cost[0] || strcmp(cost, "0") == 0)
+        return 0;
+    if (strspn(cost, "0123456789") != strlen(cost) || strlen(cost) > 9) {
+        static int warned;
+        if (!warned++)
+            fprintf(stderr, "vigil-cc: warning: VIGIL_CC_CSR_COST=%s is not a number; ignored\n", cost);
+        return 0;
+    }
+    for (int i = 0; i < job->args.argc; i++)
+        if (strstr(job->args.argv[i], "regalloc-csr-first-time-cost"))
+            return 0;
+    return 1;
+}
+
 static int stage_back_end(struct vcc_job *job, struct source_job *sj)
 {
     const struct vcc_args *a = &job->args;
@@ -307,6 +326,12 @@ static int stage_back_end(struct vcc_job *job, struct source_job *sj)
     for (int i = 0; i < a->argc; i++)
         if (a->roles[i] & VCC_TO_BE) vcc_cmd_push(&cmd, a->argv[i]);
     vcc_cmd_push(&cmd, "-Wno-unused-command-line-argument");
+    char csr_cost[64];
+    if (!sj->fallback && csr_cost_wanted(job)) {
+        snprintf(csr_cost, sizeof csr_cost, "-regalloc-csr-first-time-cost=%s", job->settings.csr_cost);
+        vcc_cmd_push(&cmd, "-mllvm");
+        vcc_cmd_push(&cmd, csr_cost);
+    }
     vcc_cmd_push(&cmd, a->action == VCC_ASSEMBLY ? "-S" : "-c");
     vcc_cmd_push(&cmd, "-Xclang");
     vcc_cmd_push(&cmd, "-disable-llvm-passes");

@@ -47,6 +47,10 @@ struct xt_transfer {
     LLVMValueRef frame_param;   /* the copy's last parameter */
     LLVMValueRef resume_switch; /* in the copy: resume point -> clone of a loop header */
     LLVMBasicBlockRef leave;    /* in the copy: return to f (the state is saved) */
+    /* x86-64: f calls the copy through `thunk` (<f>.vigil.xfer(frame)) and a runtime entry that
+     * keeps f's registers (xe_call_keeping_registers): f's parameters travel in the frame and
+     * the copy's result comes back in it, so no value of f lives across a call. */
+    LLVMValueRef thunk;
     struct valvec *live;        /* per back-edge: by-value slots live into its header */
     unsigned char *outermost;   /* per back-edge: its header is in no other loop */
     struct ptrmap coast;        /* original block -> its coasting copy (when some loop is inner) */
@@ -155,6 +159,12 @@ static LLVMValueRef frame_field(struct vigil_xform *x, struct xt_transfer *t, LL
 static unsigned by_value_field(struct xt_transfer *t, size_t i)
 {
     return 1 + (unsigned)t->shared.n + (unsigned)i;
+}
+
+/* With a thunk, the frame also holds f's parameters and the copy's result, after the slots. */
+static unsigned param_field(struct xt_transfer *t, unsigned i)
+{
+    return by_value_field(t, t->by_value.n) + i;
 }
 
 /* The by-value slots in `live` (f's, or their clones through map) stored into frame (save), or
@@ -373,6 +383,36 @@ static void clone_coasting_copy(struct xfunc *f, struct xt_transfer *t)
     x->instr_calls.n = calls;
 }
 
+/* <f>.vigil.xfer(frame): calls the copy with the parameters in the frame and leaves its result
+ * there. Not inlined: it is called only through the runtime's register-keeping entry. */
+static void build_thunk(struct xfunc *f, struct xt_transfer *t)
+{
+    struct vigil_xform *x = f->x;
+    LLVMBuilderRef b = x->builder;
+    LLVMTypeRef frame_ptr = vigil_pointer_to(t->frame_type);
+    t->thunk = xf_new_companion(f, ".vigil.xfer", LLVMFunctionType(x->void_t, &frame_ptr, 1, 0));
+    LLVMSetFunctionCallConv(t->thunk, LLVMCCallConv);   /* called from the runtime, as C */
+    static const char *const attrs[] = {"noinline", "nounwind"};
+    for (size_t i = 0; i < sizeof attrs / sizeof *attrs; i++)
+        if (i == 0 || xf_has_fn_attribute(f->fn, attrs[i]))
+            LLVMAddAttributeAtIndex(t->thunk, LLVMAttributeFunctionIndex,
+                                    LLVMCreateEnumAttribute(x->ctx, LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i])), 0));
+    LLVMValueRef frame = LLVMGetParam(t->thunk, 0);
+    unsigned nparams = LLVMCountParams(f->fn);
+    LLVMValueRef *args = xf_calloc(nparams + 1, sizeof *args);
+    LLVMSetCurrentDebugLocation2(b, NULL);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(x->ctx, t->thunk, "vigil.thunk"));
+    for (unsigned i = 0; i < nparams; i++)
+        args[i] = LLVMBuildLoad2(b, LLVMTypeOf(LLVMGetParam(f->fn, i)), frame_field(x, t, frame, param_field(t, i)), "");
+    args[nparams] = frame;
+    LLVMValueRef result = LLVMBuildCall2(b, LLVMGlobalGetValueType(f->instr_fn), f->instr_fn, args, nparams + 1, "");
+    LLVMSetInstructionCallConv(result, LLVMGetFunctionCallConv(f->instr_fn));
+    if (LLVMGetTypeKind(LLVMTypeOf(result)) != LLVMVoidTypeKind)
+        LLVMBuildStore(b, result, frame_field(x, t, frame, param_field(t, nparams)));
+    LLVMBuildRetVoid(b);
+    free(args);
+}
+
 /* The copy: `<f>.vigil.instr`, f's parameters and the frame. Its entry block holds its own
  * by-value slots and the pointers to the shared ones, reads the resume point (and resets it,
  * so that a return leaves 0) and goes to the body's entry or through a reload of the state
@@ -393,23 +433,26 @@ void xt_outline_body(struct xfunc *f)
             valvec_push(&t->shared, inst);
         }
     }
-    size_t nfields = 1 + t->shared.n + t->by_value.n;
-    LLVMTypeRef *fields = xf_calloc(nfields, sizeof *fields);
     unsigned nparams = LLVMCountParams(f->fn);
+    LLVMTypeRef fn_type = LLVMGlobalGetValueType(f->fn), ret = LLVMGetReturnType(fn_type);
+    int thunk = xe_can_call_keeping_registers(x), has_result = LLVMGetTypeKind(ret) != LLVMVoidTypeKind;
+    size_t nfields = 1 + t->shared.n + t->by_value.n + (thunk ? nparams + has_result : 0);
+    LLVMTypeRef *fields = xf_calloc(nfields, sizeof *fields);
     LLVMTypeRef *params = xf_calloc(nparams + 1, sizeof *params);
+    LLVMGetParamTypes(fn_type, params);
     fields[0] = x->i32;
     for (size_t i = 0; i < t->shared.n; i++)
         fields[1 + i] = LLVMTypeOf(t->shared.v[i]);
     for (size_t i = 0; i < t->by_value.n; i++)
         fields[by_value_field(t, i)] = LLVMGetAllocatedType(t->by_value.v[i]);
+    for (unsigned i = 0; thunk && i < nparams + has_result; i++)
+        fields[param_field(t, i)] = i < nparams ? params[i] : ret;
     t->frame_type = LLVMStructTypeInContext(x->ctx, fields, (unsigned)nfields, 0);
     free(fields);
     compute_liveness(f, t, index_body(f, t));
     t->coasting = find_outermost(f, t);
     t->reaches = xf_calloc(f->backedge_from.n, sizeof *t->reaches);
 
-    LLVMTypeRef fn_type = LLVMGlobalGetValueType(f->fn);
-    LLVMGetParamTypes(fn_type, params);
     params[nparams] = vigil_pointer_to(t->frame_type);
     LLVMTypeRef instr_type = LLVMFunctionType(LLVMGetReturnType(fn_type), params, nparams + 1, 0);
     free(params);
@@ -446,11 +489,28 @@ void xt_outline_body(struct xfunc *f)
     t->resume_switch = LLVMBuildSwitch(b, point, entry, (unsigned)f->backedge_from.n);
 
     LLVMPositionBuilderAtEnd(b, t->leave);
-    LLVMTypeRef ret = LLVMGetReturnType(fn_type);
     if (LLVMGetTypeKind(ret) == LLVMVoidTypeKind)
         LLVMBuildRetVoid(b);
     else
         LLVMBuildRet(b, LLVMGetUndef(ret));
+    if (thunk)
+        build_thunk(f, t);
+}
+
+/* Whether f's parameter i is used in the body's blocks marked in `from` (NULL: anywhere in the
+ * body). The copy resumed at a header needs only those: leaving the others out of the
+ * transfer lets f reuse their registers, as the plain function does. */
+static int param_used(struct xfunc *f, struct xt_transfer *t, unsigned i, const unsigned char *from)
+{
+    for (LLVMUseRef use = LLVMGetFirstUse(LLVMGetParam(f->fn, i)); use; use = LLVMGetNextUse(use)) {
+        LLVMValueRef user = LLVMGetUser(use);
+        if (!LLVMIsAInstruction(user))
+            continue;
+        size_t block = (size_t)ptrmap_get(&t->block_index, LLVMBasicBlockAsValue(LLVMGetInstructionParent(user)));
+        if (block && (!from || from[block - 1]))
+            return 1;   /* users outside the body (prologue, other transfers) do not count */
+    }
+    return 0;
 }
 
 /* f's side of a transfer, in the empty block `transfer`: save the state live at the resume
@@ -477,26 +537,37 @@ static void build_transfer(struct xfunc *f, LLVMBasicBlockRef transfer, size_t s
     for (size_t i = 0; i < t->shared.n; i++)
         LLVMBuildStore(b, t->shared.v[i], frame_field(x, t, t->frame, 1 + (unsigned)i));
     unsigned nparams = LLVMCountParams(f->fn);
-    LLVMValueRef *args = xf_calloc(nparams + 1, sizeof *args);
-    for (unsigned i = 0; i < nparams; i++)
-        args[i] = LLVMGetParam(f->fn, i);
-    args[nparams] = t->frame;
-    LLVMSetCurrentDebugLocation2(b, loc);   /* a call to a function with debug info needs one */
-    LLVMValueRef result = LLVMBuildCall2(b, LLVMGlobalGetValueType(f->instr_fn), f->instr_fn, args, nparams + 1, "");
-    LLVMSetInstructionCallConv(result, LLVMGetFunctionCallConv(f->instr_fn));   /* fastcc after -O: must match */
-    LLVMSetCurrentDebugLocation2(b, NULL);
-    free(args);
+    LLVMValueRef result = NULL;
+    LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(f->fn));
+    unsigned char *from = site == SIZE_MAX ? NULL : reach(f, t, block_number(t, f->backedge_to.v[site]), 1, 1);
+    if (t->thunk) {
+        for (unsigned i = 0; i < nparams; i++)
+            if (param_used(f, t, i, from))
+                LLVMBuildStore(b, LLVMGetParam(f->fn, i), frame_field(x, t, t->frame, param_field(t, i)));
+        xe_call_keeping_registers(x, t->thunk, t->frame);
+    } else {
+        LLVMValueRef *args = xf_calloc(nparams + 1, sizeof *args);
+        for (unsigned i = 0; i < nparams; i++) {
+            LLVMValueRef param = LLVMGetParam(f->fn, i);
+            args[i] = param_used(f, t, i, from) ? param : LLVMGetUndef(LLVMTypeOf(param));
+        }
+        args[nparams] = t->frame;
+        LLVMSetCurrentDebugLocation2(b, loc);   /* a call to a function with debug info needs one */
+        result = LLVMBuildCall2(b, LLVMGlobalGetValueType(f->instr_fn), f->instr_fn, args, nparams + 1, "");
+        LLVMSetInstructionCallConv(result, LLVMGetFunctionCallConv(f->instr_fn));   /* fastcc after -O: must match */
+        LLVMSetCurrentDebugLocation2(b, NULL);
+        free(args);
+    }
     LLVMValueRef returned_at = LLVMBuildLoad2(b, x->i32, frame_field(x, t, t->frame, 0), "");
     LLVMValueRef returned = LLVMBuildICmp(b, LLVMIntEQ, returned_at, LLVMConstInt(x->i32, 0, 0), "");
     LLVMBuildCondBr(b, returned, done, back);
 
     LLVMPositionBuilderAtEnd(b, done);
-    if (LLVMGetTypeKind(LLVMTypeOf(result)) == LLVMVoidTypeKind)
+    if (LLVMGetTypeKind(ret) == LLVMVoidTypeKind)
         LLVMBuildRetVoid(b);
     else
-        LLVMBuildRet(b, result);
+        LLVMBuildRet(b, result ? result : LLVMBuildLoad2(b, ret, frame_field(x, t, t->frame, param_field(t, nparams)), ""));
 
-    unsigned char *from = site == SIZE_MAX ? NULL : reach(f, t, block_number(t, f->backedge_to.v[site]), 1, 1);
     LLVMPositionBuilderAtEnd(b, back);
     LLVMValueRef sw = LLVMBuildSwitch(b, returned_at, nowhere, 4);
     for (size_t k = 0; k < f->backedge_from.n; k++) {

@@ -194,6 +194,12 @@ int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen);
 LLVMValueRef xe_call(struct vigil_xform *x, const struct rt_fn *f, LLVMValueRef *args, unsigned nargs);
 /* __vigil_dispatch_enter / __vigil_burst_end (fn) for site, in this target's convention
  * (common/abi.h); returns the i32 answer. */
+/* Whether the target has xe_call_keeping_registers (x86-64): a call of fn(arg), fn a C-ABI
+ * function of one pointer returning void, through a runtime entry that keeps every
+ * general-purpose register but rax and r11: the caller's register allocation does not see a
+ * call (no callee-saved registers for values live across it). */
+int xe_can_call_keeping_registers(struct vigil_xform *x);
+void xe_call_keeping_registers(struct vigil_xform *x, LLVMValueRef fn, LLVMValueRef arg);
 LLVMValueRef xe_call_slow_path(struct vigil_xform *x, const struct rt_fn *fn, uint32_t site);
 /* Relaxed (monotonic) atomic load/store at the builder's position: counters shared between
  * threads may lose updates, but must not be data races in the C11 sense. */

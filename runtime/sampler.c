@@ -39,12 +39,13 @@ uint32_t __vigil_burst_end(struct __vigil_module *m, uint32_t site)
 }
 
 #if defined(__x86_64__)
-/* x86-64 entries of the two slow paths for emitted code (common/abi.h): module in r11, site in
- * eax, answer in eax; every other general-purpose register is kept (the caller-saved ones are
- * saved here around the C function), so the caller's argument registers stay where they are
- * and a leaf stays a leaf. The caller has stepped over its red zone; the stack is aligned here
- * because a call from inline asm may come at any alignment. */
-#define VIGIL_X86_SLOW_ENTRY(entry, target)                                        \
+/* x86-64 entries for emitted code (common/abi.h): every general-purpose register but rax and
+ * r11 is kept (the caller-saved ones are saved here around the C code they call), so the
+ * caller's argument registers stay where they are, a leaf stays a leaf, and values live across
+ * the call need no callee-saved register. The caller has stepped over its red zone; the stack
+ * is aligned here because a call from inline asm may come at any alignment. `call` moves the
+ * inputs (rax, r11) into C arguments and makes the call. */
+#define VIGIL_X86_KEEPING_ENTRY(entry, call)                                       \
     __asm__(".text\n"                                                              \
             ".globl " #entry "\n"                                                   \
             ".type " #entry ",@function\n"                                          \
@@ -63,9 +64,7 @@ uint32_t __vigil_burst_end(struct __vigil_module *m, uint32_t site)
             "    pushq %r9\n"                                                      \
             "    pushq %r10\n"                                                     \
             "    andq $-16, %rsp\n"                                                \
-            "    movq %r11, %rdi\n"                                                \
-            "    movl %eax, %esi\n"                                                \
-            "    call " #target "\n"                                               \
+            call                                                                   \
             "    movq -56(%rbp), %r10\n"                                           \
             "    movq -48(%rbp), %r9\n"                                            \
             "    movq -40(%rbp), %r8\n"                                            \
@@ -79,6 +78,11 @@ uint32_t __vigil_burst_end(struct __vigil_module *m, uint32_t site)
             "    ret\n"                                                            \
             "    .cfi_endproc\n"                                                   \
             ".size " #entry ", .-" #entry "\n")
-VIGIL_X86_SLOW_ENTRY(__vigil_dispatch_enter_x86, __vigil_dispatch_enter);
-VIGIL_X86_SLOW_ENTRY(__vigil_burst_end_x86, __vigil_burst_end);
+/* The slow paths: module in r11, site in eax, the answer in eax. */
+#define VIGIL_X86_SLOW_CALL(target) "    movq %r11, %rdi\n    movl %eax, %esi\n    call " #target "\n"
+VIGIL_X86_KEEPING_ENTRY(__vigil_dispatch_enter_x86, VIGIL_X86_SLOW_CALL(__vigil_dispatch_enter));
+VIGIL_X86_KEEPING_ENTRY(__vigil_burst_end_x86, VIGIL_X86_SLOW_CALL(__vigil_burst_end));
+/* A transfer into an outlined instrumented copy (compiler/transfer.c): r11 is the function to
+ * call, rax its one argument (the transfer frame); no answer. */
+VIGIL_X86_KEEPING_ENTRY(__vigil_call_keeping_registers_x86, "    movq %rax, %rdi\n    call *%r11\n");
 #endif
