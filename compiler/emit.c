@@ -63,19 +63,21 @@ static enum target_arch target_arch(LLVMModuleRef m)
 /* An x86-64 call into the runtime through one of its register-keeping entries (abi.h,
  * runtime/sampler.c): step over the red zone, call `entry` with `in_rax` in rax and `in_r11`
  * in r11. Vector and x87 registers are clobbered (the code behind the entry may use them);
- * general-purpose ones other than rax and r11 survive. Returns the call ({rax, r11}). */
+ * general-purpose ones other than rax and r11 survive. Returns rax after the call.
+ * The inputs are plain register inputs with r11 clobbered, not outputs tied to inputs: with
+ * tied operands, LLVM 14 sometimes put both inputs into other registers (the thunk address
+ * in rax, the frame in rcx) when the inputs were constants it rematerialized. */
 static LLVMValueRef x86_kept_registers_call(struct vigil_xform *x, const char *entry, LLVMValueRef in_rax,
                                             LLVMValueRef in_r11)
 {
-    LLVMTypeRef fields[] = {LLVMTypeOf(in_rax), LLVMTypeOf(in_r11)};
-    LLVMTypeRef result = LLVMStructTypeInContext(x->ctx, fields, 2, 0);
-    LLVMTypeRef type = LLVMFunctionType(result, fields, 2, 0);
+    LLVMTypeRef params[] = {LLVMTypeOf(in_rax), LLVMTypeOf(in_r11)};
+    LLVMTypeRef type = LLVMFunctionType(params[0], params, 2, 0);
     char text[160];
     /* Through the GOT, not a PLT stub: lazy binding may clobber r11. The linker relaxes it to a
      * direct call when the entry is in the same executable. */
     snprintf(text, sizeof text, "lea -128(%%rsp), %%rsp\n\tcall *%s@GOTPCREL(%%rip)\n\tlea 128(%%rsp), %%rsp", entry);
     static const char constraints[] =
-        "={ax},={r11},0,1,~{dirflag},~{fpsr},~{flags},~{memory},"
+        "={ax},{ax},{r11},~{r11},~{dirflag},~{fpsr},~{flags},~{memory},"
         "~{xmm0},~{xmm1},~{xmm2},~{xmm3},~{xmm4},~{xmm5},~{xmm6},~{xmm7},"
         "~{xmm8},~{xmm9},~{xmm10},~{xmm11},~{xmm12},~{xmm13},~{xmm14},~{xmm15},"
         "~{st},~{st(1)},~{st(2)},~{st(3)},~{st(4)},~{st(5)},~{st(6)},~{st(7)}";
@@ -89,8 +91,7 @@ static LLVMValueRef x86_kept_registers_call(struct vigil_xform *x, const char *e
 static LLVMValueRef x86_slow_call(struct vigil_xform *x, const char *entry, uint32_t site)
 {
     LLVMValueRef module = LLVMBuildPointerCast(x->builder, x->descriptor, x->ptr, "");
-    LLVMValueRef call = x86_kept_registers_call(x, entry, LLVMConstInt(x->i32, site, 0), module);
-    return LLVMBuildExtractValue(x->builder, call, 0, "");
+    return x86_kept_registers_call(x, entry, LLVMConstInt(x->i32, site, 0), module);
 }
 
 int xe_can_call_keeping_registers(struct vigil_xform *x)
