@@ -113,6 +113,17 @@ LLVMValueRef xe_call_slow_path(struct vigil_xform *x, const struct rt_fn *fn, ui
     return xe_call(x, fn, args, 2);
 }
 
+/* The TLS model of __vigil_burst_left. Code for an executable (PIE or not PIC: libvigil.a is
+ * linked into it, so the variable is in its own TLS block) reads it at a constant offset from
+ * %fs, one instruction; code that may go into a shared library (PIC, not PIE) goes through the
+ * GOT, initial-exec (libvigil is loaded at start-up, so the offset is fixed). */
+static LLVMThreadLocalMode burst_tls_model(LLVMModuleRef m)
+{
+    if (LLVMGetModuleFlag(m, "PIE Level", 9) || !LLVMGetModuleFlag(m, "PIC Level", 9))
+        return LLVMLocalExecTLSModel;
+    return LLVMInitialExecTLSModel;
+}
+
 void xe_declare_runtime(struct vigil_xform *x)
 {
     LLVMTypeRef p = x->ptr, i32 = x->i32, i64 = x->i64;
@@ -127,7 +138,7 @@ void xe_declare_runtime(struct vigil_xform *x)
         LLVMSetAlignment(x->burst_left, 4);
     }
     LLVMSetThreadLocal(x->burst_left, 1);
-    LLVMSetThreadLocalMode(x->burst_left, LLVMInitialExecTLSModel);
+    LLVMSetThreadLocalMode(x->burst_left, burst_tls_model(x->module));
 
     x->descriptor = LLVMAddGlobal(x->module, x->module_type, "__vigil_module");
     LLVMSetLinkage(x->descriptor, LLVMInternalLinkage);

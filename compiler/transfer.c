@@ -75,14 +75,42 @@ static int has_param_attribute(LLVMValueRef fn, unsigned param, const char *name
     return kind && LLVMGetEnumAttributeAtIndex(fn, param + 1, kind) != NULL;
 }
 
+static uint64_t *index_body(struct xfunc *f, struct xt_transfer *t);
+static int find_outermost(struct xfunc *f, struct xt_transfer *t);
+
+/* The number of distinct outermost loop headers: where a copy may come back to f. */
+static size_t count_outermost_loops(struct xfunc *f)
+{
+    struct xt_transfer *t = xf_calloc(1, sizeof *t);
+    f->transfer = t;
+    free(index_body(f, t));   /* no slots: only the blocks and edges */
+    find_outermost(f, t);
+    struct ptrmap headers;
+    ptrmap_init(&headers);
+    size_t n = 0;
+    for (size_t i = 0; i < f->backedge_from.n; i++)
+        if (t->outermost[i] && !ptrmap_get(&headers, f->backedge_to.v[i])) {
+            ptrmap_put(&headers, f->backedge_to.v[i], f->backedge_to.v[i]);
+            n++;
+        }
+    ptrmap_free(&headers);
+    xt_free(f);
+    return n;
+}
+
 static const char *reason_not_to_transfer(struct xfunc *f)
 {
     if (!f->x->settings->outline || !f->x->settings->outline_loops)
         return "disabled";
     if (f->backedge_from.n == 0)
         return "no loops";
-    if (xf_instruction_count(f->fn) > f->x->settings->dual_max)
-        return "giant";   /* its state's PHIs at every header make the back end take minutes */
+    if (xf_instruction_count(f->fn) > f->x->settings->dual_max) {
+        size_t outermost = count_outermost_loops(f);
+        if (f->x->settings->debug)
+            fprintf(stderr, "vigil-cc: note: %s: over VIGIL_CC_DUAL_MAX, %zu outermost loops\n", f->name, outermost);
+        if ((long)outermost > f->x->settings->giant_loops)
+            return "giant";   /* every outermost header merges the state: BZ2_decompress 1.5x plain */
+    }
     if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(f->fn)))
         return "varargs";
     unsigned nparams = LLVMCountParams(f->fn);
@@ -118,7 +146,7 @@ int xt_can_transfer(struct xfunc *f)
 {
     const char *reason = reason_not_to_transfer(f);
     if (reason && f->x->settings->debug && f->backedge_from.n && strcmp(reason, "disabled") != 0)
-        fprintf(stderr, "vigil-cc: note: %s: both copies in one function (%s)\n", f->name, reason);
+        fprintf(stderr, "vigil-cc: note: %s: no transfers (%s)\n", f->name, reason);
     return reason == NULL;
 }
 

@@ -16,6 +16,7 @@ struct vigil_transform_settings {
     int outline;             /* loop-free functions: instrumented copy as its own function (default 1) */
     int outline_loops;       /* functions with loops too, left and re-entered at checks (transfer.c) */
     long dual_max;           /* functions with loops above this many instructions: outlined, entry check only */
+    long giant_loops;        /* ... unless they have at most this many outermost loops (transfers then) */
     int pred_counters;       /* predicate counters in both copies (default 0, seed 002) */
     int pred_remove_redundant; /* with pred_counters: leave out redundant branch predicates */
     const char *source_name; /* the main source file, for the site table and the tu hash */
