@@ -79,6 +79,18 @@ static void putf(struct writer *w, const char *fmt, ...)
         put(w, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
+/* An unsigned decimal followed by `sep`. */
+static void put_u64(struct writer *w, uint64_t v, char sep)
+{
+    char digits[24];
+    size_t k = sizeof digits;
+    digits[--k] = sep;
+    do
+        digits[--k] = (char)('0' + v % 10);
+    while (v /= 10);
+    put(w, digits + k, sizeof digits - k);
+}
+
 /* A string field, escaped (vigil_escape) piece by piece so that any length fits. */
 static void put_escaped(struct writer *w, const char *s)
 {
@@ -289,19 +301,40 @@ static void write_run_txt(struct writer *w, enum vigil_report_end how, int statu
         if (!n->table_ok || RELAXED_LOAD(&n->unloaded))
             continue;
         struct __vigil_module *m = n->m;
+        /* Most sites are probes that never count: test the counts before decoding the site,
+         * and format a level's rate once (printf of a double costs more than the rest; a few
+         * levels exist, and the stack may be a small signal stack: a 4-entry cache). */
+        struct { int level; char text[28]; } rates[4] = {{-1, ""}, {-1, ""}, {-1, ""}, {-1, ""}};
         for (uint32_t i = 0; i < n->nsites; i++) {
-            struct vigil_site_view v;
-            vigil_sitefmt_get(&n->table, i, &v);
-            if (v.kind != VIGIL_SITE_ENTRY && v.kind != VIGIL_SITE_BACKEDGE)
-                continue;
             const struct __vigil_site_state *st = &m->state[i];
             uint64_t execs = vigil_schedule_execs(&__vigil_sched, st, RELAXED_LOAD(&m->counters[i]));
             if (execs == 0)
                 continue;
-            putf(w, "site %u %u %s %llu %llu %.6g\n", index, i, vigil_site_kind_name(v.kind),
-                 (unsigned long long)execs,
-                 (unsigned long long)RELAXED_LOAD(&st->bursts),
-                 vigil_schedule_rate(&__vigil_sched, RELAXED_LOAD(&st->level)));
+            struct vigil_site_view v;
+            vigil_sitefmt_get(&n->table, i, &v);
+            if (v.kind != VIGIL_SITE_ENTRY && v.kind != VIGIL_SITE_BACKEDGE)
+                continue;
+            uint8_t level = RELAXED_LOAD(&st->level);
+            const char *rate = NULL;
+            for (int k = 0; k < 4 && !rate; k++)
+                if (rates[k].level == level)
+                    rate = rates[k].text;
+            if (!rate) {
+                int k = level % 4;
+                rates[k].level = level;
+                snprintf(rates[k].text, sizeof rates[k].text, "%.6g", vigil_schedule_rate(&__vigil_sched, level));
+                rate = rates[k].text;
+            }
+            put(w, "site ", 5);
+            put_u64(w, index, ' ');
+            put_u64(w, i, ' ');
+            const char *kind = vigil_site_kind_name(v.kind);
+            put(w, kind, strlen(kind));
+            put(w, " ", 1);
+            put_u64(w, execs, ' ');
+            put_u64(w, RELAXED_LOAD(&st->bursts), ' ');
+            put(w, rate, strlen(rate));
+            put(w, "\n", 1);
         }
     }
     write_crash_line(w);

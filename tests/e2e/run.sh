@@ -50,15 +50,18 @@ vigil_cc_usable() { command -v "$VIGILCC" >/dev/null 2>&1 || [ -x "$VIGILCC" ]; 
 
 # build CC OPT PROG DIR: build program PROG (name without .c) into DIR/PROG. Writes DIR/build.log.
 build_program() {
-    local cc=$1 opt=$2 prog=$3 dir=$4 src=$PROGS/$3.c extra shlib plugin link f objs=()
+    local cc=$1 opt=$2 prog=$3 dir=$4 src=$PROGS/$3.c extra shlib plugin compiler_env link f objs=()
     mkdir -p "$dir"
     extra=$(directive "$src" sources)
     shlib=$(directive "$src" shlib)
     plugin=$(directive "$src" plugin)
+    compiler_env=$(directive "$src" compiler-env)
     link=$(directive "$src" link)
     (
         set -e
         cd "$dir"
+        # vigil-cc settings for this program (plain clang ignores them)
+        [ -n "$compiler_env" ] && export $compiler_env
         local libflags=""
         if [ -n "$shlib" ]; then
             $cc $CFLAGS_COMMON $opt -shared -fPIC -o "lib${shlib%.c}.so" "$PROGS/$shlib"
