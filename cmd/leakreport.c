@@ -558,14 +558,15 @@ int leak_report_prepare(struct leak_report_view *r, const char *suppress_path, c
                 outlined_in[0] = '\0';
                 continue;
             }
-            if (outlined_in[0] && strcmp(loc.container, outlined_in) == 0 && !loc.outlined) {
+            if (loc.thunk || (outlined_in[0] && strcmp(loc.container, outlined_in) == 0 && !loc.outlined)) {
                 /* The checking copy's call into its outlined copy: the same call of the
                  * function, one frame in the user's terms (and one site, whichever copy ran). */
                 free(f->function), free(f->file);
                 memmove(f, f + 1, (g->nframes - k - 1) * sizeof *f);
                 g->nframes--;
                 k--;
-                outlined_in[0] = '\0';
+                if (!loc.thunk)   /* a thunk (seen in code without frame pointers) keeps the merge going */
+                    outlined_in[0] = '\0';
                 continue;
             }
             snprintf(outlined_in, sizeof outlined_in, "%s", loc.outlined ? loc.container : "");

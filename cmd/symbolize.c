@@ -205,6 +205,8 @@ int vigil_symbolize(struct vigil_symbolizer *s, uint64_t address, struct vigil_s
         snprintf(out->container, sizeof out->container, "%s", symbol);
     size_t suffix = strlen(".vigil.instr");
     out->outlined = symbol && strlen(symbol) > suffix && strcmp(symbol + strlen(symbol) - suffix, ".vigil.instr") == 0;
+    size_t thunk = strlen(".vigil.xfer");
+    out->thunk = symbol && strlen(symbol) > thunk && strcmp(symbol + strlen(symbol) - thunk, ".vigil.xfer") == 0;
     strip_companion_suffix(out->function);
     strip_companion_suffix(out->container);
     return out->function[0] || out->file[0] ? 0 : -1;

@@ -15,6 +15,7 @@ struct vigil_source_location {
     int line, column;        /* 0 when unknown */
     int outlined;            /* in vigil-cc's outlined instrumented copy of `container`, which
                                 the checking copy called: that caller's frame is not the user's */
+    int thunk;               /* a transfer thunk (<name>.vigil.xfer): vigil's frame, not the user's */
 };
 
 struct vigil_symbolizer;

@@ -127,6 +127,9 @@ void __vigil_deliver_thread(enum vigil_thread_op op, uint64_t id) HIDDEN;
 /* ---- stack.c ---- */
 /* Walk frame pointers from frame (a frame of this thread), with bounds checks. */
 uint32_t __vigil_walk_stack(void *frame, uintptr_t *pcs, uint32_t max) HIDDEN;
+/* Whether pc is a return address inside the runtime's transfer entry (sampler.c): that frame
+ * and the thunk frame before it are vigil's, not the program's. */
+int __vigil_in_transfer_entry(uintptr_t pc) HIDDEN;
 
 /* ---- thread_hooks.c ---- */
 void __vigil_resolve_real_functions(void) HIDDEN;

@@ -76,6 +76,9 @@ uint32_t __vigil_burst_end(struct __vigil_module *m, uint32_t site)
             "    popq %rbp\n"                                                      \
             "    .cfi_def_cfa %rsp, 8\n"                                           \
             "    ret\n"                                                            \
+            ".globl " #entry "_end\n"                                               \
+            ".hidden " #entry "_end\n"                                              \
+            #entry "_end:\n"                                                        \
             "    .cfi_endproc\n"                                                   \
             ".size " #entry ", .-" #entry "\n")
 /* The slow paths: module in r11, site in eax, the answer in eax. */
@@ -85,4 +88,16 @@ VIGIL_X86_KEEPING_ENTRY(__vigil_burst_end_x86, VIGIL_X86_SLOW_CALL(__vigil_burst
 /* A transfer into an outlined instrumented copy (compiler/transfer.c): r11 is the function to
  * call, rax its one argument (the transfer frame); no answer. */
 VIGIL_X86_KEEPING_ENTRY(__vigil_call_keeping_registers_x86, "    movq %rax, %rdi\n    call *%r11\n");
+
+extern const char __vigil_call_keeping_registers_x86[] HIDDEN, __vigil_call_keeping_registers_x86_end[] HIDDEN;
+int __vigil_in_transfer_entry(uintptr_t pc)
+{
+    return pc > (uintptr_t)__vigil_call_keeping_registers_x86 && pc <= (uintptr_t)__vigil_call_keeping_registers_x86_end;
+}
+#else
+int __vigil_in_transfer_entry(uintptr_t pc)
+{
+    (void)pc;
+    return 0;
+}
 #endif

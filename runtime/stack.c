@@ -43,7 +43,13 @@ uint32_t __vigil_walk_stack(void *frame, uintptr_t *pcs, uint32_t max)
         uintptr_t pc = record[1], next = record[0];
         if (pc < 4096)
             break;
-        pcs[depth++] = pc;
+        if (__vigil_in_transfer_entry(pc)) {
+            /* f -> transfer entry -> <f>.vigil.xfer -> <f>.vigil.instr: the thunk's return
+             * address came just before; the program made one call of f, not three. */
+            depth -= depth > 0;
+        } else {
+            pcs[depth++] = pc;
+        }
         if (next <= fp || next - fp > (64u << 20))
             break;
         fp = next;
