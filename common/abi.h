@@ -42,7 +42,7 @@
 #define VIGIL_ABI_H
 #include <stdint.h>
 
-#define VIGIL_ABI_VERSION 3
+#define VIGIL_ABI_VERSION 4
 
 #define VIGIL_COUNTER_MAX 0x7fffffffu  /* largest countdown the runtime stores (see above) */
 #define VIGIL_PRED_SLOTS 3         /* counters per site in pred_counts */
@@ -88,6 +88,11 @@ extern __thread uint32_t __vigil_burst_left;
  * without callee-saved pushes for a call it almost never makes. Other targets call the C
  * functions below. (clang's preserve_most would do the same in C, but clang 14 restores rax
  * over the return value of such a function.) */
+
+/* Transfers into an outlined instrumented copy (compiler/transfer.c, ABI 4) go, on x86-64,
+ * through `call __vigil_call_keeping_registers_x86` from inline asm: the frame in rax, the
+ * thunk `<f>.vigil.xfer(frame)` in r11, every general-purpose register but rax and r11 kept,
+ * so that no value of the checking copy needs a callee-saved register for a transfer. */
 
 /* Runtime entry points called by emitted code. They never allocate on the common path. */
 void __vigil_register_module(struct __vigil_module *m);
