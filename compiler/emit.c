@@ -60,6 +60,19 @@ static enum target_arch target_arch(LLVMModuleRef m)
     return arch;
 }
 
+/* Whether the function being built may use AVX-512 registers (its "target-features"). */
+static int has_avx512(struct vigil_xform *x)
+{
+    LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(x->builder));
+    LLVMAttributeRef features = LLVMGetStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, "target-features", 15);
+    unsigned len = 0;
+    const char *value = features ? LLVMGetStringAttributeValue(features, &len) : NULL;
+    for (unsigned i = 0; value && i + 8 <= len; i++)
+        if (memcmp(value + i, "+avx512f", 8) == 0)
+            return 1;
+    return 0;
+}
+
 /* An x86-64 call into the runtime through one of its register-keeping entries (abi.h,
  * runtime/sampler.c): step over the red zone, call `entry` with `in_rax` in rax and `in_r11`
  * in r11. Vector and x87 registers are clobbered (the code behind the entry may use them);
@@ -81,8 +94,15 @@ static LLVMValueRef x86_kept_registers_call(struct vigil_xform *x, const char *e
         "~{xmm0},~{xmm1},~{xmm2},~{xmm3},~{xmm4},~{xmm5},~{xmm6},~{xmm7},"
         "~{xmm8},~{xmm9},~{xmm10},~{xmm11},~{xmm12},~{xmm13},~{xmm14},~{xmm15},"
         "~{st},~{st(1)},~{st(2)},~{st(3)},~{st(4)},~{st(5)},~{st(6)},~{st(7)}";
-    LLVMValueRef asm_fn = LLVMGetInlineAsm(type, text, strlen(text), (char *)constraints, sizeof constraints - 1,
-                                           1, 0, LLVMInlineAsmDialectATT, 0);
+    /* With AVX-512 the code behind the entry (a transfer runs program code) may use the upper
+     * vector registers and the mask registers too. */
+    static const char avx512[] =
+        ",~{xmm16},~{xmm17},~{xmm18},~{xmm19},~{xmm20},~{xmm21},~{xmm22},~{xmm23},"
+        "~{xmm24},~{xmm25},~{xmm26},~{xmm27},~{xmm28},~{xmm29},~{xmm30},~{xmm31},"
+        "~{k0},~{k1},~{k2},~{k3},~{k4},~{k5},~{k6},~{k7}";
+    char all[sizeof constraints + sizeof avx512];
+    snprintf(all, sizeof all, "%s%s", constraints, has_avx512(x) ? avx512 : "");
+    LLVMValueRef asm_fn = LLVMGetInlineAsm(type, text, strlen(text), all, strlen(all), 1, 0, LLVMInlineAsmDialectATT, 0);
     LLVMValueRef args[] = {in_rax, in_r11};
     return LLVMBuildCall2(x->builder, type, asm_fn, args, 2, "");
 }
