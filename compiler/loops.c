@@ -12,7 +12,7 @@
  *     loop, as it would at a back-edge check that ends it. A loop whose calls may recurse
  *     into this same site counts with a stale local there, and the outer store overwrites the
  *     inner count: decrements are lost, as they may be between threads. Loops with calls
- *     are batched only with VIGIL_CC_LOOP_CALLS=1 (default); without it, call-free loops;
+ *     are batched only with VIGIL_CC_LOOP_CALLS=1; by default, call-free loops only;
  *   - innermost, with a header that is not the function's entry, every
  *     other body block entered only from the body, no indirectbr in the function: then the
  *     only ways into the body are edges into the header from outside (which load the local)

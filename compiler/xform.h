@@ -158,7 +158,6 @@ LLVMBasicBlockRef xc_build_countdown(struct xfunc *f, uint32_t site, LLVMMetadat
 /* burst (an empty block of fn): the burst goes on in `instrumented` or, at its end, to `checking`. */
 void xc_build_burst_path(struct vigil_xform *x, LLVMValueRef fn, uint32_t site, LLVMBasicBlockRef burst,
                          LLVMBasicBlockRef instrumented, LLVMBasicBlockRef checking);
-int xc_backedge_tests_burst(struct xfunc *f);
 /* Every successor slot of terminator that is `from` becomes `to`. */
 void xc_redirect(LLVMValueRef terminator, LLVMBasicBlockRef from, LLVMBasicBlockRef to);
 /* counters[site] as a relaxed atomic load / store at the builder's position. */
