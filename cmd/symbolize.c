@@ -161,16 +161,20 @@ static int find_cu(Dwfl_Module *m, uint64_t address, Dwarf_Die *cu, Dwarf_Addr *
     return found;
 }
 
+/* Whether name (may be NULL) is longer than suffix and ends with it. */
+static int has_suffix(const char *name, const char *suffix)
+{
+    size_t len = name ? strlen(name) : 0, n = strlen(suffix);
+    return len > n && strcmp(name + len - n, suffix) == 0;
+}
+
 /* A symbol of vigil-cc's companions (<name>.vigil.instr, <name>.vigil.b) is named <name>. */
 static void strip_companion_suffix(char *name)
 {
     static const char *const suffixes[] = {".vigil.instr", ".vigil.b"};
-    size_t len = strlen(name);
-    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
-        size_t n = strlen(suffixes[i]);
-        if (len > n && strcmp(name + len - n, suffixes[i]) == 0)
-            name[len - n] = '\0';
-    }
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++)
+        if (has_suffix(name, suffixes[i]))
+            name[strlen(name) - strlen(suffixes[i])] = '\0';
 }
 
 int vigil_symbolize(struct vigil_symbolizer *s, uint64_t address, struct vigil_source_location *out)
@@ -203,10 +207,8 @@ int vigil_symbolize(struct vigil_symbolizer *s, uint64_t address, struct vigil_s
     const char *symbol = dwfl_module_addrname(s->module, address);
     if (!out->container[0] && symbol)
         snprintf(out->container, sizeof out->container, "%s", symbol);
-    size_t suffix = strlen(".vigil.instr");
-    out->outlined = symbol && strlen(symbol) > suffix && strcmp(symbol + strlen(symbol) - suffix, ".vigil.instr") == 0;
-    size_t thunk = strlen(".vigil.xfer");
-    out->thunk = symbol && strlen(symbol) > thunk && strcmp(symbol + strlen(symbol) - thunk, ".vigil.xfer") == 0;
+    out->outlined = has_suffix(symbol, ".vigil.instr");
+    out->thunk = has_suffix(symbol, ".vigil.xfer");
     strip_companion_suffix(out->function);
     strip_companion_suffix(out->container);
     return out->function[0] || out->file[0] ? 0 : -1;

@@ -182,11 +182,6 @@ void xc_redirect(LLVMValueRef terminator, LLVMBasicBlockRef from, LLVMBasicBlock
             LLVMSetSuccessor(terminator, i, to);
 }
 
-/* Back-edge checks of the checking copy do not test the thread's burst: a loop without calls
- * cannot see a burst begin elsewhere, and a burst that a callee starts (its entry check fired)
- * covers the callee and ends when it returns to the loop, as at a back-edge check that ends it. */
-enum { BACKEDGE_TESTS_BURST = 0 };
-
 void xf_insert_checks(struct xfunc *f)
 {
     struct vigil_xform *x = f->x;
@@ -211,7 +206,7 @@ void xf_insert_checks(struct xfunc *f)
         site = sites[i] = xs_add(x, VIGIL_SITE_BACKEDGE, f->name, loc, 0);
         LLVMValueRef local = xl_local(loops, i);
         check = xc_build_check(f, site, xf_debug_loc(f, term), to, xf_clone_block(f, to), local,
-                               BACKEDGE_TESTS_BURST, &burst, NULL);
+                               XC_BACKEDGE_TESTS_BURST, &burst, NULL);
         xc_redirect(term, to, check);
         xl_note_check(loops, check, to);
         xc_redirect(LLVMGetBasicBlockTerminator(xf_clone_block(f, from)), xf_clone_block(f, to), burst);

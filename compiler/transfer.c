@@ -682,7 +682,7 @@ void xt_insert_checks(struct xfunc *f)
 
         /* The checking copy: count down; a burst goes to the copy, resuming at `to`. */
         to_copy[i] = LLVMAppendBasicBlockInContext(x->ctx, f->fn, "vigil.transfer.loop");
-        check = xc_build_check(f, site, loc, to, to_copy[i], local, 0 /* no burst test: checks.c */, NULL,
+        check = xc_build_check(f, site, loc, to, to_copy[i], local, XC_BACKEDGE_TESTS_BURST, NULL,
                                &backs[i]);
         xc_redirect(term, to, check);
         xl_note_check(loops, check, to);

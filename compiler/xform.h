@@ -160,6 +160,11 @@ void xc_build_burst_path(struct vigil_xform *x, LLVMValueRef fn, uint32_t site, 
                          LLVMBasicBlockRef instrumented, LLVMBasicBlockRef checking);
 /* Every successor slot of terminator that is `from` becomes `to`. */
 void xc_redirect(LLVMValueRef terminator, LLVMBasicBlockRef from, LLVMBasicBlockRef to);
+/* Back-edge checks of the checking copy do not test the thread's burst: a loop without calls
+ * cannot see a burst begin elsewhere, and a burst that a callee starts (its entry check fired)
+ * covers the callee and ends when it returns to the loop, as at a back-edge check that ends it.
+ * (xc_build_check's test_burst for back-edges, in both schemes.) */
+enum { XC_BACKEDGE_TESTS_BURST = 0 };
 /* counters[site] as a relaxed atomic load / store at the builder's position. */
 LLVMValueRef xc_load_counter(struct vigil_xform *x, uint32_t site);
 void xc_store_counter(struct vigil_xform *x, uint32_t site, LLVMValueRef value);
@@ -191,14 +196,14 @@ void xe_declare_runtime(struct vigil_xform *x);
 int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen);
 /* Call a runtime entry point at the builder's position. */
 LLVMValueRef xe_call(struct vigil_xform *x, const struct rt_fn *f, LLVMValueRef *args, unsigned nargs);
-/* __vigil_dispatch_enter / __vigil_burst_end (fn) for site, in this target's convention
- * (common/abi.h); returns the i32 answer. */
 /* Whether the target has xe_call_keeping_registers (x86-64): a call of fn(arg), fn a C-ABI
  * function of one pointer returning void, through a runtime entry that keeps every
  * general-purpose register but rax and r11: the caller's register allocation does not see a
  * call (no callee-saved registers for values live across it). */
 int xe_can_call_keeping_registers(struct vigil_xform *x);
 void xe_call_keeping_registers(struct vigil_xform *x, LLVMValueRef fn, LLVMValueRef arg);
+/* __vigil_dispatch_enter / __vigil_burst_end (fn) for site, in this target's convention
+ * (common/abi.h); returns the i32 answer. */
 LLVMValueRef xe_call_slow_path(struct vigil_xform *x, const struct rt_fn *fn, uint32_t site);
 /* Relaxed (monotonic) atomic load/store at the builder's position: counters shared between
  * threads may lose updates, but must not be data races in the C11 sense. */

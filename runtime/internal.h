@@ -128,8 +128,23 @@ void __vigil_deliver_thread(enum vigil_thread_op op, uint64_t id) HIDDEN;
 /* Walk frame pointers from frame (a frame of this thread), with bounds checks. */
 uint32_t __vigil_walk_stack(void *frame, uintptr_t *pcs, uint32_t max) HIDDEN;
 /* Whether pc is a return address inside the runtime's transfer entry (sampler.c): that frame
- * and the thunk frame before it are vigil's, not the program's. */
-int __vigil_in_transfer_entry(uintptr_t pc) HIDDEN;
+ * and the thunk frame before it are vigil's, not the program's. Inline: the walk runs on every
+ * sampled allocation. The entry keeps default visibility (instrumented shared libraries call it
+ * through the executable); its end label is the runtime's own. */
+#if defined(__x86_64__)
+extern const char __vigil_call_keeping_registers_x86[];
+extern const char __vigil_call_keeping_registers_x86_end[] HIDDEN;
+static inline int __vigil_in_transfer_entry(uintptr_t pc)
+{
+    return pc > (uintptr_t)__vigil_call_keeping_registers_x86 && pc <= (uintptr_t)__vigil_call_keeping_registers_x86_end;
+}
+#else
+static inline int __vigil_in_transfer_entry(uintptr_t pc)
+{
+    (void)pc;
+    return 0;
+}
+#endif
 
 /* ---- thread_hooks.c ---- */
 void __vigil_resolve_real_functions(void) HIDDEN;

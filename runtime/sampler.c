@@ -88,18 +88,4 @@ VIGIL_X86_KEEPING_ENTRY(__vigil_burst_end_x86, VIGIL_X86_SLOW_CALL(__vigil_burst
 /* A transfer into an outlined instrumented copy (compiler/transfer.c): r11 is the function to
  * call, rax its one argument (the transfer frame); no answer. */
 VIGIL_X86_KEEPING_ENTRY(__vigil_call_keeping_registers_x86, "    movq %rax, %rdi\n    call *%r11\n");
-
-/* The entry itself stays visible: instrumented shared libraries call it through the executable. */
-extern const char __vigil_call_keeping_registers_x86[];
-extern const char __vigil_call_keeping_registers_x86_end[] HIDDEN;
-int __vigil_in_transfer_entry(uintptr_t pc)
-{
-    return pc > (uintptr_t)__vigil_call_keeping_registers_x86 && pc <= (uintptr_t)__vigil_call_keeping_registers_x86_end;
-}
-#else
-int __vigil_in_transfer_entry(uintptr_t pc)
-{
-    (void)pc;
-    return 0;
-}
 #endif
