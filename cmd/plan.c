@@ -385,24 +385,131 @@ static int crash_block(const struct program *p, const struct vigil_store_cause *
     return 0;
 }
 
-/* The cause a new backward search follows: the n-th most frequent (1-based). */
-static int pick_cause(const char *db, unsigned n, struct vigil_store_cause *out, size_t *ncauses, char *err, size_t errlen)
+/* A failure cause is where the fault struck in the source (function, file, line, column), not
+ * the faulting address: the checking copy and the instrumented copy of one instruction are one
+ * cause (a plan pins the functions it monitors to their instrumented copy, common/abi.h). The
+ * store's crash places (path, offset), merged by that key, most runs first. */
+struct cause {
+    struct vigil_store_cause c;     /* the first place seen (most runs), runs summed */
+    char key[1400];
+    uint64_t *offsets;              /* every offset of c.path with this key */
+    size_t noffsets;
+};
+
+static void free_causes(struct cause *causes, size_t n)
 {
+    for (size_t i = 0; i < n; i++)
+        free(causes[i].offsets);
+    free(causes);
+}
+
+static int by_runs(const void *a, const void *b)
+{
+    const struct cause *x = a, *y = b;
+    return x->c.runs != y->c.runs ? (x->c.runs < y->c.runs ? 1 : -1) : (x < y ? -1 : x > y);
+}
+
+static int read_causes(const char *db, struct cause **out, size_t *nout, char *err, size_t errlen)
+{
+    *out = NULL;
+    *nout = 0;
     struct vigil_store *s = vigil_store_open(db, err, errlen);
     if (!s)
         return -1;
-    struct vigil_store_cause *causes = NULL;
+    struct vigil_store_cause *places = NULL;
+    size_t nplaces = 0;
     int rc = vigil_store_read_begin(s, err, errlen) == 0 &&
-             vigil_store_crash_causes(s, &causes, ncauses, err, errlen) == 0 ? 0 : -1;
+             vigil_store_crash_causes(s, &places, &nplaces, err, errlen) == 0 ? 0 : -1;
     vigil_store_read_end(s);
     vigil_store_close(s);
-    if (rc == 0 && (n == 0 || n > *ncauses))
+    struct cause *causes = rc == 0 ? calloc(nplaces + 1, sizeof *causes) : NULL;
+    if (rc == 0 && !causes)
+        rc = -1, snprintf(err, errlen, "out of memory");
+    size_t n = 0;
+    struct vigil_symbolizer *sym = NULL;
+    const char *sym_path = NULL;
+    for (size_t i = 0; rc == 0 && i < nplaces; i++) {
+        const struct vigil_store_cause *pl = &places[i];
+        if (!sym_path || strcmp(sym_path, pl->path) != 0) {
+            if (sym)
+                vigil_symbolizer_close(sym);
+            char ignored[256];
+            sym = vigil_symbolizer_open(pl->path, ignored, sizeof ignored);
+            sym_path = pl->path;
+        }
+        char key[sizeof causes->key];
+        struct vigil_source_location loc;
+        if (sym && vigil_symbolize_file_offset(sym, pl->file_offset, &loc) == 0 && loc.function[0] && loc.line)
+            snprintf(key, sizeof key, "%s %s:%d:%d", loc.function, loc.file, loc.line, loc.column);
+        else   /* nothing to go by but the address */
+            snprintf(key, sizeof key, "+0x%" PRIx64, pl->file_offset);
+        size_t k = 0;
+        while (k < n && (strcmp(causes[k].c.path, pl->path) != 0 || strcmp(causes[k].key, key) != 0))
+            k++;
+        struct cause *c = &causes[k];
+        uint64_t *grown = realloc(c->offsets, (c->noffsets + 1) * sizeof *grown);
+        if (!grown) {
+            rc = -1, snprintf(err, errlen, "out of memory");
+            break;
+        }
+        c->offsets = grown;
+        c->offsets[c->noffsets++] = pl->file_offset;
+        if (k == n) {
+            c->c = *pl;
+            snprintf(c->key, sizeof c->key, "%s", key);
+            n++;
+        } else {
+            c->c.runs += pl->runs;
+        }
+    }
+    if (sym)
+        vigil_symbolizer_close(sym);
+    free(places);
+    if (rc != 0) {
+        free_causes(causes, n);
+        return -1;
+    }
+    qsort(causes, n, sizeof *causes, by_runs);
+    *out = causes;
+    *nout = n;
+    return 0;
+}
+
+/* The cause a new backward search follows: the n-th most frequent (1-based). */
+static int pick_cause(const char *db, unsigned n, struct vigil_store_cause *out, size_t *ncauses, char *err, size_t errlen)
+{
+    struct cause *causes;
+    if (read_causes(db, &causes, ncauses, err, errlen) != 0)
+        return -1;
+    int rc = 0;
+    if (n == 0 || n > *ncauses)
         rc = -1, snprintf(err, errlen, "--cause %u: the store has %zu failure causes (failing runs with a crash "
                           "line); ingest crashing runs first", n, *ncauses);
-    if (rc == 0)
-        *out = causes[n - 1];
-    free(causes);
+    else
+        *out = causes[n - 1].c;
+    free_causes(causes, *ncauses);
     return rc;
+}
+
+/* The offsets of the cause that the state follows (c: one of its places), in a new array. */
+static int cause_offsets(const char *db, const struct vigil_store_cause *c, uint64_t **offsets, size_t *n,
+                         char *err, size_t errlen)
+{
+    struct cause *causes;
+    size_t ncauses;
+    *offsets = NULL;
+    *n = 0;
+    if (read_causes(db, &causes, &ncauses, err, errlen) != 0)
+        return -1;
+    for (size_t k = 0; k < ncauses && !*offsets; k++)
+        for (size_t i = 0; i < causes[k].noffsets; i++)
+            if (causes[k].offsets[i] == c->file_offset && !strcmp(causes[k].c.path, c->path)) {
+                *offsets = causes[k].offsets, *n = causes[k].noffsets;
+                causes[k].offsets = NULL;
+                break;
+            }
+    free_causes(causes, ncauses);
+    return 0;   /* none: no run failed of it (any more); every failure is left out */
 }
 
 /* ---- Scores ---- */
@@ -505,13 +612,17 @@ int cmd_plan(int argc, char **argv)
             goto done;
         }
         struct vigil_store_pred *preds = NULL;
-        size_t n = 0;
+        size_t n = 0, noffsets = 0;
+        uint64_t *offsets = NULL;
         struct vigil_store_totals totals;
-        rc = vigil_store_read_begin(s, err, sizeof err) == 0 &&
-             (!st.has_cause || vigil_store_exclude_other_failures(s, &st.cause, err, sizeof err) == 0) &&
+        rc = (!st.has_cause || cause_offsets(db, &st.cause, &offsets, &noffsets, err, sizeof err) == 0) &&
+             vigil_store_read_begin(s, err, sizeof err) == 0 &&
+             (!st.has_cause ||
+              vigil_store_exclude_other_failures(s, st.cause.path, offsets, noffsets, err, sizeof err) == 0) &&
              vigil_store_aggregate(s, &preds, &n, &totals, err, sizeof err) == 0 ? 0 : -1;
         vigil_store_read_end(s);
         vigil_store_close(s);
+        free(offsets);
         if (rc != 0) {
             rc = cmd_error(argv[0], "%s", err);
             goto done;

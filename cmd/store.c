@@ -481,15 +481,26 @@ int vigil_store_crash_causes(struct vigil_store *s, struct vigil_store_cause **c
     return 0;
 }
 
-int vigil_store_exclude_other_failures(struct vigil_store *s, const struct vigil_store_cause *c,
+int vigil_store_exclude_other_failures(struct vigil_store *s, const char *path, const uint64_t *offsets, size_t n,
                                        char *err, size_t errlen)
 {
-    char offset[24];
-    fmt_i64(offset, c->file_offset);
-    const char *params[2] = {c->path, offset};
-    return run(s, "INSERT INTO excluded_runs SELECT run_id FROM runs WHERE failed = 1 AND run_id NOT IN"
-                  " (SELECT run_id FROM crashes WHERE path = $1 AND file_offset = $2)"
-                  " ON CONFLICT (run_id) DO NOTHING", 2, params, NULL, NULL, err, errlen);
+    /* the offsets are numbers formatted here, so they go into the text; the path is a parameter */
+    size_t cap = 160 + 24 * (n + 1);
+    char *sql = malloc(cap);
+    if (!sql)
+        return fail(err, errlen, "out of memory");
+    size_t len = (size_t)snprintf(sql, cap, "INSERT INTO excluded_runs SELECT run_id FROM runs WHERE failed = 1 AND "
+                                  "run_id NOT IN (SELECT run_id FROM crashes WHERE path = $1 AND file_offset IN (");
+    for (size_t i = 0; i < n; i++) {
+        char offset[24];
+        fmt_i64(offset, offsets[i]);
+        len += (size_t)snprintf(sql + len, cap - len, "%s%s", i ? ", " : "", offset);
+    }
+    snprintf(sql + len, cap - len, "%s)) ON CONFLICT (run_id) DO NOTHING", n ? "" : "NULL");
+    const char *params[1] = {path};
+    int rc = run(s, sql, 1, params, NULL, NULL, err, errlen);
+    free(sql);
+    return rc;
 }
 
 const char *vigil_pred_name(uint32_t kind, uint32_t pred)

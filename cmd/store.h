@@ -113,9 +113,10 @@ struct vigil_store_cause {
 };
 int vigil_store_crash_causes(struct vigil_store *s, struct vigil_store_cause **causes, size_t *ncauses,
                              char *err, size_t errlen);
-/* Exclude every failing run that did not fail of cause c (inside a read session): the search
- * for one cause scores its failures against the successful runs only. */
-int vigil_store_exclude_other_failures(struct vigil_store *s, const struct vigil_store_cause *c,
+/* Exclude every failing run that did not crash in `path` at one of the n offsets (one cause:
+ * the places of one source position, inside a read session): the search for one cause scores
+ * its failures against the successful runs only. */
+int vigil_store_exclude_other_failures(struct vigil_store *s, const char *path, const uint64_t *offsets, size_t n,
                                        char *err, size_t errlen);
 
 /* A name for predicate pred of a site kind: "true", "false", "< 0", "== 0", "> 0". */

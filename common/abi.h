@@ -37,17 +37,37 @@
  *     }
  * The runtime writes pred_enable at registration (preds=all|plan); VIGIL_PRED_MONITORED marks
  * the sites it enabled and is never cleared, so readers know what was monitored.
+ *
+ * Counters in the instrumented copy only (ABI 5, VIGIL_CC_PRED_COUNTERS=1, flag
+ * VIGIL_MODULE_PRED_INSTR_ONLY; =2 keeps them in both copies): the checking copy has none, so
+ * a build with counters costs what one without costs until something is monitored. To count
+ * a site on every execution the runtime pins its function: it sets VIGIL_PRED_PINNED in the
+ * enable byte of the function's entry site. Then
+ *   - the entry check's slow path (__vigil_dispatch_enter) answers "instrumented" every time
+ *     (the runtime keeps that site's counter at 0, so every call reaches it);
+ *   - a check in the instrumented copy (and a burst entry) outside a burst stays in it:
+ *         b = __vigil_burst_left;
+ *         if (b > 1) { ...as above... }
+ *         else if (b == 0) { if (pred_enable[entry] & VIGIL_PRED_PINNED) goto instrumented;
+ *                            else goto checking; }        // no burst: nothing to end
+ *         else ...__vigil_burst_end as above...
+ * so a pinned function never runs its checking copy, and its callees keep theirs.
  */
 #ifndef VIGIL_ABI_H
 #define VIGIL_ABI_H
 #include <stdint.h>
 
-#define VIGIL_ABI_VERSION 4
+#define VIGIL_ABI_VERSION 5
 
 #define VIGIL_COUNTER_MAX 0x7fffffffu  /* largest countdown the runtime stores (see above) */
 #define VIGIL_PRED_SLOTS 3         /* counters per site in pred_counts */
 #define VIGIL_PRED_BINARY 0x80     /* enable byte: flags, and switch a predicate off once seen */
 #define VIGIL_PRED_MONITORED 0x40  /* enable byte: set by the runtime for a monitored site */
+#define VIGIL_PRED_PINNED 0x20     /* enable byte of an entry site: its function runs only its
+                                    * instrumented copy (VIGIL_MODULE_PRED_INSTR_ONLY, see above) */
+
+/* struct __vigil_module flags (ABI 5). */
+#define VIGIL_MODULE_PRED_INSTR_ONLY 0x1   /* predicate counters in the instrumented copy only */
 
 /* Per-site cold state. The compiler emits it zeroed (nsites * 32 bytes, 8-aligned);
  * only the runtime writes it, except instr_execs which the instrumented copy bumps. */
@@ -74,6 +94,7 @@ struct __vigil_module {
     struct __vigil_module *next;          /* (runtime) list of registered modules */
     uint8_t *pred_enable;                 /* nsites entries, or NULL: no predicate counters */
     uint64_t *pred_counts;                /* VIGIL_PRED_SLOTS * nsites entries, or NULL */
+    uint64_t flags;                       /* VIGIL_MODULE_* (compile time) */
 };
 
 /* Thread-local burst counter: dispatch checks left in the current burst, 0 = not in a burst.

@@ -5,6 +5,8 @@
  * Both end in a branch to the site's target block in one copy or the other. */
 #include "xform.h"
 
+#include "abi.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -96,12 +98,35 @@ static void build_local_countdown(struct vigil_xform *x, LLVMBasicBlockRef check
     LLVMBuildBr(b, checking);
 }
 
-/* burst (a block of fn, empty): the thread is in a burst, or was until a callee ended it:
+LLVMBasicBlockRef xc_build_idle_path(struct vigil_xform *x, LLVMValueRef fn, uint32_t pin_site,
+                                     LLVMBasicBlockRef instrumented, LLVMBasicBlockRef checking)
+{
+    if (!xp_pins(x))
+        return checking;
+    LLVMBuilderRef b = x->builder;
+    LLVMBasicBlockRef was = LLVMGetInsertBlock(b);   /* the caller goes on building there */
+    char name[48];
+    snprintf(name, sizeof name, "vigil.idle.%u", pin_site);
+    LLVMBasicBlockRef idle = LLVMAppendBasicBlockInContext(x->ctx, fn, name);
+    LLVMPositionBuilderAtEnd(b, idle);
+    LLVMValueRef index = LLVMConstInt(x->i64, pin_site, 0);
+    LLVMValueRef enable = xe_relaxed_load(x, x->i8, LLVMBuildInBoundsGEP2(b, x->i8, x->pred_enable, &index, 1, ""), 1);
+    LLVMValueRef pinned = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, enable, LLVMConstInt(x->i8, VIGIL_PRED_PINNED, 0), ""),
+                                        LLVMConstInt(x->i8, 0, 0), "");
+    LLVMBuildCondBr(b, pinned, instrumented, checking);
+    if (was)
+        LLVMPositionBuilderAtEnd(b, was);
+    return idle;
+}
+
+/* burst (a block of fn, empty): the thread is in a burst, or was until a callee ended it, or
+ * runs a pinned function (common/abi.h):
  *   state[s].instr_execs += 1; b = burst_left;
  *   if (b > 1) { burst_left = b - 1; goto instrumented; }
+ *   if (b == 0) goto idle;                     // with pins only (xc_build_idle_path)
  *   if (__vigil_burst_end(&m, s)) goto instrumented; else goto checking; */
-void xc_build_burst_path(struct vigil_xform *x, LLVMValueRef fn, uint32_t site, LLVMBasicBlockRef burst,
-                         LLVMBasicBlockRef instrumented, LLVMBasicBlockRef checking)
+void xc_build_burst_path(struct vigil_xform *x, LLVMValueRef fn, uint32_t site, uint32_t pin_site,
+                         LLVMBasicBlockRef burst, LLVMBasicBlockRef instrumented, LLVMBasicBlockRef checking)
 {
     LLVMBuilderRef b = x->builder;
     LLVMValueRef one = LLVMConstInt(x->i32, 1, 0);
@@ -124,6 +149,13 @@ void xc_build_burst_path(struct vigil_xform *x, LLVMValueRef fn, uint32_t site, 
     LLVMBuildBr(b, instrumented);
 
     LLVMPositionBuilderAtEnd(b, burst_end);
+    if (xp_pins(x)) {   /* b <= 1 here: 0 is no burst at all, nothing for the runtime to end */
+        snprintf(name, sizeof name, "vigil.burst.last.%u", site);
+        LLVMBasicBlockRef last = LLVMAppendBasicBlockInContext(x->ctx, fn, name);
+        LLVMValueRef none = LLVMBuildICmp(b, LLVMIntEQ, burst_left, LLVMConstInt(x->i32, 0, 0), "");
+        LLVMBuildCondBr(b, none, xc_build_idle_path(x, fn, pin_site, instrumented, checking), last);
+        LLVMPositionBuilderAtEnd(b, last);
+    }
     branch_on_call(x, &x->burst_end, site, instrumented, checking);
 }
 
@@ -164,7 +196,7 @@ LLVMBasicBlockRef xc_build_check(struct xfunc *f, uint32_t site, LLVMMetadataRef
                                                  test_burst ? burst : NULL, &back);
     if (burst) {
         LLVMSetCurrentDebugLocation2(f->x->builder, loc);
-        xc_build_burst_path(f->x, f->fn, site, burst, instrumented, back);
+        xc_build_burst_path(f->x, f->fn, site, f->entry_site, burst, instrumented, back);
         LLVMSetCurrentDebugLocation2(f->x->builder, NULL);
     }
     if (burst_out)
@@ -187,7 +219,7 @@ void xf_insert_checks(struct xfunc *f)
     struct vigil_xform *x = f->x;
     LLVMBasicBlockRef entry = LLVMValueAsBasicBlock(f->blocks.v[0]);
     LLVMBasicBlockRef check, burst;
-    uint32_t site = xs_add_entry(x, f->name, f->subprogram);
+    uint32_t site = f->entry_site = xs_add_entry(x, f->name, f->subprogram);
     struct xl_loops *loops = xl_plan(f);
     check = xc_build_check(f, site, xf_debug_loc(f, LLVMGetFirstInstruction(entry)), entry,
                            xf_clone_block(f, entry), NULL, 1, &burst, NULL);
@@ -229,7 +261,7 @@ void xf_insert_outlined_entry_check(struct xfunc *f)
     LLVMBuilderRef b = x->builder;
     LLVMBasicBlockRef entry = LLVMValueAsBasicBlock(f->blocks.v[0]);
     LLVMMetadataRef loc = xf_debug_loc(f, LLVMGetFirstInstruction(entry));
-    uint32_t site = xs_add_entry(x, f->name, f->subprogram);
+    uint32_t site = f->entry_site = xs_add_entry(x, f->name, f->subprogram);
     LLVMBasicBlockRef call = new_block(f, "outlined", site), check = new_block(f, "check", site);
     LLVMBasicBlockRef enter = new_block(f, "enter", site), decrement = new_block(f, "decrement", site);
     LLVMSetCurrentDebugLocation2(b, loc);
@@ -249,6 +281,6 @@ void xf_insert_outlined_entry_check(struct xfunc *f)
     LLVMBasicBlockRef to_check = LLVMAppendBasicBlockInContext(x->ctx, burst_fn, "vigil.to.checking");
     xf_build_tail_call(f, to_instr, burst_fn, f->instr_fn);
     xf_build_tail_call(f, to_check, burst_fn, f->fn);
-    xc_build_burst_path(x, burst_fn, site, burst, to_instr, to_check);
+    xc_build_burst_path(x, burst_fn, site, site, burst, to_instr, to_check);
     LLVMSetCurrentDebugLocation2(b, NULL);
 }

@@ -3,6 +3,7 @@
  * transform, optimize, back end) and the link are in pipeline.c, the command line
  * classification in args.c, and every environment variable in settings.inc. */
 #include "pipeline.h"
+#include "transform.h"
 
 #include <errno.h>
 #include <llvm/Config/llvm-config.h>
@@ -208,6 +209,16 @@ static int stage_settings(struct vcc_job *job)
         if (strcmp(s->placement, "post") != 0)
             fprintf(stderr, "vigil-cc: warning: VIGIL_CC_PLACEMENT=%s is not post, early or late; using post\n",
                     s->placement);
+    }
+    if (!strcmp(s->pred_counters, "2") || !strcasecmp(s->pred_counters, "both")) {
+        job->pred_counters = VIGIL_PRED_COUNTERS_BOTH;
+    } else if (vcc_setting_on(s->pred_counters)) {
+        job->pred_counters = VIGIL_PRED_COUNTERS_INSTR;
+    } else {
+        job->pred_counters = VIGIL_PRED_COUNTERS_NONE;
+        if (strcmp(s->pred_counters, "0") != 0)
+            fprintf(stderr, "vigil-cc: warning: VIGIL_CC_PRED_COUNTERS=%s is not 0, 1 or 2; using 0\n",
+                    s->pred_counters);
     }
     return CONTINUE;
 }

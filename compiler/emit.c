@@ -17,7 +17,7 @@ _Static_assert(sizeof(struct __vigil_site_state) == 32, "site state is 4 x i64 i
 _Static_assert(offsetof(struct __vigil_site_state, instr_execs) == 0, "instr_execs is word 0");
 _Static_assert(offsetof(struct __vigil_module, counters) == 16 && offsetof(struct __vigil_module, tu_hash) == 32 &&
                offsetof(struct __vigil_module, next) == 48 && offsetof(struct __vigil_module, pred_enable) == 56 &&
-               sizeof(struct __vigil_module) == 72,
+               offsetof(struct __vigil_module, flags) == 72 && sizeof(struct __vigil_module) == 80,
                "descriptor layout matches module_type on LP64");
 
 /* Priority of the registering constructor: before ordinary constructors (65535), so that
@@ -148,8 +148,8 @@ void xe_declare_runtime(struct vigil_xform *x)
 {
     LLVMTypeRef p = x->ptr, i32 = x->i32, i64 = x->i64;
     LLVMTypeRef fields[] = {i32, i32, p, vigil_pointer_to(i32), p, i64, i32, i32, p,
-                            vigil_pointer_to(x->i8), vigil_pointer_to(i64)};
-    x->module_type = LLVMStructTypeInContext(x->ctx, fields, 11, 0);
+                            vigil_pointer_to(x->i8), vigil_pointer_to(i64), i64};
+    x->module_type = LLVMStructTypeInContext(x->ctx, fields, 12, 0);
     LLVMTypeRef m = vigil_pointer_to(x->module_type);
 
     x->burst_left = LLVMGetNamedGlobal(x->module, "__vigil_burst_left");
@@ -336,8 +336,9 @@ int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen)
         LLVMConstNull(x->ptr),
         pred_enable,
         pred_counts,
+        LLVMConstInt(x->i64, xp_pins(x) ? VIGIL_MODULE_PRED_INSTR_ONLY : 0, 0),
     };
-    LLVMSetInitializer(x->descriptor, LLVMConstStructInContext(x->ctx, fields, 11, 0));
+    LLVMSetInitializer(x->descriptor, LLVMConstStructInContext(x->ctx, fields, 12, 0));
     add_constructor(x, make_constructor(x));
     return 0;
 }

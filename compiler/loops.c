@@ -44,16 +44,6 @@ static int has_real_call(LLVMBasicBlockRef block)
     return 0;
 }
 
-static int function_has_indirectbr(struct xfunc *f)
-{
-    for (size_t i = 0; i < f->blocks.n; i++) {
-        LLVMValueRef term = LLVMGetBasicBlockTerminator(LLVMValueAsBasicBlock(f->blocks.v[i]));
-        if (term && LLVMGetInstructionOpcode(term) == LLVMIndirectBr)
-            return 1;
-    }
-    return 0;
-}
-
 /* Predecessor lists of the original blocks (by index), from the original terminators. */
 static struct valvec *predecessors(struct xfunc *f, struct ptrmap *index)
 {
@@ -131,7 +121,7 @@ struct xl_loops *xl_plan(struct xfunc *f)
     ptrmap_init(&loops->edge_blocks);
     for (size_t i = 0; i < n; i++)
         ptrmap_init(&loops->body[i]);
-    if (!f->x->settings->loop_counters || !n || function_has_indirectbr(f))
+    if (!f->x->settings->loop_counters || !n || xf_has_indirectbr(f))
         return loops;
     struct ptrmap index;
     ptrmap_init(&index);

@@ -42,12 +42,7 @@ int xf_can_outline(struct xfunc *f)
     }
     if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(f->fn)))
         return 0;   /* forwarding varargs needs musttail, which the C API cannot set before 18 */
-    for (size_t i = 0; i < f->blocks.n; i++) {
-        LLVMValueRef term = LLVMGetBasicBlockTerminator(LLVMValueAsBasicBlock(f->blocks.v[i]));
-        if (term && LLVMGetInstructionOpcode(term) == LLVMIndirectBr)
-            return 0;   /* blockaddress constants name this function's blocks */
-    }
-    return 1;
+    return !xf_has_indirectbr(f);   /* blockaddress constants name this function's blocks */
 }
 
 /* fn's attributes at index (function, return value or parameter), in a new array (free it). */

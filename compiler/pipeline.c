@@ -244,7 +244,7 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
         .outline_loops = vcc_setting_on(s->outline_loops),
         .dual_max = strtol(s->dual_max, NULL, 10) > 0 ? strtol(s->dual_max, NULL, 10) : 10000,
         .giant_loops = strtol(s->giant_loops, NULL, 10) >= 0 ? strtol(s->giant_loops, NULL, 10) : 8,
-        .pred_counters = vcc_setting_on(s->pred_counters),
+        .pred_counters = job->pred_counters,
         .pred_remove_redundant = vcc_setting_on(s->pred_remove_redundant),
         .source_name = sj->in->path,
     };

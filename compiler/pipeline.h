@@ -17,6 +17,7 @@ struct vcc_job {
     struct vcc_settings settings;  /* raw values, defaults filled in */
     int verbose, keep_temps, debug, verify;
     enum vcc_placement { VCC_PLACE_EARLY, VCC_PLACE_LATE, VCC_PLACE_POST } placement;
+    int pred_counters;             /* enum vigil_pred_counters (transform.h) */
     int orig_argc;
     char **orig_argv;              /* argv as vigil-cc got it (argv[0] excluded) */
     struct vcc_args args;

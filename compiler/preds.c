@@ -1,5 +1,6 @@
 /* Predicate counters (seed 002, docs/preds-design.md): at every branch and return site, in
- * the checking copy as well as the instrumented one, a guarded inline counter
+ * the instrumented copy (and in the checking copy with VIGIL_PRED_COUNTERS_BOTH), a guarded
+ * inline counter
  *     e = enable[s];                                   // relaxed load
  *     if (e & (1 << pred)) {
  *         counts[3 * s + pred] += 1;                   // relaxed load + store, no lock
@@ -197,6 +198,10 @@ void xp_place_counters(struct xfunc *f)
     struct xp_pending *p = f->pred_pending;
     if (!p)
         return;
+    /* Pinning keeps a function in its instrumented copy, except where a computed goto jumps:
+     * the blockaddress constants name the checking copy's blocks (clone.c). There the checking
+     * copy counts too. */
+    int copies = xp_pins(f->x) && !xf_has_indirectbr(f) ? 1 : 2;
     unsigned *keep = calloc(p->n + 1, sizeof *keep);
     if (keep) {
         find_redundant(f, p, keep);
@@ -204,7 +209,7 @@ void xp_place_counters(struct xfunc *f)
             const struct pending_counter *c = &p->v[i];
             if (!keep[i])
                 continue;
-            for (int copy = 0; copy < 2; copy++) {
+            for (int copy = 0; copy < copies; copy++) {
                 LLVMValueRef at = copy ? c->original : c->at;
                 if (!at)
                     continue;

@@ -664,7 +664,7 @@ void xt_insert_checks(struct xfunc *f)
     t->frame = LLVMBuildAlloca(b, t->frame_type, "vigil.frame");
 
     /* The entry: callers inside a burst call f itself, so the entry check tests the burst. */
-    uint32_t site = xs_add_entry(x, f->name, f->subprogram);
+    uint32_t site = f->entry_site = xs_add_entry(x, f->name, f->subprogram);
     struct xl_loops *loops = xl_plan(f);
     to_copy[nedges] = LLVMAppendBasicBlockInContext(x->ctx, f->fn, "vigil.transfer.entry");
     LLVMBasicBlockRef check = xc_build_check(f, site, entry_loc, entry, to_copy[nedges], NULL, 1, NULL, NULL);
@@ -707,8 +707,8 @@ void xt_insert_checks(struct xfunc *f)
         LLVMPositionBuilderAtEnd(b, copy_check);
         LLVMValueRef left = LLVMBuildLoad2(b, x->i32, x->burst_left, "");
         LLVMValueRef ended = LLVMBuildICmp(b, LLVMIntEQ, left, LLVMConstInt(x->i32, 0, 0), "");
-        LLVMBuildCondBr(b, ended, end, copy_burst);
-        xc_build_burst_path(x, f->instr_fn, site, copy_burst, to_clone, end);
+        LLVMBuildCondBr(b, ended, xc_build_idle_path(x, f->instr_fn, f->entry_site, to_clone, end), copy_burst);
+        xc_build_burst_path(x, f->instr_fn, site, f->entry_site, copy_burst, to_clone, end);
         LLVMSetCurrentDebugLocation2(b, NULL);
         xc_redirect(LLVMGetBasicBlockTerminator(xf_clone_block(f, from)), to_clone, copy_check);
         LLVMAddCase(t->resume_switch, resume_point(x, i),

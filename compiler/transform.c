@@ -61,6 +61,16 @@ int xf_has_fn_attribute(LLVMValueRef fn, const char *name)
     return kind && LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind) != NULL;
 }
 
+int xf_has_indirectbr(struct xfunc *f)
+{
+    for (size_t i = 0; i < f->blocks.n; i++) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(LLVMValueAsBasicBlock(f->blocks.v[i]));
+        if (term && LLVMGetInstructionOpcode(term) == LLVMIndirectBr)
+            return 1;
+    }
+    return 0;
+}
+
 /* The block after `inst`'s position: inst and everything after it move into a new block
  * placed right after the old one, which is left without a terminator (the caller ends it).
  * NULL when a successor has PHIs (they would name the old block; demotion removes them from

@@ -5,6 +5,13 @@
 #include <llvm-c/Core.h>
 #include <stddef.h>
 
+/* Where predicate counters go (VIGIL_CC_PRED_COUNTERS, common/abi.h). */
+enum vigil_pred_counters {
+    VIGIL_PRED_COUNTERS_NONE,
+    VIGIL_PRED_COUNTERS_INSTR,   /* instrumented copy only: the runtime pins monitored functions */
+    VIGIL_PRED_COUNTERS_BOTH,    /* both copies */
+};
+
 struct vigil_transform_settings {
     int debug;               /* VIGIL_DEBUG: one note per function left uninstrumented */
     int probe_accesses;      /* loads/stores (default 1) */
@@ -17,7 +24,7 @@ struct vigil_transform_settings {
     int outline_loops;       /* functions with loops too, left and re-entered at checks (transfer.c) */
     long dual_max;           /* functions with loops above this many instructions: outlined, entry check only */
     long giant_loops;        /* ... unless they have at most this many outermost loops (transfers then) */
-    int pred_counters;       /* predicate counters in both copies (default 0, seed 002) */
+    int pred_counters;       /* enum vigil_pred_counters (default NONE, seed 002) */
     int pred_remove_redundant; /* with pred_counters: leave out redundant branch predicates */
     const char *source_name; /* the main source file, for the site table and the tu hash */
 };
@@ -29,7 +36,7 @@ struct vigil_transform_stats {
     unsigned outlined;       /* functions whose instrumented copy is a function of its own */
     unsigned outlined_loops; /* of those, functions with loops entered and left at checks */
     unsigned outlined_big;   /* of those, functions with loops over dual_max (entry check only) */
-    unsigned pred_counters;  /* predicate sites counted in both copies */
+    unsigned pred_counters;  /* predicate sites with a counter */
     unsigned pred_removed;   /* branch predicates left out: count reconstructed (seed 002 3.1) */
 };
 

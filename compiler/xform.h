@@ -88,6 +88,7 @@ struct xfunc {
     LLVMBasicBlockRef instr_prologue;    /* its entry block: clones of the prologue's slots */
     LLVMMetadataRef instr_subprogram;    /* its DISubprogram, NULL without debug info */
     int big;                             /* outlined although it has loops (over dual_max) */
+    uint32_t entry_site;                 /* the entry check's site: its enable byte pins f (checks.c) */
     struct xt_transfer *transfer;        /* transfer.c: outlined copy of a function with loops */
 };
 
@@ -132,6 +133,11 @@ int xf_is_private_slot(LLVMValueRef alloca);
 int xf_is_lifetime_marker(LLVMValueRef inst);
 void xf_insert_probes(struct xfunc *f);
 /* preds.c: guarded predicate counters (common/abi.h) at a branch / after a call. */
+/* Counters in the instrumented copy only: checks there stay in it when f is pinned. */
+static inline int xp_pins(const struct vigil_xform *x)
+{
+    return x->settings->pred_counters == VIGIL_PRED_COUNTERS_INSTR;
+}
 /* Counters are placed once every site of the function is known (xp_place_counters), so that
  * branch predicates whose count follows from another site's are left out (seed 002 3.1).
  * at: the site's instruction in the instrumented copy; original: in the checking copy or
@@ -155,9 +161,16 @@ LLVMBasicBlockRef xc_build_check(struct xfunc *f, uint32_t site, LLVMMetadataRef
 LLVMBasicBlockRef xc_build_countdown(struct xfunc *f, uint32_t site, LLVMMetadataRef loc,
                                      LLVMBasicBlockRef checking, LLVMBasicBlockRef instrumented,
                                      LLVMValueRef local, LLVMBasicBlockRef burst, LLVMBasicBlockRef *back);
-/* burst (an empty block of fn): the burst goes on in `instrumented` or, at its end, to `checking`. */
-void xc_build_burst_path(struct vigil_xform *x, LLVMValueRef fn, uint32_t site, LLVMBasicBlockRef burst,
-                         LLVMBasicBlockRef instrumented, LLVMBasicBlockRef checking);
+/* burst (an empty block of fn): the burst goes on in `instrumented` or, at its end, to
+ * `checking`; outside a burst the function whose entry site is pin_site stays in
+ * `instrumented` when pinned (common/abi.h). */
+void xc_build_burst_path(struct vigil_xform *x, LLVMValueRef fn, uint32_t site, uint32_t pin_site,
+                         LLVMBasicBlockRef burst, LLVMBasicBlockRef instrumented, LLVMBasicBlockRef checking);
+/* Where fn's code goes when no burst runs: a new block that stays in `instrumented` when the
+ * function of pin_site is pinned and goes to `checking` otherwise; `checking` itself in a
+ * module without pins. */
+LLVMBasicBlockRef xc_build_idle_path(struct vigil_xform *x, LLVMValueRef fn, uint32_t pin_site,
+                                     LLVMBasicBlockRef instrumented, LLVMBasicBlockRef checking);
 /* Every successor slot of terminator that is `from` becomes `to`. */
 void xc_redirect(LLVMValueRef terminator, LLVMBasicBlockRef from, LLVMBasicBlockRef to);
 /* Back-edge checks of the checking copy do not test the thread's burst: a loop without calls
@@ -213,6 +226,7 @@ void xe_relaxed_store(struct vigil_xform *x, LLVMValueRef value, LLVMValueRef pt
 void xe_set_weights(struct vigil_xform *x, LLVMValueRef branch, uint32_t first, uint32_t second);
 
 /* Small helpers (transform.c). */
+int xf_has_indirectbr(struct xfunc *f);   /* a computed goto among f's original blocks */
 int xf_has_fn_attribute(LLVMValueRef fn, const char *name);
 /* inst and everything after it move into a new block `name` right after their block, which is
  * left without a terminator (the caller ends it); NULL when a successor has PHIs. */

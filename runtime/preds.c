@@ -129,6 +129,41 @@ static uint8_t enable_value(const struct vigil_module_node *n, uint32_t index)
     return (uint8_t)(preds | VIGIL_PRED_MONITORED | (binary ? VIGIL_PRED_BINARY : 0));
 }
 
+/* Modules built with counters in the instrumented copy only count a site while its function
+ * runs that copy: pin the function (common/abi.h), that is its entry site and its back-edge
+ * sites (a computed goto lands in the checking copy, at a back-edge check: clone.c). The
+ * compiler adds a function's sites together, entry site first: the entry is the nearest entry
+ * site at or before the site with the same function. 0 when not found (a table not made by
+ * vigil-cc). */
+static int pin_function_of(struct vigil_module_node *n, uint32_t index)
+{
+    if (!(n->m->flags & VIGIL_MODULE_PRED_INSTR_ONLY))
+        return 1;
+    struct vigil_site_view site, v;
+    vigil_sitefmt_get(&n->table, index, &site);
+    uint32_t entry = index + 1;
+    while (entry-- > 0) {
+        vigil_sitefmt_get(&n->table, entry, &v);
+        if (strcmp(v.function, site.function) != 0)
+            return 0;
+        if (v.kind == VIGIL_SITE_ENTRY)
+            break;
+    }
+    if (entry == UINT32_MAX)
+        return 0;
+    for (uint32_t i = entry; i < n->nsites; i++) {
+        vigil_sitefmt_get(&n->table, i, &v);
+        if (i > entry && (v.kind == VIGIL_SITE_ENTRY || strcmp(v.function, site.function) != 0))
+            break;
+        if (v.kind != VIGIL_SITE_ENTRY && v.kind != VIGIL_SITE_BACKEDGE)
+            continue;
+        uint8_t e = RELAXED_LOAD(&n->m->pred_enable[i]);
+        RELAXED_STORE(&n->m->pred_enable[i], (uint8_t)(e | VIGIL_PRED_PINNED));
+        RELAXED_STORE(&n->m->counters[i], 0);   /* the next check goes to __vigil_dispatch_enter */
+    }
+    return 1;
+}
+
 /* The plan does not fit this binary: say why once, and switch off what was switched on. */
 static void reject_plan(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void reject_plan(const char *fmt, ...)
@@ -178,6 +213,11 @@ static void apply_plan(struct vigil_module_node *n)
             return;
         }
         RELAXED_STORE(&n->m->pred_enable[ps->index], e);
+        if (!pin_function_of(n, ps->index)) {
+            reject_plan("%s:%u: site %016" PRIx64 " %u: its function has no entry site in %s", plan_file, ps->line,
+                        pm->tu_hash, ps->index, n->path);
+            return;
+        }
     }
 }
 
@@ -199,8 +239,17 @@ void __vigil_preds_register(struct vigil_module_node *n)
         warned_no_counters = 1;
         return;
     }
+    int pin = (n->m->flags & VIGIL_MODULE_PRED_INSTR_ONLY) != 0;
     for (uint32_t i = 0; i < n->nsites; i++) {
         uint8_t e = enable_value(n, i);
+        if (pin && !e) {
+            struct vigil_site_view v;
+            vigil_sitefmt_get(&n->table, i, &v);
+            if (v.kind == VIGIL_SITE_ENTRY || v.kind == VIGIL_SITE_BACKEDGE) {
+                e = VIGIL_PRED_PINNED;   /* every function runs its instrumented copy */
+                RELAXED_STORE(&n->m->counters[i], 0);
+            }
+        }
         if (e)
             RELAXED_STORE(&n->m->pred_enable[i], e);
     }

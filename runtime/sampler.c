@@ -16,6 +16,10 @@ uint32_t __vigil_dispatch_enter(struct __vigil_module *m, uint32_t site)
             RELAXED_STORE(&m->counters[site], VIGIL_COUNTER_MAX);   /* refused module: checks stay cold */
         return 0;
     }
+    if (m->pred_enable && (RELAXED_LOAD(&m->pred_enable[site]) & VIGIL_PRED_PINNED)) {
+        RELAXED_STORE(&m->counters[site], 0);   /* pinned (common/abi.h): every entry comes here */
+        return 1;
+    }
     const struct vigil_schedule *s = &__vigil_sched;
     struct __vigil_site_state *st = &m->state[site];
     uint32_t ncheck0 = vigil_schedule_reset(s, st);

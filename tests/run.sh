@@ -115,6 +115,7 @@ wanted leak && run_driver leak 1200 bash tests/leak/run.sh
 if wanted preds; then
     run_driver preds 1200 bash tests/preds/run.sh
     run_driver preds-adaptive 1800 bash tests/preds/adaptive.sh
+    run_driver preds-pinning 900 bash tests/preds/pinning.sh
 fi
 wanted llvm && run_driver llvm 2400 bash tests/llvm-versions.sh
 
