@@ -8,11 +8,13 @@
 #   nocnt      the ordinary vigil-cc build (no predicate counters), VIGIL_OPTIONS=mode=off: the
 #              core's own cost without counters (BENCH_NOCNT=0 leaves this column out)
 #   off        VIGIL_OPTIONS=mode=off, no tool: the core's own cost with the counters compiled in
-#              (dispatch checks plus the counters' enable-byte tests), so that a column's preds
-#              share is its difference to this one, and the counters' disabled cost off - nocnt
+#              (in the instrumented copy only: the checking copy is that of nocnt, but for
+#              functions with computed gotos), so that a column's preds share is its difference
+#              to this one, and the counters' disabled cost off - nocnt
 #   plan1      VIGIL_PLAN=<plan> VIGIL_OPTIONS=tools=preds:preds=plan:mode=off: the first plan of
-#              adaptive bug isolation (ABI style: the plan's sites counted on every execution, in
-#              both copies), as `vigil plan` makes it for that binary: getInitialSet, forward, the
+#              adaptive bug isolation (ABI style: the plan's sites counted on every execution; their
+#              functions pinned to the instrumented copy, where the counters are: common/abi.h), as
+#              `vigil plan` makes it for that binary: getInitialSet, forward, the
 #              entry region of main with its callees' entry regions and the sources of removed
 #              predicates
 #   plan2      the same with a later plan of a few dozen sites: the adaptive loop (seed 002

@@ -139,9 +139,10 @@ static int is_debug_intrinsic(LLVMValueRef inst)
 }
 
 /* Operands that name original instructions or blocks are redirected to their clones; anything
- * else (arguments, constants, prologue allocas) is shared. An indirectbr keeps the original
- * destinations: blockaddress constants name the checking copy's blocks, so a computed goto
- * taken during a burst lands in the checking copy (whose next check resumes the burst). */
+ * else (arguments, constants, prologue allocas) is shared, but jump tables (labels.c). An
+ * indirectbr keeps the original destinations: blockaddress constants name the checking copy's
+ * blocks, so a computed goto taken during a burst lands in the checking copy (whose next check
+ * resumes the burst), unless labels.c gave the clone tables and destinations of its own. */
 void xf_remap_operands(struct xfunc *f, LLVMValueRef clone)
 {
     int keep_blocks = LLVMGetInstructionOpcode(clone) == LLVMIndirectBr;
@@ -199,6 +200,7 @@ void xf_clone_blocks_into(struct xfunc *f, LLVMValueRef target)
         LLVMBasicBlockRef copy = LLVMAppendBasicBlockInContext(f->x->ctx, target, name);
         ptrmap_put(&f->clones, f->blocks.v[i], LLVMBasicBlockAsValue(copy));
     }
+    f->labels_mapped = xf_map_labels(f);
     size_t first_clone = f->cloned.n;
     for (size_t i = 0; i < n; i++) {
         LLVMBasicBlockRef original = LLVMValueAsBasicBlock(f->blocks.v[i]);
@@ -213,6 +215,8 @@ void xf_clone_blocks_into(struct xfunc *f, LLVMValueRef target)
     }
     for (size_t i = first_clone; i < f->cloned.n; i++)
         xf_remap_operands(f, f->cloned.v[i]);
+    if (f->labels_mapped)
+        xf_widen_indirect_branches(f);
 }
 
 void xf_clone_body(struct xfunc *f)

@@ -198,10 +198,10 @@ void xp_place_counters(struct xfunc *f)
     struct xp_pending *p = f->pred_pending;
     if (!p)
         return;
-    /* Pinning keeps a function in its instrumented copy, except where a computed goto jumps:
-     * the blockaddress constants name the checking copy's blocks (clone.c). There the checking
-     * copy counts too. */
-    int copies = xp_pins(f->x) && !xf_has_indirectbr(f) ? 1 : 2;
+    /* Pinning keeps a function in its instrumented copy, except where a computed goto jumps
+     * to label addresses of the checking copy (labels.c could not give the clone its own):
+     * there the checking copy counts too. */
+    int copies = xp_pins(f->x) && (!xf_has_indirectbr(f) || f->labels_mapped) ? 1 : 2;
     unsigned *keep = calloc(p->n + 1, sizeof *keep);
     if (keep) {
         find_redundant(f, p, keep);

@@ -89,6 +89,7 @@ struct xfunc {
     LLVMMetadataRef instr_subprogram;    /* its DISubprogram, NULL without debug info */
     int big;                             /* outlined although it has loops (over dual_max) */
     uint32_t entry_site;                 /* the entry check's site: its enable byte pins f (checks.c) */
+    int labels_mapped;                   /* labels.c: the clone's computed gotos stay in the clone */
     struct xt_transfer *transfer;        /* transfer.c: outlined copy of a function with loops */
 };
 
@@ -113,6 +114,12 @@ LLVMMetadataRef xf_outlined_subprogram(struct xfunc *f);
 /* Clone of the prologue alloca or body instruction inst at the builder's position (clone.c). */
 LLVMValueRef xf_clone_instruction(struct xfunc *f, LLVMValueRef inst);
 void xf_clone_blocks_into(struct xfunc *f, LLVMValueRef target);
+/* labels.c: computed gotos that stay in the in-function clone. xf_map_labels (clone blocks made,
+ * operands not yet remapped) records f's jump tables -> the clone's in f->clones, or returns 0
+ * when f's label addresses are used otherwise; xf_widen_indirect_branches (after the remap)
+ * lets every indirectbr reach both copies' blocks. */
+int xf_map_labels(struct xfunc *f);
+void xf_widen_indirect_branches(struct xfunc *f);
 void xf_remap_operands(struct xfunc *f, LLVMValueRef clone);
 LLVMMetadataRef xf_outlined_loc(struct xfunc *f, LLVMMetadataRef loc);
 LLVMValueRef xf_new_burst_entry(struct xfunc *f);

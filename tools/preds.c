@@ -7,7 +7,7 @@
  *
  * Collection (VIGIL_OPTIONS preds=sampled|all|plan, preds_binary=0|1; docs/preds-design.md):
  * sampled: this tool counts what bursts deliver through its hooks (CBI style); all / plan: the
- * emitted code counts in both copies at the sites the runtime enabled, and fini reads the
+ * emitted code counts at the sites the runtime enabled (common/abi.h), and fini reads the
  * counters through vigil_pred_sites_each (tool API 2). preds.binary=1 is kept as an alias of
  * preds_binary=1 for sampled collection. The outcome label is not known here: `vigil ingest`
  * takes it from run.txt (exit status / signal) or from label.txt (`vigil run --label-by`).
