@@ -140,12 +140,12 @@ static int is_debug_intrinsic(LLVMValueRef inst)
 
 /* Operands that name original instructions or blocks are redirected to their clones; anything
  * else (arguments, constants, prologue allocas) is shared, but jump tables (labels.c). An
- * indirectbr keeps the original destinations: blockaddress constants name the checking copy's
- * blocks, so a computed goto taken during a burst lands in the checking copy (whose next check
- * resumes the burst), unless labels.c gave the clone tables and destinations of its own. */
+ * indirectbr keeps the original destinations unless labels.c gave the clone jump tables of its
+ * own: blockaddress constants name the checking copy's blocks, so a computed goto taken during
+ * a burst lands in the checking copy (whose next check resumes the burst). */
 void xf_remap_operands(struct xfunc *f, LLVMValueRef clone)
 {
-    int keep_blocks = LLVMGetInstructionOpcode(clone) == LLVMIndirectBr;
+    int keep_blocks = LLVMGetInstructionOpcode(clone) == LLVMIndirectBr && !f->labels_mapped;
     int nops = LLVMGetNumOperands(clone);
     for (int k = 0; k < nops; k++) {
         LLVMValueRef op = LLVMGetOperand(clone, (unsigned)k);
@@ -215,8 +215,6 @@ void xf_clone_blocks_into(struct xfunc *f, LLVMValueRef target)
     }
     for (size_t i = first_clone; i < f->cloned.n; i++)
         xf_remap_operands(f, f->cloned.v[i]);
-    if (f->labels_mapped)
-        xf_widen_indirect_branches(f);
 }
 
 void xf_clone_body(struct xfunc *f)

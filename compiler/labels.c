@@ -1,17 +1,25 @@
 /* Computed gotos in the instrumented copy (in-function clone only: functions with an indirectbr
  * are never outlined). Label addresses (blockaddress constants) name the checking copy's
  * blocks, so a clone that loads them from the function's jump table would leave for the
- * checking copy at its first computed goto. Here the clone gets a jump table of its own, whose
- * entries name the clones of the same blocks, and every indirectbr of the function may go to
- * both sets of blocks: an address that crosses from one copy to the other through a stack
- * slot shared by both stays a valid destination. Branch weights keep each copy's own set the
- * likely one, so the checking copy's layout does not change.
+ * checking copy at its first computed goto. Here the clone gets jump tables of its own, whose
+ * entries name the clones of the same blocks, and its indirectbrs go to the clones.
  *
- * Applies when every label address of the function sits in a jump table: an internal constant
- * array of label addresses and other constants, used only by instructions of the function
- * (lua's `disptab`, the usual `static void *table[] = {&&a, &&b}`). A label address used any
- * other way (stored by the program, as direct threaded code does) keeps the old behaviour:
- * the clone reaches the checking copy at its computed gotos. */
+ * That is only sound when no label address crosses from one copy to the other, and addresses
+ * cross through stack slots shared by both copies at dispatch checks. clang gives a function
+ * with computed gotos one dispatch block, `indirectbr (phi of addresses)`; after demotion the
+ * phi is a slot, stored at the end of each handler, loaded in the dispatch block, and the
+ * edge in between gets a back-edge check. So first (xf_split_computed_gotos) the dispatch
+ * block is copied into every handler that branches to it, as the back end's tail duplication
+ * would do: each handler loads its address and jumps. Then (xf_map_labels) every indirectbr
+ * must jump to an address loaded from a jump table in its own block, directly or through a
+ * slot stored earlier in that block; jump tables are internal constant arrays of label
+ * addresses used by instructions of the function only (lua's `disptab`). Anything else
+ * (label addresses stored by the program, as direct threaded code does) keeps the old
+ * behaviour: the clone goes to the checking copy at its computed gotos.
+ *
+ * (Letting every indirectbr reach both copies' blocks instead would be sound too, but an edge
+ * from the checking copy into the clone makes the clone's blocks part of the checking copy's
+ * control flow: lua's luaV_execute ran twice as many instructions in mode=off.) */
 #include "xform.h"
 
 #include <stdlib.h>
@@ -63,20 +71,131 @@ static int is_jump_table(struct xfunc *f, LLVMValueRef g)
     return 1;
 }
 
-/* Every original block that an indirectbr of f may reach. */
-static void indirect_destinations(struct xfunc *f, struct valvec *out)
+/* block is reached from a block of f (the split leaves dispatch blocks without any), or is
+ * the entry. */
+static int has_predecessor(struct xfunc *f, LLVMBasicBlockRef block)
 {
+    if (LLVMBasicBlockAsValue(block) == f->blocks.v[0])
+        return 1;
     for (size_t i = 0; i < f->blocks.n; i++) {
         LLVMValueRef term = LLVMGetBasicBlockTerminator(LLVMValueAsBasicBlock(f->blocks.v[i]));
-        if (!term || LLVMGetInstructionOpcode(term) != LLVMIndirectBr)
+        for (unsigned k = 0; term && k < LLVMGetNumSuccessors(term); k++)
+            if (LLVMGetSuccessor(term, k) == block)
+                return 1;
+    }
+    return 0;
+}
+
+/* v without the casts and address arithmetic on top: the object it points into. */
+static LLVMValueRef base_of(LLVMValueRef v)
+{
+    for (;;) {
+        if (LLVMIsABitCastInst(v) || LLVMIsAGetElementPtrInst(v) ||
+            (LLVMIsAConstantExpr(v) && (LLVMGetConstOpcode(v) == LLVMBitCast || LLVMGetConstOpcode(v) == LLVMGetElementPtr)))
+            v = LLVMGetOperand(v, 0);
+        else
+            return v;
+    }
+}
+
+static LLVMValueRef strip_casts(LLVMValueRef v)
+{
+    while (LLVMIsABitCastInst(v) || (LLVMIsAConstantExpr(v) && LLVMGetConstOpcode(v) == LLVMBitCast))
+        v = LLVMGetOperand(v, 0);
+    return v;
+}
+
+static int in_list(const struct valvec *list, LLVMValueRef v)
+{
+    for (size_t i = 0; i < list->n; i++)
+        if (list->v[i] == v)
+            return 1;
+    return 0;
+}
+
+/* v is a load from one of the jump tables. */
+static int is_table_load(LLVMValueRef v, const struct valvec *tables)
+{
+    v = strip_casts(v);
+    return LLVMIsALoadInst(v) && in_list(tables, base_of(LLVMGetOperand(v, 0)));
+}
+
+/* The address br (an indirectbr) jumps to was loaded from a jump table in br's own block:
+ * directly, or through a stack slot that an earlier store of the block filled with one. */
+static int jumps_within_block(LLVMValueRef br, const struct valvec *tables)
+{
+    LLVMValueRef addr = strip_casts(LLVMGetOperand(br, 0));
+    if (!LLVMIsALoadInst(addr) || LLVMGetInstructionParent(addr) != LLVMGetInstructionParent(br))
+        return 0;
+    if (is_table_load(addr, tables))
+        return 1;
+    LLVMValueRef slot = LLVMGetOperand(addr, 0);
+    if (!LLVMIsAAllocaInst(slot))
+        return 0;
+    for (LLVMValueRef i = LLVMGetPreviousInstruction(addr); i; i = LLVMGetPreviousInstruction(i)) {
+        if (LLVMIsAStoreInst(i) && LLVMGetOperand(i, 1) == slot)
+            return is_table_load(LLVMGetOperand(i, 0), tables) &&
+                   LLVMGetInstructionParent(strip_casts(LLVMGetOperand(i, 0))) == LLVMGetInstructionParent(br);
+        if (LLVMIsACallInst(i) && !xf_is_call_to_prefix(i, "llvm."))
+            return 0;   /* a demoted slot does not escape, but stay on the safe side */
+    }
+    return 0;
+}
+
+/* A block made of `a = load slot; [casts]; indirectbr a` (debug intrinsics aside). */
+static int is_dispatch_block(LLVMBasicBlockRef block)
+{
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(block);
+    if (!term || LLVMGetInstructionOpcode(term) != LLVMIndirectBr)
+        return 0;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(block); i != term; i = LLVMGetNextInstruction(i)) {
+        if (xf_is_call_to_prefix(i, "llvm.dbg."))
             continue;
-        for (unsigned k = 0; k < LLVMGetNumSuccessors(term); k++) {
-            LLVMValueRef dest = LLVMBasicBlockAsValue(LLVMGetSuccessor(term, k));
-            int seen = 0;
-            for (size_t j = 0; j < out->n && !seen; j++)
-                seen = out->v[j] == dest;
-            if (!seen)
-                valvec_push(out, dest);
+        if (LLVMIsALoadInst(i) ? !LLVMIsAAllocaInst(LLVMGetOperand(i, 0)) : !LLVMIsABitCastInst(i))
+            return 0;
+    }
+    return 1;
+}
+
+void xf_split_computed_gotos(struct xfunc *f)
+{
+    LLVMBuilderRef b = f->x->builder;
+    size_t n = f->blocks.n;
+    for (size_t d = 0; d < n; d++) {
+        LLVMBasicBlockRef dispatch = LLVMValueAsBasicBlock(f->blocks.v[d]);
+        if (!is_dispatch_block(dispatch))
+            continue;
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(dispatch);
+        unsigned ndest = LLVMGetNumSuccessors(term);
+        for (size_t p = 0; p < n; p++) {
+            LLVMBasicBlockRef pred = LLVMValueAsBasicBlock(f->blocks.v[p]);
+            LLVMValueRef br = LLVMGetBasicBlockTerminator(pred);
+            if (pred == dispatch || !br || LLVMGetInstructionOpcode(br) != LLVMBr || LLVMIsConditional(br) ||
+                LLVMGetSuccessor(br, 0) != dispatch)
+                continue;
+            /* pred: the dispatch block's instructions in place of its branch there */
+            LLVMPositionBuilderBefore(b, br);
+            struct ptrmap copies;
+            ptrmap_init(&copies);
+            for (LLVMValueRef i = LLVMGetFirstInstruction(dispatch); i != term; i = LLVMGetNextInstruction(i)) {
+                if (xf_is_call_to_prefix(i, "llvm.dbg."))
+                    continue;
+                LLVMValueRef c = LLVMInstructionClone(i);
+                xf_insert_keeping_loc(b, c, "");
+                for (int k = 0; k < LLVMGetNumOperands(c); k++) {
+                    LLVMValueRef mapped = ptrmap_get(&copies, LLVMGetOperand(c, (unsigned)k));
+                    if (mapped)
+                        LLVMSetOperand(c, (unsigned)k, mapped);
+                }
+                ptrmap_put(&copies, i, c);
+            }
+            LLVMValueRef addr = LLVMGetOperand(term, 0), mapped = ptrmap_get(&copies, addr);
+            LLVMValueRef jump = LLVMBuildIndirectBr(b, mapped ? mapped : addr, ndest);
+            for (unsigned k = 0; k < ndest; k++)
+                LLVMAddDestination(jump, LLVMGetSuccessor(term, k));
+            LLVMInstructionSetDebugLoc(jump, LLVMInstructionGetDebugLoc(term));
+            LLVMInstructionEraseFromParent(br);
+            ptrmap_free(&copies);
         }
     }
 }
@@ -108,6 +227,14 @@ int xf_map_labels(struct xfunc *f)
                     return 0;
                 }
             }
+    /* Every computed goto that can run jumps within its block (xf_split_computed_gotos). */
+    for (size_t i = 0; tables.n && i < f->blocks.n; i++) {
+        LLVMBasicBlockRef block = LLVMValueAsBasicBlock(f->blocks.v[i]);
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(block);
+        if (term && LLVMGetInstructionOpcode(term) == LLVMIndirectBr && has_predecessor(f, block) &&
+            !jumps_within_block(term, &tables))
+            tables.n = 0;
+    }
     if (!tables.n) {
         valvec_free(&tables);
         return 0;
@@ -143,51 +270,3 @@ int xf_map_labels(struct xfunc *f)
     return 1;
 }
 
-/* br (an indirectbr) built anew with dests added to its own destinations, weighted so that
- * its own (mine_first) or the added ones are likely; br is erased. Built anew rather than
- * grown: LLVM 14's copy of an indirectbr (LLVMInstructionClone, and passes that clone one)
- * reserves no room to add a destination. */
-static LLVMValueRef widened(struct vigil_xform *x, LLVMValueRef br, const struct valvec *dests, int mine_first)
-{
-    unsigned n = LLVMGetNumSuccessors(br), total = n + (unsigned)dests->n;
-    LLVMPositionBuilderBefore(x->builder, br);
-    LLVMValueRef wide = LLVMBuildIndirectBr(x->builder, LLVMGetOperand(br, 0), total);
-    LLVMMetadataRef *weights = xf_calloc(total + 1, sizeof *weights);
-    weights[0] = LLVMMDStringInContext2(x->ctx, "branch_weights", 14);
-    for (unsigned k = 0; k < total; k++) {
-        LLVMAddDestination(wide, k < n ? LLVMGetSuccessor(br, k) : LLVMValueAsBasicBlock(dests->v[k - n]));
-        weights[k + 1] = LLVMValueAsMetadata(LLVMConstInt(x->i32, (k < n) == mine_first ? 2000 : 1, 0));
-    }
-    LLVMSetMetadata(wide, x->prof_kind, LLVMMetadataAsValue(x->ctx, LLVMMDNodeInContext2(x->ctx, weights, total + 1)));
-    free(weights);
-    LLVMInstructionSetDebugLoc(wide, LLVMInstructionGetDebugLoc(br));
-    LLVMInstructionEraseFromParent(br);
-    return wide;
-}
-
-void xf_widen_indirect_branches(struct xfunc *f)
-{
-    struct valvec dests = {0}, clone_dests = {0};
-    indirect_destinations(f, &dests);
-    for (size_t d = 0; d < dests.n; d++)
-        valvec_push(&clone_dests, LLVMBasicBlockAsValue(xf_clone_block(f, LLVMValueAsBasicBlock(dests.v[d]))));
-    for (size_t i = 0; i < f->blocks.n; i++) {
-        LLVMValueRef term = LLVMGetBasicBlockTerminator(LLVMValueAsBasicBlock(f->blocks.v[i]));
-        if (!term || LLVMGetInstructionOpcode(term) != LLVMIndirectBr)
-            continue;
-        /* Each copy goes to the other's blocks too; the clone's list is the original's (kept by
-         * xf_remap_operands), so both add the clones. */
-        LLVMValueRef clone = ptrmap_get(&f->clones, term);
-        ptrmap_put(&f->clones, term, NULL);   /* term is erased: its address may come back */
-        LLVMValueRef wide = widened(f->x, term, &clone_dests, 1);
-        if (!clone)
-            continue;
-        LLVMValueRef wide_clone = widened(f->x, clone, &clone_dests, 0);
-        for (size_t c = 0; c < f->cloned.n; c++)
-            if (f->cloned.v[c] == clone)
-                f->cloned.v[c] = wide_clone;
-        ptrmap_put(&f->clones, wide, wide_clone);
-    }
-    valvec_free(&dests);
-    valvec_free(&clone_dests);
-}

@@ -141,6 +141,8 @@ static void transform_function(struct vigil_xform *x, LLVMValueRef fn)
 
     xf_demote(&f);
     xf_make_prologue(&f);
+    if (xf_has_indirectbr(&f))
+        xf_split_computed_gotos(&f);
     xf_find_backedges(&f);
     if (xt_can_transfer(&f)) {
         xt_outline_body(&f);

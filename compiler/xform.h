@@ -114,12 +114,12 @@ LLVMMetadataRef xf_outlined_subprogram(struct xfunc *f);
 /* Clone of the prologue alloca or body instruction inst at the builder's position (clone.c). */
 LLVMValueRef xf_clone_instruction(struct xfunc *f, LLVMValueRef inst);
 void xf_clone_blocks_into(struct xfunc *f, LLVMValueRef target);
-/* labels.c: computed gotos that stay in the in-function clone. xf_map_labels (clone blocks made,
- * operands not yet remapped) records f's jump tables -> the clone's in f->clones, or returns 0
- * when f's label addresses are used otherwise; xf_widen_indirect_branches (after the remap)
- * lets every indirectbr reach both copies' blocks. */
+/* labels.c: computed gotos that stay in the in-function clone. xf_split_computed_gotos (before
+ * xf_find_backedges) copies a shared dispatch block into the blocks that branch to it;
+ * xf_map_labels (clone blocks made, operands not yet remapped) records f's jump tables -> the
+ * clone's in f->clones, or returns 0 when a label address could cross between the copies. */
+void xf_split_computed_gotos(struct xfunc *f);
 int xf_map_labels(struct xfunc *f);
-void xf_widen_indirect_branches(struct xfunc *f);
 void xf_remap_operands(struct xfunc *f, LLVMValueRef clone);
 LLVMMetadataRef xf_outlined_loc(struct xfunc *f, LLVMMetadataRef loc);
 LLVMValueRef xf_new_burst_entry(struct xfunc *f);
