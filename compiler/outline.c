@@ -139,6 +139,8 @@ LLVMValueRef xf_new_companion(struct xfunc *f, const char *suffix, LLVMTypeRef t
             LLVMRemoveEnumAttributeAtIndex(copy, LLVMAttributeFunctionIndex, kind);
     }
     add_enum_attribute(x, copy, "noinline");
+    if (x->cold_section)
+        LLVMSetSection(copy, x->cold_section);
     return copy;
 }
 

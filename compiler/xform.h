@@ -54,6 +54,7 @@ struct vigil_xform {
     struct rt_fn register_module, dispatch_enter, burst_end;
     struct rt_fn probe_load, probe_store, probe_branch, probe_return, probe_call;
     unsigned prof_kind;                          /* !prof metadata kind */
+    const char *cold_section;                    /* section of the companions, or NULL (emit.c) */
     enum xe_slow_call { XE_SLOW_C, XE_SLOW_X86_ASM } slow_call;  /* emit.c */
     LLVMDIBuilderRef dib;                        /* outline.c: debug info of outlined copies */
     struct ptrmap burst_entries;                 /* function -> its burst entry (outline.c) */
