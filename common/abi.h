@@ -4,13 +4,20 @@
  *
  * Per translation unit the compiler emits:
  *   - an encoded site table (common/sitefmt.h) in the allocated ELF section "vigil_sites";
- *   - uint32_t counters[nsites]       : nCheck countdown of each dispatch site (zero at start:
+ *   - uint32_t dispatch_sites[ndispatch]: the dispatch sites (entry and back-edge checks) in
+ *                                       site order, as site index | VIGIL_DISPATCH_BACKEDGE for
+ *                                       a back-edge; a dispatch site's dispatch index d is its
+ *                                       position here (ABI 6: the arrays below have one entry
+ *                                       per dispatch site, not per site, so that the few pages
+ *                                       they fill are all in use and nothing at run time reads
+ *                                       the site table to tell an entry from a back-edge);
+ *   - uint32_t counters[ndispatch]    : nCheck countdown of each dispatch site (zero at start:
  *                                       nCheck0 = 0, the first execution starts a burst);
- *   - struct __vigil_site_state[nsites]: zeroed cold state, owned by the runtime;
+ *   - struct __vigil_site_state[ndispatch]: zeroed cold state, owned by the runtime;
  *   - struct __vigil_module            : the descriptor below;
  *   - a constructor calling __vigil_register_module(&descriptor).
  *
- * Code shape of a dispatch check in the checking copy (site s of module m):
+ * Code shape of a dispatch check in the checking copy (dispatch index s of module m):
  *     if (__vigil_burst_left != 0) goto instrumented_check;     // thread is inside a burst
  *     c = (int32_t)counters[s] - 1;                             // plain load and store: x86
  *     counters[s] = c;                                          //   folds them into one `decl`
@@ -42,7 +49,7 @@
  * VIGIL_MODULE_PRED_INSTR_ONLY; =2 keeps them in both copies): the checking copy has none, so
  * a build with counters costs what one without costs until something is monitored. To count
  * a site on every execution the runtime pins its function: it sets VIGIL_PRED_PINNED in the
- * enable byte of the function's entry site. Then
+ * enable bytes of the function's entry and back-edge sites. Then
  *   - the entry check's slow path (__vigil_dispatch_enter) answers "instrumented" every time
  *     (the runtime keeps that site's counter at 0, so every call reaches it);
  *   - a check in the instrumented copy (and a burst entry) outside a burst stays in it:
@@ -57,7 +64,7 @@
 #define VIGIL_ABI_H
 #include <stdint.h>
 
-#define VIGIL_ABI_VERSION 5
+#define VIGIL_ABI_VERSION 6
 
 #define VIGIL_COUNTER_MAX 0x7fffffffu  /* largest countdown the runtime stores (see above) */
 #define VIGIL_PRED_SLOTS 3         /* counters per site in pred_counts */
@@ -69,7 +76,7 @@
 /* struct __vigil_module flags (ABI 5). */
 #define VIGIL_MODULE_PRED_INSTR_ONLY 0x1   /* predicate counters in the instrumented copy only */
 
-/* Per-site cold state. The compiler emits it zeroed (nsites * 32 bytes, 8-aligned);
+/* Per-dispatch-site cold state. The compiler emits it zeroed (ndispatch * 32 bytes, 8-aligned);
  * only the runtime writes it, except instr_execs which the instrumented copy bumps. */
 struct __vigil_site_state {
     uint64_t instr_execs;   /* executions of this dispatch check inside bursts (emitted code) */
@@ -86,8 +93,8 @@ struct __vigil_module {
     uint32_t abi_version;                 /* VIGIL_ABI_VERSION at compile time */
     uint32_t nsites;
     const unsigned char *site_blob;       /* encoded site table, see common/sitefmt.h */
-    uint32_t *counters;                   /* nsites entries */
-    struct __vigil_site_state *state;     /* nsites entries */
+    uint32_t *counters;                   /* ndispatch entries */
+    struct __vigil_site_state *state;     /* ndispatch entries */
     uint64_t tu_hash;                     /* identity of the table (same value as in the blob) */
     uint32_t base_id;                     /* (runtime) global site id = base_id + local index */
     uint32_t registered;                  /* (runtime) */
@@ -95,7 +102,13 @@ struct __vigil_module {
     uint8_t *pred_enable;                 /* nsites entries, or NULL: no predicate counters */
     uint64_t *pred_counts;                /* VIGIL_PRED_SLOTS * nsites entries, or NULL */
     uint64_t flags;                       /* VIGIL_MODULE_* (compile time) */
+    const uint32_t *dispatch_sites;       /* ndispatch entries, see above */
+    uint32_t ndispatch;
+    uint32_t reserved;                    /* 0 */
 };
+
+#define VIGIL_DISPATCH_BACKEDGE 0x80000000u   /* dispatch_sites[d]: a back-edge check */
+#define VIGIL_DISPATCH_SITE 0x7fffffffu       /* dispatch_sites[d]: the site index */
 
 /* Thread-local burst counter: dispatch checks left in the current burst, 0 = not in a burst.
  * Accessed with the initial-exec TLS model from instrumented code. */
@@ -117,8 +130,8 @@ extern __thread uint32_t __vigil_burst_left;
 
 /* Runtime entry points called by emitted code. They never allocate on the common path. */
 void __vigil_register_module(struct __vigil_module *m);
-uint32_t __vigil_dispatch_enter(struct __vigil_module *m, uint32_t site); /* counter hit 0 */
-uint32_t __vigil_burst_end(struct __vigil_module *m, uint32_t site);      /* burst counter ran out */
+uint32_t __vigil_dispatch_enter(struct __vigil_module *m, uint32_t d);  /* counter d hit 0 */
+uint32_t __vigil_burst_end(struct __vigil_module *m, uint32_t d);       /* burst counter ran out */
 
 /* Probes, emitted only in the instrumented copy. `site` is the local index in module m.
  * On x86-64 they keep every general-purpose register but r11 (clang's preserve_most; the

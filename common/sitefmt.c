@@ -70,8 +70,8 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---- Decoder ---- */
 
-int vigil_sitefmt_open(const void *buf, size_t len, struct vigil_sitefmt_table *t,
-                       char *err, size_t errlen)
+static int open_table(const void *buf, size_t len, struct vigil_sitefmt_table *t, int check_records,
+                      char *err, size_t errlen)
 {
     const unsigned char *p = buf;
     if (!buf || len < HEADER_SIZE)
@@ -110,7 +110,7 @@ int vigil_sitefmt_open(const void *buf, size_t len, struct vigil_sitefmt_table *
     uint32_t source = get32(p + H_SOURCE);
     if (source >= strtab_size)
         return fail(err, errlen, "site table source name offset %u out of range", source);
-    for (uint32_t i = 0; i < nsites; i++) {
+    for (uint32_t i = 0; check_records && i < nsites; i++) {
         const unsigned char *r = p + header_size + (uint64_t)i * RECORD_SIZE;
         uint32_t kind = get32(r + R_KIND);
         if (kind == 0 || kind > VIGIL_SITE_KIND_MAX)
@@ -122,15 +122,28 @@ int vigil_sitefmt_open(const void *buf, size_t len, struct vigil_sitefmt_table *
     t->records = p + header_size;
     t->strings = strings;
     t->nsites = nsites;
+    t->strtab_size = strtab_size;
     return 0;
+}
+
+int vigil_sitefmt_open(const void *buf, size_t len, struct vigil_sitefmt_table *t, char *err, size_t errlen)
+{
+    return open_table(buf, len, t, 1, err, errlen);
+}
+
+int vigil_sitefmt_open_lazy(const void *buf, size_t len, struct vigil_sitefmt_table *t, char *err, size_t errlen)
+{
+    return open_table(buf, len, t, 0, err, errlen);
 }
 
 void vigil_sitefmt_get(const struct vigil_sitefmt_table *t, uint32_t i, struct vigil_site_view *out)
 {
     const unsigned char *r = t->records + (size_t)i * RECORD_SIZE;
-    out->kind = (enum vigil_site_kind)get32(r + R_KIND);
-    out->function = t->strings + get32(r + R_FUNCTION);
-    out->file = t->strings + get32(r + R_FILE);
+    uint32_t kind = get32(r + R_KIND), function = get32(r + R_FUNCTION), file = get32(r + R_FILE);
+    int bad = kind > VIGIL_SITE_KIND_MAX || function >= t->strtab_size || file >= t->strtab_size;
+    out->kind = bad ? (enum vigil_site_kind)0 : (enum vigil_site_kind)kind;
+    out->function = t->strings + (bad ? 0 : function);   /* strings[0] is the empty string */
+    out->file = t->strings + (bad ? 0 : file);
     out->line = get32(r + R_LINE);
     out->column = get32(r + R_COLUMN);
     out->aux = get32(r + R_AUX);

@@ -81,6 +81,7 @@ struct vigil_sitefmt_table {
     const unsigned char *records;
     const char *strings;
     uint32_t nsites;
+    uint32_t strtab_size;
 };
 
 const char *vigil_site_kind_name(enum vigil_site_kind kind);   /* "entry", "backedge", ... */
@@ -89,7 +90,13 @@ const char *vigil_site_kind_name(enum vigil_site_kind kind);   /* "entry", "back
  * one-line reason into err. Never reads out of bounds, whatever buf holds. */
 int vigil_sitefmt_open(const void *buf, size_t len, struct vigil_sitefmt_table *t,
                        char *err, size_t errlen);
-/* Site i of a validated table (i < t->nsites). */
+/* The same without the pass over every record: for the runtime, which opens the tables of its
+ * own process at start-up and reads few records (the pass made a program's whole site table
+ * resident: lua's is 940 KB). vigil_sitefmt_get stays in bounds all the same. */
+int vigil_sitefmt_open_lazy(const void *buf, size_t len, struct vigil_sitefmt_table *t,
+                            char *err, size_t errlen);
+/* Site i of an open table (i < t->nsites). A record that a lazy open did not check reads as
+ * kind 0 ("?") with empty names when its kind or a string offset is out of range. */
 void vigil_sitefmt_get(const struct vigil_sitefmt_table *t, uint32_t i, struct vigil_site_view *out);
 /* Walk a concatenation of tables (a whole section): skips zero padding between tables.
  * Calls fn for each valid table (a non-zero return stops the walk); returns the number of

@@ -29,19 +29,19 @@ static LLVMValueRef gep_i32(struct vigil_xform *x, LLVMValueRef base, LLVMTypeRe
 
 LLVMValueRef xc_load_counter(struct vigil_xform *x, uint32_t site)
 {
-    return xe_relaxed_load(x, x->i32, gep_i32(x, x->counters, x->i32, site), 4);
+    return xe_relaxed_load(x, x->i32, gep_i32(x, x->counters, x->i32, xs_dispatch(x, site)), 4);
 }
 
 void xc_store_counter(struct vigil_xform *x, uint32_t site, LLVMValueRef value)
 {
-    xe_relaxed_store(x, value, gep_i32(x, x->counters, x->i32, site), 4);
+    xe_relaxed_store(x, value, gep_i32(x, x->counters, x->i32, xs_dispatch(x, site)), 4);
 }
 
 /* Branch on a runtime call's answer: non-zero -> the instrumented copy. */
 static void branch_on_call(struct vigil_xform *x, const struct rt_fn *fn, uint32_t site,
                            LLVMBasicBlockRef instrumented, LLVMBasicBlockRef checking)
 {
-    LLVMValueRef answer = xe_call_slow_path(x, fn, site);
+    LLVMValueRef answer = xe_call_slow_path(x, fn, xs_dispatch(x, site));
     LLVMValueRef go = LLVMBuildICmp(x->builder, LLVMIntNE, answer, LLVMConstInt(x->i32, 0, 0), "");
     LLVMBuildCondBr(x->builder, go, instrumented, checking);
 }
@@ -68,7 +68,7 @@ static void build_memory_countdown(struct vigil_xform *x, LLVMBasicBlockRef chec
     }
 
     LLVMPositionBuilderAtEnd(b, count);
-    LLVMValueRef counter = gep_i32(x, x->counters, x->i32, site);
+    LLVMValueRef counter = gep_i32(x, x->counters, x->i32, xs_dispatch(x, site));
     LLVMValueRef c = LLVMBuildSub(b, LLVMBuildLoad2(b, x->i32, counter, ""), one, "");
     LLVMBuildStore(b, c, counter);
     LLVMValueRef expired = LLVMBuildICmp(b, LLVMIntSLT, c, zero, "");
@@ -137,7 +137,7 @@ void xc_build_burst_path(struct vigil_xform *x, LLVMValueRef fn, uint32_t site, 
     LLVMBasicBlockRef burst_end = LLVMAppendBasicBlockInContext(x->ctx, fn, name);
 
     LLVMPositionBuilderAtEnd(b, burst);
-    LLVMValueRef execs_ptr = gep_i32(x, x->state, x->i64, (uint64_t)site * 4);
+    LLVMValueRef execs_ptr = gep_i32(x, x->state, x->i64, (uint64_t)xs_dispatch(x, site) * 4);
     LLVMValueRef execs = xe_relaxed_load(x, x->i64, execs_ptr, 8);
     xe_relaxed_store(x, LLVMBuildAdd(b, execs, LLVMConstInt(x->i64, 1, 0), ""), execs_ptr, 8);
     LLVMValueRef burst_left = LLVMBuildLoad2(b, x->i32, x->burst_left, "");

@@ -17,7 +17,8 @@ _Static_assert(sizeof(struct __vigil_site_state) == 32, "site state is 4 x i64 i
 _Static_assert(offsetof(struct __vigil_site_state, instr_execs) == 0, "instr_execs is word 0");
 _Static_assert(offsetof(struct __vigil_module, counters) == 16 && offsetof(struct __vigil_module, tu_hash) == 32 &&
                offsetof(struct __vigil_module, next) == 48 && offsetof(struct __vigil_module, pred_enable) == 56 &&
-               offsetof(struct __vigil_module, flags) == 72 && sizeof(struct __vigil_module) == 80,
+               offsetof(struct __vigil_module, flags) == 72 && offsetof(struct __vigil_module, dispatch_sites) == 80 &&
+               offsetof(struct __vigil_module, ndispatch) == 88 && sizeof(struct __vigil_module) == 96,
                "descriptor layout matches module_type on LP64");
 
 /* Priority of the registering constructor: before ordinary constructors (65535), so that
@@ -167,8 +168,8 @@ void xe_declare_runtime(struct vigil_xform *x)
 {
     LLVMTypeRef p = x->ptr, i32 = x->i32, i64 = x->i64;
     LLVMTypeRef fields[] = {i32, i32, p, vigil_pointer_to(i32), p, i64, i32, i32, p,
-                            vigil_pointer_to(x->i8), vigil_pointer_to(i64), i64};
-    x->module_type = LLVMStructTypeInContext(x->ctx, fields, 12, 0);
+                            vigil_pointer_to(x->i8), vigil_pointer_to(i64), i64, vigil_pointer_to(i32), i32, i32};
+    x->module_type = LLVMStructTypeInContext(x->ctx, fields, 15, 0);
     LLVMTypeRef m = vigil_pointer_to(x->module_type);
 
     x->burst_left = LLVMGetNamedGlobal(x->module, "__vigil_burst_left");
@@ -334,8 +335,18 @@ int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen)
     LLVMSetAlignment(table, 8);
     free(blob);
 
-    LLVMValueRef counters = replace_placeholder(x, x->counters, x->i32, nsites, "__vigil_counters");
-    LLVMValueRef state = replace_placeholder(x, x->state, x->i64, (uint64_t)nsites * 4, "__vigil_state");
+    LLVMValueRef counters = replace_placeholder(x, x->counters, x->i32, x->ndispatch, "__vigil_counters");
+    LLVMValueRef state = replace_placeholder(x, x->state, x->i64, (uint64_t)x->ndispatch * 4, "__vigil_state");
+    LLVMValueRef *dispatch = xf_calloc(x->ndispatch, sizeof *dispatch);
+    for (uint32_t d = 0; d < x->ndispatch; d++)
+        dispatch[d] = LLVMConstInt(x->i32, x->dispatch_sites[d], 0);
+    LLVMValueRef dispatch_init = LLVMConstArray(x->i32, dispatch, x->ndispatch);
+    free(dispatch);
+    LLVMValueRef dispatch_sites = LLVMAddGlobal(x->module, LLVMTypeOf(dispatch_init), "__vigil_dispatch_sites");
+    LLVMSetLinkage(dispatch_sites, LLVMPrivateLinkage);
+    LLVMSetGlobalConstant(dispatch_sites, 1);
+    LLVMSetInitializer(dispatch_sites, dispatch_init);
+    LLVMSetAlignment(dispatch_sites, 4);
     LLVMValueRef pred_enable = LLVMConstNull(vigil_pointer_to(x->i8)), pred_counts = LLVMConstNull(vigil_pointer_to(x->i64));
     if (x->pred_enable) {
         pred_enable = LLVMConstPointerCast(replace_placeholder(x, x->pred_enable, x->i8, nsites, "__vigil_pred_enable"),
@@ -357,8 +368,11 @@ int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen)
         pred_enable,
         pred_counts,
         LLVMConstInt(x->i64, xp_pins(x) ? VIGIL_MODULE_PRED_INSTR_ONLY : 0, 0),
+        LLVMConstPointerCast(dispatch_sites, vigil_pointer_to(x->i32)),
+        LLVMConstInt(x->i32, x->ndispatch, 0),
+        LLVMConstInt(x->i32, 0, 0),
     };
-    LLVMSetInitializer(x->descriptor, LLVMConstStructInContext(x->ctx, fields, 12, 0));
+    LLVMSetInitializer(x->descriptor, LLVMConstStructInContext(x->ctx, fields, 15, 0));
     add_constructor(x, make_constructor(x));
     return 0;
 }

@@ -2,8 +2,11 @@
  * translation unit's identity hash (FNV-1a 64 over the source name and every record). */
 #include "xform.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "abi.h"
 
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
@@ -56,7 +59,40 @@ static uint32_t add_record(struct vigil_xform *x, enum vigil_site_kind kind, con
     hash_u32(&x->hash, line);
     hash_u32(&x->hash, column);
     hash_u32(&x->hash, aux);
-    return vigil_sitefmt_add(x->sites, kind, function, file, line, column, aux);
+    uint32_t site = vigil_sitefmt_add(x->sites, kind, function, file, line, column, aux);
+    if (kind == VIGIL_SITE_ENTRY || kind == VIGIL_SITE_BACKEDGE) {
+        if (x->ndispatch == x->dispatch_cap) {
+            x->dispatch_cap = x->dispatch_cap ? 2 * x->dispatch_cap : 256;
+            x->dispatch_sites = realloc(x->dispatch_sites, x->dispatch_cap * sizeof *x->dispatch_sites);
+        }
+        if (site >= x->dispatch_of_cap) {
+            uint32_t cap = x->dispatch_of_cap ? x->dispatch_of_cap : 1024;
+            while (cap <= site)
+                cap *= 2;
+            x->dispatch_of = realloc(x->dispatch_of, cap * sizeof *x->dispatch_of);
+            x->dispatch_of_cap = x->dispatch_of ? cap : 0;
+        }
+        if (!x->dispatch_sites || !x->dispatch_of) {
+            fputs("vigil-cc: out of memory\n", stderr);
+            abort();
+        }
+        x->dispatch_of[site] = x->ndispatch;
+        x->dispatch_sites[x->ndispatch++] = site | (kind == VIGIL_SITE_BACKEDGE ? VIGIL_DISPATCH_BACKEDGE : 0);
+    }
+    return site;
+}
+
+uint32_t xs_dispatch(const struct vigil_xform *x, uint32_t site)
+{
+    return x->dispatch_of[site];   /* set by add_record for every dispatch site */
+}
+
+void xs_free(struct vigil_xform *x)
+{
+    free(x->dispatch_sites);
+    free(x->dispatch_of);
+    x->dispatch_sites = x->dispatch_of = NULL;
+    x->ndispatch = x->dispatch_cap = x->dispatch_of_cap = 0;
 }
 
 uint32_t xs_add(struct vigil_xform *x, enum vigil_site_kind kind, const char *function,

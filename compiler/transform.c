@@ -262,6 +262,7 @@ int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_setting
         rc = xe_emit_tables(&x, err, errlen);
     else
         free(vigil_sitefmt_finish(x.sites, 0, &(size_t){0}));
+    xs_free(&x);
     if (rc == 0)
         rc = verify(m, "the transformed module", err, errlen);
     valvec_free(&functions);

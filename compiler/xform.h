@@ -63,6 +63,8 @@ struct vigil_xform {
 
     /* Site records (sites.c). */
     struct vigil_sitefmt_builder *sites;
+    uint32_t *dispatch_sites, ndispatch, dispatch_cap;   /* common/abi.h dispatch_sites[] */
+    uint32_t *dispatch_of, dispatch_of_cap;      /* site -> dispatch index (dispatch sites) */
     uint64_t hash;                               /* FNV-1a over source name and records */
 };
 
@@ -205,6 +207,9 @@ uint32_t xs_add(struct vigil_xform *x, enum vigil_site_kind kind, const char *fu
 void xs_record_cfg(struct xfunc *f);
 /* The site for a function's entry: the line of its DISubprogram. */
 uint32_t xs_add_entry(struct vigil_xform *x, const char *function, LLVMMetadataRef subprogram);
+/* The dispatch index of a dispatch site (entry or back-edge): its counter and state (abi.h). */
+uint32_t xs_dispatch(const struct vigil_xform *x, uint32_t site);
+void xs_free(struct vigil_xform *x);
 /* The debug location to give code inserted near inst: its own, else line 0 of the function's
  * subprogram, else NULL (function without debug info). */
 /* Insert inst at the builder's position under name, keeping inst's own debug location

@@ -78,14 +78,18 @@ void __vigil_preds_fini(void) HIDDEN;
 /* ---- registry.c: modules ---- */
 struct vigil_module_node {
     struct __vigil_module *m;
-    struct vigil_sitefmt_table table;   /* decoded once at registration */
-    int table_ok;                       /* 0: blob malformed, sites have no description */
+    struct vigil_sitefmt_table table;   /* read through __vigil_module_table() only */
+    int table_state;                    /* registry.c: opened on first use, atomically */
     int unloaded;                       /* its object was dlclose'd: m must not be touched */
     const char *path;                   /* the binary holding the module (copied) */
     uint64_t tu_hash;                   /* copied from m: still known after an unload */
     uint32_t nsites, base_id;           /* copied from m */
     struct vigil_module_node *next;     /* registration order */
 };
+/* n's site table, opened on first use (opening reads it; a program's tables are many, and
+ * all read at start-up they would all be resident: lua's 940 KB). NULL when malformed (said
+ * once). Safe from any thread and from signal handlers. */
+const struct vigil_sitefmt_table *__vigil_module_table(struct vigil_module_node *n) HIDDEN;
 /* First registered module (acquire load); nodes are never freed. */
 struct vigil_module_node *__vigil_modules(void) HIDDEN;
 /* Register m if needed; 0 when m is refused (ABI mismatch). */

@@ -119,48 +119,56 @@ const char *vigil_pred_collect(int *binary_out)
 }
 
 /* The enable byte of a site of this kind, 0 for sites without predicates. */
-static uint8_t enable_value(const struct vigil_module_node *n, uint32_t index)
+static uint8_t enable_value(struct vigil_module_node *n, uint32_t index)
 {
     struct vigil_site_view v;
-    vigil_sitefmt_get(&n->table, index, &v);
+    vigil_sitefmt_get(__vigil_module_table(n), index, &v);
     uint8_t preds = v.kind == VIGIL_SITE_BRANCH ? 0x3 : v.kind == VIGIL_SITE_RETURN ? 0x7 : 0;
     if (!preds)
         return 0;
     return (uint8_t)(preds | VIGIL_PRED_MONITORED | (binary ? VIGIL_PRED_BINARY : 0));
 }
 
+/* Pin dispatch site d: its check always goes to the instrumented copy (common/abi.h). */
+static void pin_dispatch(struct __vigil_module *m, uint32_t d)
+{
+    uint32_t site = m->dispatch_sites[d] & VIGIL_DISPATCH_SITE;
+    RELAXED_STORE(&m->pred_enable[site], (uint8_t)(RELAXED_LOAD(&m->pred_enable[site]) | VIGIL_PRED_PINNED));
+    RELAXED_STORE(&m->counters[d], 0);   /* the next check goes to __vigil_dispatch_enter */
+}
+
 /* Modules built with counters in the instrumented copy only count a site while its function
- * runs that copy: pin the function (common/abi.h), that is its entry site and its back-edge
- * sites (a computed goto lands in the checking copy, at a back-edge check: clone.c). The
- * compiler adds a function's sites together, entry site first: the entry is the nearest entry
- * site at or before the site with the same function. 0 when not found (a table not made by
- * vigil-cc). */
+ * runs that copy: pin the function, that is its entry and back-edge checks (a computed goto
+ * that labels.c could not keep in the clone lands in the checking copy, at a back-edge check).
+ * The compiler adds a function's sites together, entry first: the function's dispatch sites
+ * are the last entry at or before the site and the back-edges after it (dispatch_sites is in
+ * site order). 0 when that entry is not the site's function (a table not made by vigil-cc). */
 static int pin_function_of(struct vigil_module_node *n, uint32_t index)
 {
-    if (!(n->m->flags & VIGIL_MODULE_PRED_INSTR_ONLY))
+    struct __vigil_module *m = n->m;
+    if (!(m->flags & VIGIL_MODULE_PRED_INSTR_ONLY))
         return 1;
-    struct vigil_site_view site, v;
-    vigil_sitefmt_get(&n->table, index, &site);
-    uint32_t entry = index + 1;
-    while (entry-- > 0) {
-        vigil_sitefmt_get(&n->table, entry, &v);
-        if (strcmp(v.function, site.function) != 0)
-            return 0;
-        if (v.kind == VIGIL_SITE_ENTRY)
-            break;
+    uint32_t lo = 0, hi = m->ndispatch;   /* first d whose site is after index */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((m->dispatch_sites[mid] & VIGIL_DISPATCH_SITE) <= index)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
+    uint32_t entry = lo;
+    while (entry-- > 0 && (m->dispatch_sites[entry] & VIGIL_DISPATCH_BACKEDGE))
+        ;
     if (entry == UINT32_MAX)
         return 0;
-    for (uint32_t i = entry; i < n->nsites; i++) {
-        vigil_sitefmt_get(&n->table, i, &v);
-        if (i > entry && (v.kind == VIGIL_SITE_ENTRY || strcmp(v.function, site.function) != 0))
-            break;
-        if (v.kind != VIGIL_SITE_ENTRY && v.kind != VIGIL_SITE_BACKEDGE)
-            continue;
-        uint8_t e = RELAXED_LOAD(&n->m->pred_enable[i]);
-        RELAXED_STORE(&n->m->pred_enable[i], (uint8_t)(e | VIGIL_PRED_PINNED));
-        RELAXED_STORE(&n->m->counters[i], 0);   /* the next check goes to __vigil_dispatch_enter */
-    }
+    struct vigil_site_view site, v;
+    vigil_sitefmt_get(__vigil_module_table(n), index, &site);
+    vigil_sitefmt_get(__vigil_module_table(n), m->dispatch_sites[entry] & VIGIL_DISPATCH_SITE, &v);
+    if (strcmp(v.function, site.function) != 0)
+        return 0;
+    pin_dispatch(m, entry);
+    for (uint32_t d = entry + 1; d < m->ndispatch && (m->dispatch_sites[d] & VIGIL_DISPATCH_BACKEDGE); d++)
+        pin_dispatch(m, d);
     return 1;
 }
 
@@ -207,7 +215,7 @@ static void apply_plan(struct vigil_module_node *n)
         uint8_t e = enable_value(n, ps->index);
         if (!e) {
             struct vigil_site_view v;
-            vigil_sitefmt_get(&n->table, ps->index, &v);
+            vigil_sitefmt_get(__vigil_module_table(n), ps->index, &v);
             reject_plan("%s:%u: site %016" PRIx64 " %u is of kind %s, expected a branch or return site",
                         plan_file, ps->line, pm->tu_hash, ps->index, vigil_site_kind_name(v.kind));
             return;
@@ -226,7 +234,7 @@ void __vigil_preds_register(struct vigil_module_node *n)
     decide();
     if (collect == COLLECT_SAMPLED || plan_rejected)
         return;
-    if (!n->table_ok)
+    if (!__vigil_module_table(n))
         return;   /* kinds unknown: registry.c has said so */
     if (collect == COLLECT_PLAN) {
         apply_plan(n);
@@ -239,20 +247,14 @@ void __vigil_preds_register(struct vigil_module_node *n)
         warned_no_counters = 1;
         return;
     }
-    int pin = (n->m->flags & VIGIL_MODULE_PRED_INSTR_ONLY) != 0;
     for (uint32_t i = 0; i < n->nsites; i++) {
         uint8_t e = enable_value(n, i);
-        if (pin && !e) {
-            struct vigil_site_view v;
-            vigil_sitefmt_get(&n->table, i, &v);
-            if (v.kind == VIGIL_SITE_ENTRY || v.kind == VIGIL_SITE_BACKEDGE) {
-                e = VIGIL_PRED_PINNED;   /* every function runs its instrumented copy */
-                RELAXED_STORE(&n->m->counters[i], 0);
-            }
-        }
         if (e)
             RELAXED_STORE(&n->m->pred_enable[i], e);
     }
+    if (n->m->flags & VIGIL_MODULE_PRED_INSTR_ONLY)   /* every function runs its instrumented copy */
+        for (uint32_t d = 0; d < n->m->ndispatch; d++)
+            pin_dispatch(n->m, d);
 }
 
 void __vigil_preds_fini(void)
@@ -269,13 +271,14 @@ size_t vigil_pred_sites_each(int (*fn)(const struct vigil_pred_site *s, void *ar
 {
     size_t visited = 0;
     for (struct vigil_module_node *n = __vigil_modules(); n; n = __atomic_load_n(&n->next, __ATOMIC_ACQUIRE)) {
-        if (RELAXED_LOAD(&n->unloaded) || !n->table_ok || !n->m->pred_enable)
+        const struct vigil_sitefmt_table *t;
+        if (RELAXED_LOAD(&n->unloaded) || !n->m->pred_enable || !(t = __vigil_module_table(n)))
             continue;
         for (uint32_t i = 0; i < n->nsites; i++) {
             if (!(RELAXED_LOAD(&n->m->pred_enable[i]) & VIGIL_PRED_MONITORED))
                 continue;
             struct vigil_site_view v;
-            vigil_sitefmt_get(&n->table, i, &v);
+            vigil_sitefmt_get(t, i, &v);
             struct vigil_pred_site s = {.site = n->base_id + i, .kind = vigil_site_kind_name(v.kind)};
             for (unsigned p = 0; p < VIGIL_PRED_SLOTS; p++) {
                 uint64_t c = RELAXED_LOAD(&n->m->pred_counts[(size_t)i * VIGIL_PRED_SLOTS + p]);

@@ -33,7 +33,7 @@ static void reset_site_counts(void)
         if (n->unloaded)
             continue;
         struct __vigil_module *m = n->m;
-        for (uint32_t i = 0; i < n->nsites; i++) {
+        for (uint32_t i = 0; i < m->ndispatch; i++) {
             struct __vigil_site_state *st = &m->state[i];
             uint32_t counter = m->counters[i], ncheck0 = vigil_schedule_ncheck0(&__vigil_sched, st->level);
             uint64_t pending = counter <= ncheck0 ? ncheck0 - counter : 0;

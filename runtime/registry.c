@@ -66,6 +66,16 @@ static int register_locked(struct __vigil_module *m)
         __atomic_store_n(&m->registered, REFUSED, __ATOMIC_RELEASE);
         return 0;
     }
+    for (uint32_t d = 0; d < m->ndispatch; d++) {
+        uint32_t site = m->dispatch_sites[d] & VIGIL_DISPATCH_SITE;
+        if (m->ndispatch > m->nsites || site >= m->nsites ||
+            (d > 0 && site <= (m->dispatch_sites[d - 1] & VIGIL_DISPATCH_SITE))) {
+            __vigil_message("module %p: dispatch site %u of %u is malformed: not monitored", (void *)m, d,
+                            m->ndispatch);
+            __atomic_store_n(&m->registered, REFUSED, __ATOMIC_RELEASE);
+            return 0;
+        }
+    }
     struct vigil_module_node *n = __libc_malloc(sizeof *n);   /* the runtime's own memory */
     if (!n) {
         __vigil_message("out of memory registering a module: not monitored");
@@ -74,20 +84,6 @@ static int register_locked(struct __vigil_module *m)
     }
     memset(n, 0, sizeof *n);
     n->m = m;
-    char err[160];
-    size_t len = 0;
-    if (m->site_blob && memcmp(m->site_blob, VIGIL_SITEFMT_MAGIC, 8) == 0) {
-        const struct vigil_sitefmt_header *h = (const void *)m->site_blob;
-        len = h->total_size;
-    }
-    if (vigil_sitefmt_open(m->site_blob, len, &n->table, err, sizeof err) == 0) {
-        n->table_ok = n->table.nsites == m->nsites;
-        if (!n->table_ok)
-            __vigil_message("module with %u sites has a site table of %u sites: sites unnamed",
-                            m->nsites, n->table.nsites);
-    } else {
-        __vigil_message("module's site table is unreadable (%s): sites unnamed", err);
-    }
     n->path = module_path(m);
     m->base_id = next_base_id;
     n->tu_hash = m->tu_hash;
@@ -105,6 +101,36 @@ static int register_locked(struct __vigil_module *m)
         __vigil_message("module %s: %u sites, ids %u..%u", n->path, m->nsites, m->base_id,
                         m->base_id + m->nsites - 1);
     return 1;
+}
+
+enum { TABLE_UNOPENED, TABLE_OPENING, TABLE_OK, TABLE_BAD };
+
+const struct vigil_sitefmt_table *__vigil_module_table(struct vigil_module_node *n)
+{
+    int state = __atomic_load_n(&n->table_state, __ATOMIC_ACQUIRE);
+    if (state == TABLE_UNOPENED &&
+        __atomic_compare_exchange_n(&n->table_state, &state, TABLE_OPENING, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        struct __vigil_module *m = n->m;
+        char err[160];
+        size_t len = 0;
+        if (m->site_blob && memcmp(m->site_blob, VIGIL_SITEFMT_MAGIC, 8) == 0) {
+            const struct vigil_sitefmt_header *h = (const void *)m->site_blob;
+            len = h->total_size;
+        }
+        state = TABLE_BAD;
+        if (vigil_sitefmt_open_lazy(m->site_blob, len, &n->table, err, sizeof err) != 0)
+            __vigil_message("%s: a site table is unreadable (%s): its sites are unnamed", n->path, err);
+        else if (n->table.nsites != m->nsites)
+            __vigil_message("%s: a module with %u sites has a site table of %u sites: its sites are unnamed",
+                            n->path, m->nsites, n->table.nsites);
+        else
+            state = TABLE_OK;
+        __atomic_store_n(&n->table_state, state, __ATOMIC_RELEASE);
+    }
+    /* Another thread opens it (or this one, interrupted by a signal: do not wait for ever). */
+    for (int spins = 0; state == TABLE_OPENING && spins < 100000; spins++)
+        state = __atomic_load_n(&n->table_state, __ATOMIC_ACQUIRE);
+    return state == TABLE_OK ? &n->table : NULL;
 }
 
 int __vigil_ensure_registered(struct __vigil_module *m)
@@ -145,10 +171,11 @@ int vigil_site_lookup(vigil_site_t site, struct vigil_site_info *info)
     for (struct vigil_module_node *n = __vigil_modules(); n; n = __atomic_load_n(&n->next, __ATOMIC_ACQUIRE)) {
         if (RELAXED_LOAD(&n->unloaded) || site < n->base_id || site - n->base_id >= n->nsites)
             continue;
-        if (!n->table_ok)
+        const struct vigil_sitefmt_table *t = __vigil_module_table(n);
+        if (!t)
             break;
         struct vigil_site_view v;
-        vigil_sitefmt_get(&n->table, site - n->base_id, &v);
+        vigil_sitefmt_get(t, site - n->base_id, &v);
         info->kind = vigil_site_kind_name(v.kind);
         info->function = v.function;
         info->file = v.file;

@@ -298,22 +298,21 @@ static void write_run_txt(struct writer *w, enum vigil_report_end how, int statu
     index = 0;
     for (struct vigil_module_node *n = __vigil_modules(); n;
          n = __atomic_load_n(&n->next, __ATOMIC_ACQUIRE), index++) {
-        if (!n->table_ok || RELAXED_LOAD(&n->unloaded))
+        if (RELAXED_LOAD(&n->unloaded))
             continue;
         struct __vigil_module *m = n->m;
-        /* Most sites are probes that never count: test the counts before decoding the site,
-         * and format a level's rate once (printf of a double costs more than the rest; a few
-         * levels exist, and the stack may be a small signal stack: a 4-entry cache). */
+        /* Only dispatch sites count (common/abi.h dispatch_sites: the kind without reading the
+         * site table). Format a level's rate once (printf of a double costs more than the rest;
+         * a few levels exist, and the stack may be a small signal stack: a 4-entry cache). */
         struct { int level; char text[28]; } rates[4] = {{-1, ""}, {-1, ""}, {-1, ""}, {-1, ""}};
-        for (uint32_t i = 0; i < n->nsites; i++) {
-            const struct __vigil_site_state *st = &m->state[i];
-            uint64_t execs = vigil_schedule_execs(&__vigil_sched, st, RELAXED_LOAD(&m->counters[i]));
+        for (uint32_t d = 0; d < m->ndispatch; d++) {
+            const struct __vigil_site_state *st = &m->state[d];
+            uint64_t execs = vigil_schedule_execs(&__vigil_sched, st, RELAXED_LOAD(&m->counters[d]));
             if (execs == 0)
                 continue;
-            struct vigil_site_view v;
-            vigil_sitefmt_get(&n->table, i, &v);
-            if (v.kind != VIGIL_SITE_ENTRY && v.kind != VIGIL_SITE_BACKEDGE)
-                continue;
+            uint32_t i = m->dispatch_sites[d] & VIGIL_DISPATCH_SITE;
+            enum vigil_site_kind kind_of = m->dispatch_sites[d] & VIGIL_DISPATCH_BACKEDGE ? VIGIL_SITE_BACKEDGE
+                                                                                           : VIGIL_SITE_ENTRY;
             uint8_t level = RELAXED_LOAD(&st->level);
             const char *rate = NULL;
             for (int k = 0; k < 4 && !rate; k++)
@@ -328,7 +327,7 @@ static void write_run_txt(struct writer *w, enum vigil_report_end how, int statu
             put(w, "site ", 5);
             put_u64(w, index, ' ');
             put_u64(w, i, ' ');
-            const char *kind = vigil_site_kind_name(v.kind);
+            const char *kind = vigil_site_kind_name(kind_of);
             put(w, kind, strlen(kind));
             put(w, " ", 1);
             put_u64(w, execs, ' ');
@@ -347,7 +346,7 @@ static void summary_line(const char *dir, enum vigil_report_end how, int status,
     for (struct vigil_module_node *n = __vigil_modules(); n; n = __atomic_load_n(&n->next, __ATOMIC_ACQUIRE)) {
         if (RELAXED_LOAD(&n->unloaded))
             continue;
-        for (uint32_t i = 0; i < n->nsites; i++) {
+        for (uint32_t i = 0; i < n->m->ndispatch; i++) {
             const struct __vigil_site_state *st = &n->m->state[i];
             bursts += RELAXED_LOAD(&st->bursts);
             sites += RELAXED_LOAD(&st->level) != 0;

@@ -9,21 +9,23 @@ __thread uint32_t __vigil_burst_left __attribute__((tls_model("initial-exec")));
 /* Full mode keeps a thread in the instrumented copy: a burst this long is re-armed at its end. */
 #define FULL_BURST UINT32_MAX
 
-uint32_t __vigil_dispatch_enter(struct __vigil_module *m, uint32_t site)
+uint32_t __vigil_dispatch_enter(struct __vigil_module *m, uint32_t d)
 {
-    if (unlikely(!__vigil_ensure_registered(m)) || unlikely(site >= m->nsites)) {
-        if (m->counters && site < m->nsites)
-            RELAXED_STORE(&m->counters[site], VIGIL_COUNTER_MAX);   /* refused module: checks stay cold */
+    if (unlikely(!__vigil_ensure_registered(m)) || unlikely(d >= m->ndispatch)) {
+        /* A refused module: its checks stay cold. Before ABI 6 its counters were per site. */
+        uint32_t ncounters = m->abi_version == VIGIL_ABI_VERSION ? m->ndispatch : m->abi_version < 6 ? m->nsites : 0;
+        if (m->counters && d < ncounters)
+            RELAXED_STORE(&m->counters[d], VIGIL_COUNTER_MAX);
         return 0;
     }
-    if (m->pred_enable && (RELAXED_LOAD(&m->pred_enable[site]) & VIGIL_PRED_PINNED)) {
-        RELAXED_STORE(&m->counters[site], 0);   /* pinned (common/abi.h): every entry comes here */
+    if (m->pred_enable && (RELAXED_LOAD(&m->pred_enable[m->dispatch_sites[d] & VIGIL_DISPATCH_SITE]) & VIGIL_PRED_PINNED)) {
+        RELAXED_STORE(&m->counters[d], 0);   /* pinned (common/abi.h): every entry comes here */
         return 1;
     }
     const struct vigil_schedule *s = &__vigil_sched;
-    struct __vigil_site_state *st = &m->state[site];
+    struct __vigil_site_state *st = &m->state[d];
     uint32_t ncheck0 = vigil_schedule_reset(s, st);
-    RELAXED_STORE(&m->counters[site], ncheck0);
+    RELAXED_STORE(&m->counters[d], ncheck0);
     if (s->mode == VIGIL_MODE_OFF)
         return 0;
     __atomic_fetch_add(&st->bursts, 1, __ATOMIC_RELAXED);
@@ -31,9 +33,9 @@ uint32_t __vigil_dispatch_enter(struct __vigil_module *m, uint32_t site)
     return 1;
 }
 
-uint32_t __vigil_burst_end(struct __vigil_module *m, uint32_t site)
+uint32_t __vigil_burst_end(struct __vigil_module *m, uint32_t d)
 {
-    (void)m, (void)site;
+    (void)m, (void)d;
     if (__vigil_sched.mode == VIGIL_MODE_FULL) {
         __vigil_burst_left = FULL_BURST;
         return 1;

@@ -29,16 +29,22 @@
 
 enum { S_HOT_ENTRY, S_HOT_LOOP, S_RARE, S_LOAD, S_STORE, S_BRANCH, S_RET, S_CALL, NSITES };
 
-static uint32_t counters[NSITES];
-static struct __vigil_site_state state[NSITES] __attribute__((aligned(8)));
+/* The dispatch sites come first, so that a dispatch index is its site index here. */
+enum { NDISPATCH = S_RARE + 1 };
+static const uint32_t dispatch_sites[NDISPATCH] = {S_HOT_ENTRY, S_HOT_LOOP | VIGIL_DISPATCH_BACKEDGE, S_RARE};
+static uint32_t counters[NDISPATCH];
+static struct __vigil_site_state state[NDISPATCH] __attribute__((aligned(8)));
 static struct __vigil_module module = {
     .abi_version = VIGIL_ABI_VERSION, .nsites = NSITES, .counters = counters, .state = state,
+    .dispatch_sites = dispatch_sites, .ndispatch = NDISPATCH,
 };
 /* A second module, registered lazily by its first dispatch check. */
+static const uint32_t dispatch_sites2[1] = {0};
 static uint32_t counters2[1];
 static struct __vigil_site_state state2[1] __attribute__((aligned(8)));
 static struct __vigil_module module2 = {
     .abi_version = VIGIL_ABI_VERSION, .nsites = 1, .counters = counters2, .state = state2,
+    .dispatch_sites = dispatch_sites2, .ndispatch = 1,
 };
 
 static void build_tables(void)
