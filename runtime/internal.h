@@ -110,11 +110,24 @@ static inline uint32_t __vigil_wants(uint32_t ev)
 }
 
 /* Per-thread runtime state (kept small: it is static TLS even when libvigil.so is dlopened). */
+/* Sampled accesses wait in a per-thread buffer and reach the tools in batches (probes.c,
+ * tools.c): the probe then makes no call, and saves no registers for one. The buffer is
+ * delivered when full, when a burst ends, before this thread's next allocation, free or exit
+ * event, and at the final report. */
+#define VIGIL_ACCESS_BATCH 64
+struct vigil_access_event {
+    const void *addr;
+    uint32_t site;           /* process-wide id */
+    uint32_t size_store;     /* size << 1 | is_store */
+};
+
 struct vigil_thread {
     int in_runtime;          /* re-entrancy guard: events raised while set are not delivered */
     int exit_reported;       /* VIGIL_THREAD_EXIT already delivered for this thread */
     void *hook_frame;        /* frame of the hook delivering an event (stack capture starts there) */
     uintptr_t stack_lo, stack_hi;   /* this thread's stack bounds, 0 until first needed */
+    uint32_t naccess;        /* buffered accesses (written by this thread only) */
+    struct vigil_access_event access[VIGIL_ACCESS_BATCH];
 };
 extern __thread struct vigil_thread __vigil_thread HIDDEN;
 
@@ -127,6 +140,8 @@ void __vigil_deliver_alloc(void *p, size_t size, void *frame) HIDDEN;
 void __vigil_deliver_free(void *p) HIDDEN;
 void __vigil_deliver_lock(const void *lock, enum vigil_lock_op op) HIDDEN;
 void __vigil_deliver_thread(enum vigil_thread_op op, uint64_t id) HIDDEN;
+/* This thread's buffered accesses to the tools (any caller; takes the guard itself). */
+void __vigil_deliver_accesses(void) HIDDEN;
 
 /* ---- stack.c ---- */
 /* Walk frame pointers from frame (a frame of this thread), with bounds checks. */

@@ -2,14 +2,47 @@
  * the event to the enabled tools that asked for it. Nobody listening: one branch. */
 #include "internal.h"
 
+#if defined(__clang__) && defined(__x86_64__)
+#define PRESERVING __attribute__((preserve_most, noinline))
+#else
+#define PRESERVING __attribute__((noinline))
+#endif
+
 /* A probe can run for a module whose dispatch checks never fired (a burst begun elsewhere
- * flows into it), so the module may still need registering. */
-static inline vigil_site_t site_id(struct __vigil_module *m, uint32_t site)
+ * flows into it), so the module may still need registering: out of line and preserve_most,
+ * so that the access probes, which call nothing else, save no registers for it. */
+static PRESERVING vigil_site_t register_and_id(struct __vigil_module *m, uint32_t site)
 {
-    if (unlikely(__atomic_load_n(&m->registered, __ATOMIC_ACQUIRE) != 1) &&
-        !__vigil_ensure_registered(m))
-        return VIGIL_NO_SITE;
+    return __vigil_ensure_registered(m) ? m->base_id + site : VIGIL_NO_SITE;
+}
+
+static inline __attribute__((always_inline)) vigil_site_t site_id(struct __vigil_module *m, uint32_t site)
+{
+    if (unlikely(__atomic_load_n(&m->registered, __ATOMIC_ACQUIRE) != 1))
+        return register_and_id(m, site);
     return m->base_id + site;
+}
+
+static PRESERVING void deliver_full_buffer(void)
+{
+    __vigil_deliver_accesses();
+}
+
+/* An access into this thread's buffer (internal.h), delivered when it is full. */
+static inline __attribute__((always_inline)) void buffer_access(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size,
+                                 uint32_t is_store)
+{
+    struct vigil_thread *th = &__vigil_thread;
+    if (th->in_runtime)
+        return;
+    uint32_t n = th->naccess;
+    struct vigil_access_event *e = &th->access[n < VIGIL_ACCESS_BATCH ? n : 0];
+    e->addr = addr;
+    e->site = site_id(m, site);
+    e->size_store = (uint32_t)(size < (UINT32_MAX >> 1) ? size : UINT32_MAX >> 1) << 1 | is_store;
+    th->naccess = n + 1;
+    if (unlikely(n + 1 >= VIGIL_ACCESS_BATCH))
+        deliver_full_buffer();
 }
 
 /* Enabled tools, for the frequent events (defined in tools.c). */
@@ -63,14 +96,14 @@ PROBE_BODY(__vigil_probe_load)(struct __vigil_module *m, uint32_t site, const vo
 {
     if (likely(!__vigil_wants(VIGIL_EV_ACCESS)))
         return;
-    FOR_TOOLS(VIGIL_EV_ACCESS, on_access, addr, (size_t)size, 0, id);
+    buffer_access(m, site, addr, size, 0);
 }
 
 PROBE_BODY(__vigil_probe_store)(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size)
 {
     if (likely(!__vigil_wants(VIGIL_EV_ACCESS)))
         return;
-    FOR_TOOLS(VIGIL_EV_ACCESS, on_access, addr, (size_t)size, 1, id);
+    buffer_access(m, site, addr, size, 1);
 }
 
 PROBE_BODY(__vigil_probe_branch)(struct __vigil_module *m, uint32_t site, uint32_t taken)

@@ -36,6 +36,7 @@ uint32_t __vigil_dispatch_enter(struct __vigil_module *m, uint32_t d)
 uint32_t __vigil_burst_end(struct __vigil_module *m, uint32_t d)
 {
     (void)m, (void)d;
+    __vigil_deliver_accesses();
     if (__vigil_sched.mode == VIGIL_MODE_FULL) {
         __vigil_burst_left = FULL_BURST;
         return 1;

@@ -99,6 +99,7 @@ void __vigil_tools_start(void)
 
 void __vigil_tools_fini(void)
 {
+    __vigil_deliver_accesses();
     /* Events stop first: a tool writing its report must not receive events meanwhile. */
     __atomic_store_n(&__vigil_active_events, 0, __ATOMIC_RELEASE);
     __vigil_preds_fini();
@@ -122,8 +123,30 @@ void __vigil_tools_names(char *buf, size_t len)
             t->hook(__VA_ARGS__);                                               \
     }
 
+void __vigil_deliver_accesses(void)
+{
+    struct vigil_thread *th = &__vigil_thread;
+    uint32_t n = th->naccess;
+    if (n == 0)
+        return;
+    int was = th->in_runtime;
+    th->in_runtime = 1;
+    th->naccess = 0;
+    for (unsigned i = 0; i < __vigil_enabled_count; i++) {
+        const struct vigil_tool *t = __vigil_enabled_tools[i];
+        if (!(t->events & VIGIL_EV_ACCESS) || !t->on_access)
+            continue;
+        for (uint32_t k = 0; k < n; k++) {
+            const struct vigil_access_event *e = &th->access[k];
+            t->on_access(e->addr, e->size_store >> 1, (int)(e->size_store & 1), e->site);
+        }
+    }
+    th->in_runtime = was;
+}
+
 void __vigil_deliver_alloc(void *p, size_t size, void *frame)
 {
+    __vigil_deliver_accesses();   /* this thread's accesses come before its allocation */
     struct vigil_stack where;
     where.depth = __vigil_walk_stack(frame, where.pc, VIGIL_MAX_STACK);
     __vigil_thread.hook_frame = frame;
@@ -133,6 +156,7 @@ void __vigil_deliver_alloc(void *p, size_t size, void *frame)
 
 void __vigil_deliver_free(void *p)
 {
+    __vigil_deliver_accesses();   /* before the object goes: its address may come back */
     DELIVER(VIGIL_EV_FREE, on_free, p);
 }
 
@@ -143,6 +167,7 @@ void __vigil_deliver_lock(const void *lock, enum vigil_lock_op op)
 
 void __vigil_deliver_thread(enum vigil_thread_op op, uint64_t id)
 {
+    __vigil_deliver_accesses();
     DELIVER(VIGIL_EV_THREAD, on_thread, op, id);
 }
 
