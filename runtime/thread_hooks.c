@@ -228,6 +228,8 @@ __attribute__((noinline)) static void thread_event(enum vigil_thread_op op, uint
 static void thread_exit_event(void)
 {
     struct vigil_thread *th = &__vigil_thread;
+    if (!th->in_runtime)
+        __vigil_deliver_accesses();   /* the thread's last buffered accesses, whoever wants them */
     if (th->exit_reported || !__vigil_wants(VIGIL_EV_THREAD))
         return;
     th->exit_reported = 1;
