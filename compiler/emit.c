@@ -46,7 +46,18 @@ static LLVMValueRef placeholder(struct vigil_xform *x, LLVMTypeRef type, const c
     return g;
 }
 
-/* The target's architecture, as far as the calling conventions of common/abi.h care. */
+/* m's target triple (the host's when the module names none), in a new string: free it. */
+static char *target_triple(LLVMModuleRef m)
+{
+    const char *triple = LLVMGetTarget(m);
+    if (triple && *triple)
+        return strdup(triple);
+    char *host = LLVMGetDefaultTargetTriple();
+    char *copy = strdup(host);
+    LLVMDisposeMessage(host);
+    return copy;
+}
+
 /* The section of the functions that run only in bursts (instrumented copies, thunks, burst
  * entries: outline.c), on ELF targets. GNU ld's default script gathers `.text.unlikely.*` at
  * the head of .text, so the checking copies, which run all the time, sit together and fill
@@ -55,28 +66,24 @@ static LLVMValueRef placeholder(struct vigil_xform *x, LLVMTypeRef type, const c
 
 static const char *cold_section(LLVMModuleRef m)
 {
-    const char *triple = LLVMGetTarget(m);
-    char *host = NULL;
-    if (!triple || !*triple)
-        triple = host = LLVMGetDefaultTargetTriple();
-    int elf = !strstr(triple, "darwin") && !strstr(triple, "macos") && !strstr(triple, "ios") &&
-              !strstr(triple, "windows") && !strstr(triple, "win32") && !strstr(triple, "mingw") &&
-              !strstr(triple, "cygwin");
-    LLVMDisposeMessage(host);
+    char *triple = target_triple(m);
+    static const char *const not_elf[] = {"darwin", "macos", "ios", "windows", "win32", "mingw", "cygwin"};
+    int elf = triple != NULL;
+    for (size_t i = 0; elf && i < sizeof not_elf / sizeof *not_elf; i++)
+        elf = !strstr(triple, not_elf[i]);
+    free(triple);
     return elf ? VIGIL_COLD_SECTION : NULL;
 }
 
+/* The target's architecture, as far as the calling conventions of common/abi.h care. */
 enum target_arch { ARCH_OTHER, ARCH_X86_64 };
 static enum target_arch target_arch(LLVMModuleRef m)
 {
-    const char *triple = LLVMGetTarget(m);
-    char *host = NULL;
-    if (!triple || !*triple)
-        triple = host = LLVMGetDefaultTargetTriple();
+    char *triple = target_triple(m);
     enum target_arch arch = ARCH_OTHER;
-    if (!strncmp(triple, "x86_64-", 7) && !strstr(triple, "-gnux32"))
+    if (triple && !strncmp(triple, "x86_64-", 7) && !strstr(triple, "-gnux32"))
         arch = ARCH_X86_64;
-    LLVMDisposeMessage(host);
+    free(triple);
     return arch;
 }
 

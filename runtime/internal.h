@@ -109,18 +109,19 @@ static inline uint32_t __vigil_wants(uint32_t ev)
     return RELAXED_LOAD(&__vigil_active_events) & ev;
 }
 
-/* Per-thread runtime state (kept small: it is static TLS even when libvigil.so is dlopened). */
 /* Sampled accesses wait in a per-thread buffer and reach the tools in batches (probes.c,
  * tools.c): the probe then makes no call, and saves no registers for one. The buffer is
  * delivered when full, when a burst ends, before this thread's next allocation, free or exit
- * event, and at the final report. */
-#define VIGIL_ACCESS_BATCH 64
+ * event, and at the final report. 32 events (512 bytes of TLS): a batch of 32 already takes
+ * the per-event cost of a delivery down to a few instructions. */
+#define VIGIL_ACCESS_BATCH 32
 struct vigil_access_event {
     const void *addr;
     uint32_t site;           /* process-wide id */
     uint32_t size_store;     /* size << 1 | is_store */
 };
 
+/* Per-thread runtime state (kept small: it is static TLS even when libvigil.so is dlopened). */
 struct vigil_thread {
     int in_runtime;          /* re-entrancy guard: events raised while set are not delivered */
     int exit_reported;       /* VIGIL_THREAD_EXIT already delivered for this thread */

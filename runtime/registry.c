@@ -66,10 +66,9 @@ static int register_locked(struct __vigil_module *m)
         __atomic_store_n(&m->registered, REFUSED, __ATOMIC_RELEASE);
         return 0;
     }
-    for (uint32_t d = 0; d < m->ndispatch; d++) {
+    for (uint32_t d = 0; d < m->ndispatch; d++) {   /* dispatch sites: in range, in site order */
         uint32_t site = m->dispatch_sites[d] & VIGIL_DISPATCH_SITE;
-        if (m->ndispatch > m->nsites || site >= m->nsites ||
-            (d > 0 && site <= (m->dispatch_sites[d - 1] & VIGIL_DISPATCH_SITE))) {
+        if (site >= m->nsites || (d > 0 && site <= (m->dispatch_sites[d - 1] & VIGIL_DISPATCH_SITE))) {
             __vigil_message("module %p: dispatch site %u of %u is malformed: not monitored", (void *)m, d,
                             m->ndispatch);
             __atomic_store_n(&m->registered, REFUSED, __ATOMIC_RELEASE);

