@@ -85,8 +85,11 @@ for bin in rt_abi_static rt_abi_shared; do
     for k in "thread_start 4" "thread_exit 4" "thread_join 4"; do has "$c" "$k" || why+="no '$k'; "; done
     locks=$(sed -n 's/^lock //p' <<<"$c") unlocks=$(sed -n 's/^unlock //p' <<<"$c")
     [ -n "$locks" ] && [ "$locks" = "$unlocks" ] && [ "$locks" -ge 17 ] || why+="lock $locks unlock $unlocks; "
+    # The countdown is a plain racy decrement (docs/performance.md, ABI 3): threads that share a
+    # site lose decrements under contention, the more so on a loaded machine. 400000 iterations
+    # ran; at least one thread's 100000 must be seen.
     execs=$(awk '$1=="site" && $4=="backedge" {print $5}' <<<"$facts")
-    [ "${execs:-0}" -ge 300000 ] || why+="back-edge execs $execs; "
+    [ "${execs:-0}" -ge 100000 ] || why+="back-edge execs $execs; "
     [ -z "$why" ] && pass "threads and locks ($tag)" || fail "threads and locks ($tag)" "$why"
 
     run fork-$tag $bin "" fork
