@@ -24,9 +24,12 @@
  * of the prologue. A slot used only by loads and stores travels by value in the frame, and
  * only where it is live into the header (saving every slot at every check would keep every
  * value alive around every loop: spills in the hot path, and PHIs at every header that made
- * the back end take minutes); any other (the program may hold its address) stays in f's
- * frame, and the copy reaches it through a pointer in the frame. Lifetime markers of those
- * are dropped: f must not reuse their memory while the copy runs.
+ * the back end take minutes); any other (the program may hold its address: a local buffer,
+ * a variable passed by pointer) is shared: it moves into the frame itself, where f and the
+ * copy both reach it at a fixed offset. Passing its address instead cost a store per shared
+ * object at every transfer: lua's dumpFunction, 21 transfers of some 30 addresses, was 9x
+ * its plain size. Lifetime markers of shared objects are dropped: f must not reuse their
+ * memory while the copy runs.
  *
  * Not for: varargs (the copy cannot forward them), indirectbr (blockaddress names f's blocks),
  * setjmp and friends (a longjmp into f would skip the copy's state), musttail calls (the copy's
@@ -41,8 +44,9 @@
 
 struct xt_transfer {
     struct valvec by_value;     /* prologue slots carried by value, in frame order */
-    struct valvec shared;       /* prologue allocas reached through a pointer, in frame order */
-    LLVMTypeRef frame_type;     /* {i32 resume, shared pointers..., by-value contents...} */
+    struct valvec shared;       /* prologue allocas f and the copy share, in frame order */
+    unsigned char *shared_wrapped;   /* per shared: its field is {[0 x align carrier], object} */
+    LLVMTypeRef frame_type;     /* {i32 resume, shared objects..., by-value contents...} */
     LLVMValueRef frame;         /* f's frame (an alloca in the prologue) */
     LLVMValueRef frame_param;   /* the copy's last parameter */
     LLVMValueRef resume_switch; /* in the copy: resume point -> clone of a loop header */
@@ -76,6 +80,7 @@ static int has_param_attribute(LLVMValueRef fn, unsigned param, const char *name
 }
 
 static uint64_t *index_body(struct xfunc *f, struct xt_transfer *t);
+static LLVMTypeRef shared_field_type(struct vigil_xform *x, LLVMValueRef a, unsigned char *wrapped);
 static int find_outermost(struct xfunc *f, struct xt_transfer *t);
 
 /* The number of distinct outermost loop headers: where a copy may come back to f. */
@@ -139,6 +144,11 @@ static const char *reason_not_to_transfer(struct xfunc *f)
                 return "musttail call";
         }
     }
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(f->prologue); inst; inst = LLVMGetNextInstruction(inst)) {
+        unsigned char wrapped;
+        if (LLVMIsAAllocaInst(inst) && !shared_field_type(f->x, inst, &wrapped))
+            return "prologue alloca of variable size or unsupported alignment";
+    }
     return NULL;
 }
 
@@ -182,6 +192,46 @@ static int is_single_slot(LLVMValueRef alloca)
 static LLVMValueRef frame_field(struct vigil_xform *x, struct xt_transfer *t, LLVMValueRef frame, unsigned index)
 {
     return LLVMBuildStructGEP2(x->builder, t->frame_type, frame, index, "");
+}
+
+/* Shared object i in frame (f's frame, or the copy's parameter). */
+static LLVMValueRef shared_object(struct vigil_xform *x, struct xt_transfer *t, LLVMValueRef frame, size_t i)
+{
+    LLVMValueRef field = frame_field(x, t, frame, 1 + (unsigned)i);
+    if (!t->shared_wrapped[i])
+        return field;
+    return LLVMBuildStructGEP2(x->builder, LLVMStructGetTypeAtIndex(t->frame_type, 1 + (unsigned)i), field, 1, "");
+}
+
+/* A type that takes no room and is aligned to `align` (a power of two), or NULL. */
+static LLVMTypeRef align_carrier(struct vigil_xform *x, unsigned align)
+{
+    LLVMTypeRef carrier = align <= 8 ? LLVMIntTypeInContext(x->ctx, 8 * align)
+                                     : LLVMVectorType(x->i32, align / 4);
+    return LLVMABIAlignmentOfType(x->layout, carrier) == align ? LLVMArrayType(carrier, 0) : NULL;
+}
+
+/* The frame field of shared alloca a: its object, wrapped with an alignment carrier when the
+ * alloca asks for more than its type's alignment (clang aligns local arrays to 16). Sets
+ * *wrapped; NULL when no field can hold it. */
+static LLVMTypeRef shared_field_type(struct vigil_xform *x, LLVMValueRef a, unsigned char *wrapped)
+{
+    LLVMValueRef count = LLVMGetOperand(a, 0);
+    if (!LLVMIsAConstantInt(count))
+        return NULL;
+    LLVMTypeRef type = LLVMGetAllocatedType(a);
+    uint64_t n = LLVMConstIntGetZExtValue(count);
+    if (n != 1)
+        type = LLVMArrayType(type, (unsigned)n);
+    unsigned align = LLVMGetAlignment(a);
+    *wrapped = align > LLVMABIAlignmentOfType(x->layout, type);
+    if (!*wrapped)
+        return type;
+    LLVMTypeRef carrier = align_carrier(x, align);
+    if (!carrier)
+        return NULL;
+    LLVMTypeRef parts[2] = {carrier, type};
+    return LLVMStructTypeInContext(x->ctx, parts, 2, 0);
 }
 
 static unsigned by_value_field(struct xt_transfer *t, size_t i)
@@ -469,8 +519,9 @@ void xt_outline_body(struct xfunc *f)
     LLVMTypeRef *params = xf_calloc(nparams + 1, sizeof *params);
     LLVMGetParamTypes(fn_type, params);
     fields[0] = x->i32;
+    t->shared_wrapped = xf_calloc(t->shared.n, 1);
     for (size_t i = 0; i < t->shared.n; i++)
-        fields[1 + i] = LLVMTypeOf(t->shared.v[i]);
+        fields[1 + i] = shared_field_type(x, t->shared.v[i], &t->shared_wrapped[i]);
     for (size_t i = 0; i < t->by_value.n; i++)
         fields[by_value_field(t, i)] = LLVMGetAllocatedType(t->by_value.v[i]);
     for (unsigned i = 0; thunk && i < nparams + has_result; i++)
@@ -499,11 +550,8 @@ void xt_outline_body(struct xfunc *f)
         LLVMValueRef clone = xf_clone_instruction(f, t->by_value.v[i]);
         ptrmap_put(&f->clones, t->by_value.v[i], clone);
     }
-    for (size_t i = 0; i < t->shared.n; i++) {
-        LLVMValueRef slot = t->shared.v[i];
-        LLVMValueRef ptr = LLVMBuildLoad2(b, LLVMTypeOf(slot), frame_field(x, t, t->frame_param, 1 + (unsigned)i), "");
-        ptrmap_put(&f->clones, slot, ptr);
-    }
+    for (size_t i = 0; i < t->shared.n; i++)
+        ptrmap_put(&f->clones, t->shared.v[i], shared_object(x, t, t->frame_param, i));
     xf_clone_blocks_into(f, f->instr_fn);
     if (t->coasting)
         clone_coasting_copy(f, t);
@@ -562,8 +610,6 @@ static void build_transfer(struct xfunc *f, LLVMBasicBlockRef transfer, size_t s
         point = resume_point(x, site);
     }
     LLVMBuildStore(b, point, frame_field(x, t, t->frame, 0));
-    for (size_t i = 0; i < t->shared.n; i++)
-        LLVMBuildStore(b, t->shared.v[i], frame_field(x, t, t->frame, 1 + (unsigned)i));
     unsigned nparams = LLVMCountParams(f->fn);
     LLVMValueRef result = NULL;
     LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(f->fn));
@@ -662,6 +708,14 @@ void xt_insert_checks(struct xfunc *f)
 
     LLVMPositionBuilder(b, f->prologue, LLVMGetFirstInstruction(f->prologue));
     t->frame = LLVMBuildAlloca(b, t->frame_type, "vigil.frame");
+    /* f's shared objects move into the frame; the old allocas are left without uses (the
+     * clone map still names them) for the cleanup to remove. */
+    for (size_t i = 0; i < t->shared.n; i++) {
+        LLVMValueRef a = t->shared.v[i], object = shared_object(x, t, t->frame, i);
+        if (LLVMGetAlignment(a) > LLVMGetAlignment(t->frame))
+            LLVMSetAlignment(t->frame, LLVMGetAlignment(a));
+        LLVMReplaceAllUsesWith(a, object);
+    }
 
     /* The entry: callers inside a burst call f itself, so the entry check tests the burst. */
     uint32_t site = f->entry_site = xs_add_entry(x, f->name, f->subprogram);
@@ -734,6 +788,7 @@ void xt_free(struct xfunc *f)
         return;
     valvec_free(&f->transfer->by_value);
     valvec_free(&f->transfer->shared);
+    free(f->transfer->shared_wrapped);
     for (size_t i = 0; f->transfer->live && i < f->backedge_from.n; i++)
         valvec_free(&f->transfer->live[i]);
     free(f->transfer->live);
