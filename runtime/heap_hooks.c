@@ -84,6 +84,8 @@ static inline void *realloc_hooked(void *old, size_t size, void *frame)
     /* The old block is reported released first (see free); if realloc then fails, it is
      * still live and reported allocated again. */
     size_t old_size = malloc_usable_size(old);
+    struct vigil_thread *th = &__vigil_thread;
+    th->in_realloc = 1;
     if (__vigil_wants(VIGIL_EV_FREE))
         free_event(old);
     void *p = __libc_realloc(old, size);
@@ -93,6 +95,7 @@ static inline void *realloc_hooked(void *old, size_t size, void *frame)
         else if (size != 0)
             alloc_event(old, old_size, frame);
     }
+    th->in_realloc = 0;
     return p;
 }
 

@@ -148,11 +148,28 @@ void __vigil_deliver_accesses(void)
     th->in_runtime = was;
 }
 
+/* Written by tools' init (vigil_want_alloc_stack), on the thread that starts the runtime and
+ * before any event is delivered; 0: no tool asked. */
+static uint32_t alloc_stack_depth;
+
+void vigil_want_alloc_stack(uint32_t depth)
+{
+    if (depth > VIGIL_MAX_STACK)
+        depth = VIGIL_MAX_STACK;
+    if (depth > alloc_stack_depth)
+        alloc_stack_depth = depth;
+}
+
+int vigil_alloc_is_realloc(void)
+{
+    return __vigil_thread.in_realloc;
+}
+
 void __vigil_deliver_alloc(void *p, size_t size, void *frame)
 {
     __vigil_deliver_accesses();   /* this thread's accesses come before its allocation */
     struct vigil_stack where;
-    where.depth = __vigil_walk_stack(frame, where.pc, VIGIL_MAX_STACK);
+    where.depth = __vigil_walk_stack(frame, where.pc, alloc_stack_depth ? alloc_stack_depth : VIGIL_MAX_STACK);
     __vigil_thread.hook_frame = frame;
     DELIVER(VIGIL_EV_ALLOC, on_alloc, p, size, &where);
     __vigil_thread.hook_frame = NULL;

@@ -3,19 +3,24 @@
  * test of the tool interface.
  *
  * count.txt: one line per event kind, "<kind> <count>", in the order below, then
- * "alloc_bytes <n>". Tool options: count.print=1 also prints the counts on stderr. */
+ * "alloc_bytes <n>", the frees and allocations of reallocs, and the deepest allocation stack
+ * received. Tool options: count.print=1 also prints the counts on stderr; count.depth=N asks
+ * for allocation stacks N deep. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vigil/tool.h"
 
 enum { C_ALLOC, C_FREE, C_LOCK, C_UNLOCK, C_THREAD_START, C_THREAD_EXIT, C_THREAD_JOIN,
-       C_FORK_CHILD, C_LOAD, C_STORE, C_BRANCH, C_RETURN, C_CALL, C_ALLOC_BYTES, C_N };
+       C_FORK_CHILD, C_LOAD, C_STORE, C_BRANCH, C_RETURN, C_CALL, C_ALLOC_BYTES,
+       C_REALLOC_FREE, C_REALLOC_ALLOC, C_MAX_DEPTH, C_N };
 
 static const char *const names[C_N] = {
     "alloc", "free", "lock", "unlock", "thread_start", "thread_exit", "thread_join",
     "fork_child", "load", "store", "branch", "return", "call", "alloc_bytes",
+    "realloc_free", "realloc_alloc", "max_depth",
 };
 
 /* Event counts: bumped by every thread's hooks (relaxed atomics), read by fini. */
@@ -28,15 +33,23 @@ static void bump(int what, uint64_t n)
 
 static void on_alloc(void *ptr, size_t size, const struct vigil_stack *where)
 {
-    (void)ptr, (void)where;
+    (void)ptr;
     bump(C_ALLOC, 1);
     bump(C_ALLOC_BYTES, size);
+    if (vigil_alloc_is_realloc())
+        bump(C_REALLOC_ALLOC, 1);
+    uint64_t seen = __atomic_load_n(&counts[C_MAX_DEPTH], __ATOMIC_RELAXED);
+    while (where && where->depth > seen &&
+           !__atomic_compare_exchange_n(&counts[C_MAX_DEPTH], &seen, where->depth, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
 }
 
 static void on_free(void *ptr)
 {
     (void)ptr;
     bump(C_FREE, 1);
+    if (vigil_alloc_is_realloc())
+        bump(C_REALLOC_FREE, 1);
 }
 
 static void on_lock(const void *lock, enum vigil_lock_op op)
@@ -107,6 +120,15 @@ static int count_init(void)
     const char *print = vigil_tool_option(&count_tool, "print");
     if (print && strcmp(print, "0") != 0 && strcmp(print, "1") != 0) {
         vigil_tool_message(&count_tool, "count.print=%s: expected 0 or 1; using 0", print);
+    }
+    const char *depth = vigil_tool_option(&count_tool, "depth");
+    if (depth) {
+        char *end;
+        unsigned long n = strtoul(depth, &end, 10);
+        if (*end || end == depth || n == 0 || n > VIGIL_MAX_STACK)
+            vigil_tool_message(&count_tool, "count.depth=%s: expected 1 to %d; not asking", depth, VIGIL_MAX_STACK);
+        else
+            vigil_want_alloc_stack((uint32_t)n);
     }
     return 0;
 }

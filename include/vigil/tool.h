@@ -85,6 +85,12 @@ uint64_t vigil_now_ns(void);
 int vigil_site_lookup(vigil_site_t site, struct vigil_site_info *info);
 /* Capture the caller's return addresses (skip frames inside the runtime). */
 void vigil_capture_stack(struct vigil_stack *out, uint32_t max_depth);
+/* The depth of the stack on_alloc receives: the deepest any tool asked for (call from init),
+ * VIGIL_MAX_STACK when no tool asks. Every frame costs a step of the walk on every allocation. */
+void vigil_want_alloc_stack(uint32_t depth);
+/* Whether the free or allocation being delivered is a realloc's: it reports the old block
+ * freed, then the new block allocated (the old one again if it failed), both from one call. */
+int vigil_alloc_is_realloc(void);
 /* The value of a tool option: VIGIL_OPTIONS item "<tool>.<key>=value", or NULL. */
 const char *vigil_tool_option(const struct vigil_tool *tool, const char *key);
 /* Open a file in this process's report directory for the tool's output (called from fini).

@@ -157,7 +157,7 @@ int main(int argc, char **argv)
         hot(argc > 2 ? atoi(argv[2]) : 1000000);
         for (int i = 0; i < 5; i++)
             rare();
-        void *p = malloc(100);
+        void *volatile p = malloc(100);   /* volatile: -O1 would drop the malloc-realloc-free */
         p = realloc(p, 200);
         free(p);
         char *s = strdup("x");

@@ -54,6 +54,10 @@ for bin in rt_abi_static rt_abi_shared; do
     has "$facts" "site 0 2 entry 6 1 1" || why+="rare entry not 6 execs at 100% (atexit handler before the report?); "
     has "$facts" "tools count" || why+="tools line; "
     grep -qx "load 19100" "$dir"/vigil-out/*/count.txt 2>/dev/null || why+="count.txt load != 19100; "
+    # one realloc: its free and its allocation are flagged as the realloc's, nothing else is
+    for k in "realloc_free 1" "realloc_alloc 1"; do
+        grep -qx "$k" "$dir"/vigil-out/*/count.txt 2>/dev/null || why+="no '$k' in count.txt; "
+    done
     [ "$(nreports)" = 1 ] || why+="$(nreports) entries in vigil-out, expected 1 (leftover tmp?); "
     [ ! -s "$dir/stderr" ] || why+="stderr not empty: $(head -c 200 "$dir/stderr"); "
     [ -z "$why" ] && pass "basic ($tag)" || fail "basic ($tag)" "$why"
@@ -180,6 +184,11 @@ rows=$(grep -c '^VIGIL_OPTION(' "$ROOT/common/options.inc")
 run report0 rt_abi_static "report=0:tools=count"
 [ "$status" = 3 ] && [ "$(nreports)" = 0 ] && [ ! -s "$dir/stderr" ] && pass "report=0 writes nothing" \
     || fail "report=0 writes nothing" "status $status, $(nreports) entries, $(head -c 200 "$dir/stderr")"
+
+run depth rt_abi_static "tools=count:count.depth=2"
+depth=$(sed -n 's/^max_depth //p' "$dir"/vigil-out/*/count.txt 2>/dev/null)
+[ "$depth" = 2 ] && pass "a tool's stack depth bounds the allocation stacks (count.depth=2)" \
+    || fail "a tool's stack depth bounds the allocation stacks (count.depth=2)" "max_depth ${depth:-none}"
 
 run toolopt rt_abi_static "tools=count:count.print=1"
 grep -q '^vigil: count: alloc [0-9]*, free' "$dir/stderr" && pass "tool options reach the tool (count.print=1)" \

@@ -160,33 +160,19 @@ int vigil_leak_snapshot(void)
 /* ---- hooks ---- */
 
 /* realloc moves. The runtime reports a realloc as the old block's release followed by the new
- * block, both from the one call. A free records the return addresses above it; an allocation
- * whose call site (its innermost return address) is among them comes from the very call that
- * released the block, i.e. realloc (or reallocarray), and the new object inherits the old one's
- * allocation site, age and access history. A plain free followed by a malloc never matches:
- * the malloc's call instruction is not on the stack while free runs. */
-#define RELEASE_FRAMES 6   /* the tool's and the runtime's frames, then the caller's */
+ * block, both from the one call (vigil_alloc_is_realloc says so). The release keeps the old
+ * object's history; the allocation that follows it in the same realloc inherits it: allocation
+ * site, age and access history. (Before, every free captured the stack above it so that the
+ * allocation could recognise its own call site there: a walk of six frames per free.) */
 struct released {
     int valid;
-    uint32_t depth;
-    uintptr_t pc[RELEASE_FRAMES];
     struct heap_history history;
 };
-static __thread struct released tl_released;   /* this thread's last free of a known object */
-
-static int same_call(const struct released *r, const struct vigil_stack *where)
-{
-    if (!where || where->depth == 0)
-        return 0;
-    for (uint32_t i = 0; i < r->depth; i++)
-        if (r->pc[i] == where->pc[0])
-            return 1;
-    return 0;
-}
+static __thread struct released tl_released;   /* this thread's realloc in progress, if any */
 
 static void leak_on_alloc(void *ptr, size_t size, const struct vigil_stack *where)
 {
-    int moved = tl_released.valid && same_call(&tl_released, where);
+    int moved = tl_released.valid && vigil_alloc_is_realloc();
     tl_released.valid = 0;
     if (!ptr)
         return;
@@ -227,11 +213,7 @@ static void leak_on_free(void *ptr)
         struct leak_site *s = leak_site_get(tl_released.history.site);
         atomic_fetch_add_explicit(&s->frees, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&s->bytes_freed, tl_released.history.size, memory_order_relaxed);
-        struct vigil_stack above;
-        vigil_capture_stack(&above, RELEASE_FRAMES);
-        tl_released.depth = above.depth;
-        memcpy(tl_released.pc, above.pc, above.depth * sizeof above.pc[0]);
-        tl_released.valid = 1;
+        tl_released.valid = vigil_alloc_is_realloc();
     }
     if (__builtin_expect(leak_cfg.snapshot_every_ms || atomic_load_explicit(&snapshot_requested, memory_order_relaxed), 0)) {
         set_now(leak_now_ms());
@@ -376,6 +358,7 @@ static int leak_init(void)
         return -1;
     }
     atomic_store(&next_snapshot_ms, leak_cfg.snapshot_every_ms);
+    vigil_want_alloc_stack(leak_cfg.depth);
     if (leak_cfg.use_signal) {
         struct sigaction old;
         if (sigaction(SIGUSR2, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL) {
