@@ -115,11 +115,6 @@ static inline uint32_t __vigil_wants(uint32_t ev)
  * event, and at the final report. 32 events (512 bytes of TLS): a batch of 32 already takes
  * the per-event cost of a delivery down to a few instructions. */
 #define VIGIL_ACCESS_BATCH 32
-struct vigil_access_event {
-    const void *addr;
-    uint32_t site;           /* process-wide id */
-    uint32_t size_store;     /* size << 1 | is_store */
-};
 
 /* Per-thread runtime state (kept small: it is static TLS even when libvigil.so is dlopened). */
 struct vigil_thread {
@@ -129,7 +124,7 @@ struct vigil_thread {
     void *hook_frame;        /* frame of the hook delivering an event (stack capture starts there) */
     uintptr_t stack_lo, stack_hi;   /* this thread's stack bounds, 0 until first needed */
     uint32_t naccess;        /* buffered accesses (written by this thread only) */
-    struct vigil_access_event access[VIGIL_ACCESS_BATCH];
+    struct vigil_access access[VIGIL_ACCESS_BATCH];   /* include/vigil/tool.h */
 };
 extern __thread struct vigil_thread __vigil_thread HIDDEN;
 

@@ -36,7 +36,7 @@ static inline __attribute__((always_inline)) void buffer_access(struct __vigil_m
     if (th->in_runtime)
         return;
     uint32_t n = th->naccess;
-    struct vigil_access_event *e = &th->access[n < VIGIL_ACCESS_BATCH ? n : 0];
+    struct vigil_access *e = &th->access[n < VIGIL_ACCESS_BATCH ? n : 0];
     e->addr = addr;
     e->site = site_id(m, site);
     e->size_store = (uint32_t)(size < (UINT32_MAX >> 1) ? size : UINT32_MAX >> 1) << 1 | is_store;

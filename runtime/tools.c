@@ -138,10 +138,16 @@ void __vigil_deliver_accesses(void)
      * three times fewer instructions per access on lua with tools=leak. */
     for (unsigned i = 0; i < __vigil_enabled_count; i++) {
         const struct vigil_tool *t = __vigil_enabled_tools[i];
-        if (!(t->events & VIGIL_EV_ACCESS) || !t->on_access)
+        if (!(t->events & VIGIL_EV_ACCESS))
+            continue;
+        if (t->api_version >= 3 && t->on_accesses) {
+            t->on_accesses(th->access, n);
+            continue;
+        }
+        if (!t->on_access)
             continue;
         for (uint32_t k = 0; k < n; k++) {
-            const struct vigil_access_event *e = &th->access[k];
+            const struct vigil_access *e = &th->access[k];
             t->on_access(e->addr, e->size_store >> 1, (int)(e->size_store & 1), e->site);
         }
     }

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define VIGIL_TOOL_API_VERSION 2
+#define VIGIL_TOOL_API_VERSION 3
 
 typedef uint32_t vigil_site_t;          /* process-wide site id; VIGIL_NO_SITE when unknown */
 #define VIGIL_NO_SITE 0xffffffffu
@@ -51,6 +51,13 @@ struct vigil_site_info {
     uint32_t line, column;
 };
 
+/* A sampled access, as on_accesses receives it (size << 1 | is_store in one word). */
+struct vigil_access {
+    const void *addr;
+    uint32_t site;           /* vigil_site_t */
+    uint32_t size_store;
+};
+
 struct vigil_tool {
     uint32_t api_version;   /* VIGIL_TOOL_API_VERSION */
     const char *name;       /* as written in tools=... */
@@ -70,6 +77,9 @@ struct vigil_tool {
     void (*on_branch)(vigil_site_t site, int taken);
     void (*on_return)(vigil_site_t site, int64_t value);
     void (*on_call)(vigil_site_t site, const void *callee);
+    /* Version 3: sampled accesses in batches, in program order (a tool with this hook gets
+     * no on_access calls): one call per batch instead of one per access. */
+    void (*on_accesses)(const struct vigil_access *accesses, uint32_t n);
 };
 
 /* Built-in tools place a pointer to their descriptor in the section "vigil_tools". */

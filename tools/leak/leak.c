@@ -41,7 +41,7 @@ static atomic_int snapshot_requested;     /* set by the SIGUSR2 handler */
 static _Atomic uint32_t next_snapshot_ms; /* periodic deadline */
 static struct timespec start_time;        /* written by init */
 
-/* Per-thread state of the access path (see leak_on_access): one TLS block, so that the hot path
+/* Per-thread state of the access path (see leak_access): one TLS block, so that the hot path
  * finds all of it from one thread-pointer offset. */
 #define SLOT_BITS 5       /* 32 slots (64: 12M fewer instructions on lua, but 1.4 KB more static TLS) */
 #define SLOT_SHIFT 8      /* indexed by 256-byte granule: small objects on one page no longer evict each other */
@@ -318,10 +318,8 @@ __attribute__((noinline)) static void access_slow(uintptr_t addr, vigil_site_t s
     sl->stamp = stamp_of(seq);
 }
 
-static void leak_on_access(const void *addr, size_t size, int is_store, vigil_site_t site)
+static inline __attribute__((always_inline)) void leak_access(const void *addr, vigil_site_t site)
 {
-    (void)size;
-    (void)is_store;
     uintptr_t a = (uintptr_t)addr;
     unsigned i = (a >> SLOT_SHIFT) & ((1u << SLOT_BITS) - 1);
     struct access_slot *sl = &tl.slot[i];
@@ -335,6 +333,14 @@ static void leak_on_access(const void *addr, size_t size, int is_store, vigil_si
         return;
     }
     access_slow(a, site, i, seq);
+}
+
+/* A batch of sampled accesses (the runtime buffers them per thread): the loop over the batch is
+ * here, so each access costs the cache lookup alone, with no call. */
+static void leak_on_accesses(const struct vigil_access *accesses, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++)
+        leak_access(accesses[k].addr, accesses[k].site);
 }
 
 static void leak_on_thread(enum vigil_thread_op op, uint64_t thread_id)
@@ -403,6 +409,6 @@ struct vigil_tool leak_tool = {
     .on_alloc = leak_on_alloc,
     .on_free = leak_on_free,
     .on_thread = leak_on_thread,
-    .on_access = leak_on_access,
+    .on_accesses = leak_on_accesses,
 };
 VIGIL_REGISTER_TOOL(leak_tool);
