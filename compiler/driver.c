@@ -57,6 +57,23 @@ int vcc_setting_on(const char *value)
                      !strcasecmp(value, "true"));
 }
 
+/* A setting that names one of a few choices (case-insensitive); anything else gets a warning
+ * and the first choice, the default. */
+struct setting_word {
+    const char *word;
+    int value;
+};
+
+static int setting_word(const char *name, const char *value, const struct setting_word *words, const char *expected)
+{
+    for (const struct setting_word *w = words; w->word; w++)
+        if (value && !strcasecmp(value, w->word))
+            return w->value;
+    fprintf(stderr, "vigil-cc: warning: %s=%s is not %s; using %s\n", name, value ? value : "", expected,
+            words[0].word);
+    return words[0].value;
+}
+
 /* ---- temporary files: removed at exit and on the usual termination signals ---- */
 
 static char **temps;
@@ -200,26 +217,14 @@ static int stage_settings(struct vcc_job *job)
     job->keep_temps = keep_temps_flag = vcc_setting_on(s->keep_temps);
     job->debug = vcc_setting_on(s->debug);
     job->verify = vcc_setting_on(s->verify);
-    if (!strcmp(s->placement, "late")) {
-        job->placement = VCC_PLACE_LATE;
-    } else if (!strcmp(s->placement, "early")) {
-        job->placement = VCC_PLACE_EARLY;
-    } else {
-        job->placement = VCC_PLACE_POST;
-        if (strcmp(s->placement, "post") != 0)
-            fprintf(stderr, "vigil-cc: warning: VIGIL_CC_PLACEMENT=%s is not post, early or late; using post\n",
-                    s->placement);
-    }
-    if (!strcmp(s->pred_counters, "2") || !strcasecmp(s->pred_counters, "both")) {
-        job->pred_counters = VIGIL_PRED_COUNTERS_BOTH;
-    } else if (vcc_setting_on(s->pred_counters)) {
-        job->pred_counters = VIGIL_PRED_COUNTERS_INSTR;
-    } else {
-        job->pred_counters = VIGIL_PRED_COUNTERS_NONE;
-        if (strcmp(s->pred_counters, "0") != 0)
-            fprintf(stderr, "vigil-cc: warning: VIGIL_CC_PRED_COUNTERS=%s is not 0, 1 or 2; using 0\n",
-                    s->pred_counters);
-    }
+    static const struct setting_word placements[] = {
+        {"post", VCC_PLACE_POST}, {"early", VCC_PLACE_EARLY}, {"late", VCC_PLACE_LATE}, {NULL, 0}};
+    job->placement = setting_word("VIGIL_CC_PLACEMENT", s->placement, placements, "post, early or late");
+    static const struct setting_word pred_counters[] = {
+        {"0", VIGIL_PRED_COUNTERS_NONE}, {"1", VIGIL_PRED_COUNTERS_INSTR}, {"yes", VIGIL_PRED_COUNTERS_INSTR},
+        {"on", VIGIL_PRED_COUNTERS_INSTR}, {"true", VIGIL_PRED_COUNTERS_INSTR}, {"2", VIGIL_PRED_COUNTERS_BOTH},
+        {"both", VIGIL_PRED_COUNTERS_BOTH}, {NULL, 0}};
+    job->pred_counters = setting_word("VIGIL_CC_PRED_COUNTERS", s->pred_counters, pred_counters, "0, 1 or 2");
     return CONTINUE;
 }
 
