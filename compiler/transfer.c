@@ -81,6 +81,7 @@ static int has_param_attribute(LLVMValueRef fn, unsigned param, const char *name
 
 static uint64_t *index_body(struct xfunc *f, struct xt_transfer *t);
 static LLVMTypeRef shared_field_type(struct vigil_xform *x, LLVMValueRef a, unsigned char *wrapped);
+static int travels_by_value(LLVMValueRef alloca);
 static int find_outermost(struct xfunc *f, struct xt_transfer *t);
 
 /* The number of distinct outermost loop headers: where a copy may come back to f. */
@@ -146,8 +147,8 @@ static const char *reason_not_to_transfer(struct xfunc *f)
     }
     for (LLVMValueRef inst = LLVMGetFirstInstruction(f->prologue); inst; inst = LLVMGetNextInstruction(inst)) {
         unsigned char wrapped;
-        if (LLVMIsAAllocaInst(inst) && !shared_field_type(f->x, inst, &wrapped))
-            return "prologue alloca of variable size or unsupported alignment";
+        if (LLVMIsAAllocaInst(inst) && !travels_by_value(inst) && !shared_field_type(f->x, inst, &wrapped))
+            return "shared local of variable size or unsupported alignment";
     }
     return NULL;
 }
@@ -187,6 +188,12 @@ static int is_single_slot(LLVMValueRef alloca)
 {
     LLVMValueRef count = LLVMGetOperand(alloca, 0);
     return LLVMIsAConstantInt(count) && LLVMConstIntGetZExtValue(count) == 1;
+}
+
+/* A prologue slot that the transfer carries by value (else it is shared, in the frame). */
+static int travels_by_value(LLVMValueRef alloca)
+{
+    return xf_is_private_slot(alloca) && is_single_slot(alloca);
 }
 
 static LLVMValueRef frame_field(struct vigil_xform *x, struct xt_transfer *t, LLVMValueRef frame, unsigned index)
@@ -504,7 +511,7 @@ void xt_outline_body(struct xfunc *f)
     for (LLVMValueRef inst = LLVMGetFirstInstruction(f->prologue); inst; inst = LLVMGetNextInstruction(inst)) {
         if (!LLVMIsAAllocaInst(inst))
             continue;
-        if (xf_is_private_slot(inst) && is_single_slot(inst)) {
+        if (travels_by_value(inst)) {
             valvec_push(&t->by_value, inst);
         } else {
             drop_lifetime_markers(inst);
