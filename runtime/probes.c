@@ -95,12 +95,12 @@ _Static_assert(VIGIL_EV_ACCESS == 0x100 && VIGIL_EV_BRANCH == 0x200 && VIGIL_EV_
     } while (0)
 
 #if defined(__clang__) && defined(__x86_64__)
-/* x86-64: the access bodies' common case in assembly (the stub has tested the event bit). preserve_most made the C body save eight
- * registers and set up a frame for a dozen instructions of work (43 instructions per access);
- * this one saves the three it uses (31). A module not yet registered and a buffer that a signal
- * handler's probe left full go to the C body (access_slow_*), which handles every case. The
- * entry is filled before the count is raised, as in buffer_access: a signal handler's probe in
- * between appends after it. */
+/* x86-64: the access bodies' common case in assembly (the stub has tested the event bit).
+ * preserve_most made the C body save eight registers and set up a frame for a dozen
+ * instructions of work (43 instructions per access); this one saves the three it uses (31).
+ * A module not yet registered and a buffer that a signal handler's probe left full go to the C
+ * body (access_slow_*), which handles every case. The entry is filled before the count is
+ * raised, as in buffer_access: a signal handler's probe in between appends after it. */
 static PRESERVING __attribute__((used)) void access_slow_load(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size)
 {
     buffer_access(m, site, addr, size, 0);
@@ -111,18 +111,20 @@ static PRESERVING __attribute__((used)) void access_slow_store(struct __vigil_mo
     buffer_access(m, site, addr, size, 1);
 }
 
-/* rdi = module, esi = its local site, rdx = address, rcx = size; r11 is free (preserve_most). */
+/* rdi = module, esi = its local site, rdx = address, rcx = size; r11 is free (preserve_most).
+ * The slow paths are preserve_most calls made with the three saves on the stack (which leaves
+ * it 16-byte aligned), so every way out passes one restore. */
 #define ACCESS_BODY(name, slow, is_store)                                                        \
     HIDDEN __attribute__((naked, used)) void name##_body(void)                                 \
     {                                                                                          \
         __asm__("    movq __vigil_thread@gottpoff(%%rip), %%r11\n"                             \
                 "    cmpl $0, %%fs:%c[in_runtime](%%r11)\n"                                    \
                 "    jne 1f\n"                                                                 \
-                "    cmpl $1, %c[registered](%%rdi)\n"                                         \
-                "    jne " #slow "\n"                                                          \
                 "    pushq %%rax\n"                                                            \
                 "    pushq %%r10\n"                                                            \
                 "    pushq %%r9\n"                                                             \
+                "    cmpl $1, %c[registered](%%rdi)\n"                                         \
+                "    jne 3f\n"                                                                 \
                 "    movl %%fs:%c[naccess](%%r11), %%eax\n"                                    \
                 "    cmpl %[batch], %%eax\n"                                                   \
                 "    jae 3f\n"                                                                 \
@@ -141,19 +143,14 @@ static PRESERVING __attribute__((used)) void access_slow_store(struct __vigil_mo
                 "    addl $1, %%eax\n"                                                         \
                 "    movl %%eax, %%fs:%c[naccess](%%r11)\n"                                    \
                 "    cmpl %[batch], %%eax\n"                                                   \
-                "    jae 2f\n"                                                                 \
-                "    popq %%r9\n"                                                              \
-                "    popq %%r10\n"                                                             \
-                "    popq %%rax\n"                                                             \
-                "1:  ret\n"                                                                    \
+                "    jb 2f\n"                                                                  \
+                "    call deliver_full_buffer\n"                                               \
+                "    jmp 2f\n"                                                                 \
+                "3:  call " #slow "\n"                                                         \
                 "2:  popq %%r9\n"                                                              \
                 "    popq %%r10\n"                                                             \
                 "    popq %%rax\n"                                                             \
-                "    jmp deliver_full_buffer\n"                                                \
-                "3:  popq %%r9\n"                                                              \
-                "    popq %%r10\n"                                                             \
-                "    popq %%rax\n"                                                             \
-                "    jmp " #slow "\n"                                                          \
+                "1:  ret\n"                                                                    \
                 :                                                                              \
                 : [in_runtime] "i"(offsetof(struct vigil_thread, in_runtime)),                 \
                   [naccess] "i"(offsetof(struct vigil_thread, naccess)),                       \
