@@ -79,17 +79,14 @@ static void check_indirect_targets(struct xfunc *f)
     ptrmap_free(&split);
 }
 
-/* Back-edges by depth-first search from the entry: an edge to a block that is still on the DFS
- * stack. Every cycle contains one, irreducible ones included, so every loop iteration passes a
- * dispatch check. Each (from, to) pair is recorded once even if several successor slots of a
- * switch lead there. */
-void xf_find_backedges(struct xfunc *f)
+/* Back-edges by depth-first search from blocks[0]: an edge to a block that is still on the DFS
+ * stack. Every cycle contains one, irreducible ones included, so checking them makes every loop
+ * iteration pass a dispatch check. Each (from, to) pair is recorded once even if several
+ * successor slots of a switch lead there. `index` maps each block (as a value) to its
+ * position + 1. */
+void xf_back_edges(LLVMBasicBlockRef *blocks, size_t n, const struct ptrmap *index, struct valvec *from,
+                   struct valvec *to)
 {
-    size_t n = f->blocks.n;
-    struct ptrmap index;
-    ptrmap_init(&index);
-    for (size_t i = 0; i < n; i++)
-        ptrmap_put(&index, f->blocks.v[i], (void *)(i + 1));
     enum { UNSEEN, ON_STACK, DONE };
     unsigned char *state = xf_calloc(n, 1);
     size_t *stack = xf_calloc(n, sizeof *stack);
@@ -99,31 +96,55 @@ void xf_find_backedges(struct xfunc *f)
     state[0] = ON_STACK;
     while (depth) {
         size_t u = stack[depth - 1];
-        LLVMValueRef term = LLVMGetBasicBlockTerminator(LLVMValueAsBasicBlock(f->blocks.v[u]));
-        unsigned nsucc = LLVMGetNumSuccessors(term);
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(blocks[u]);
+        unsigned nsucc = term ? LLVMGetNumSuccessors(term) : 0;
         if (next_succ[u] == nsucc) {
             state[u] = DONE;
             depth--;
             continue;
         }
-        LLVMValueRef to = LLVMBasicBlockAsValue(LLVMGetSuccessor(term, next_succ[u]++));
-        size_t v = (size_t)ptrmap_get(&index, to) - 1;
+        LLVMValueRef target = LLVMBasicBlockAsValue(LLVMGetSuccessor(term, next_succ[u]++));
+        size_t v = (size_t)ptrmap_get(index, target) - 1;
         if (state[v] == UNSEEN) {
             state[v] = ON_STACK;
             stack[depth++] = v;
         } else if (state[v] == ON_STACK) {
+            LLVMValueRef source = LLVMBasicBlockAsValue(blocks[u]);
             int seen = 0;
-            for (size_t i = 0; i < f->backedge_from.n && !seen; i++)
-                seen = f->backedge_from.v[i] == f->blocks.v[u] && f->backedge_to.v[i] == to;
+            for (size_t i = 0; i < from->n && !seen; i++)
+                seen = from->v[i] == source && to->v[i] == target;
             if (!seen) {
-                valvec_push(&f->backedge_from, f->blocks.v[u]);
-                valvec_push(&f->backedge_to, to);
+                valvec_push(from, source);
+                valvec_push(to, target);
             }
         }
     }
     free(state);
     free(stack);
     free(next_succ);
+}
+
+/* The back-edges of the body, but those of short loops (shortloops.c), which get no check. */
+void xf_find_backedges(struct xfunc *f)
+{
+    size_t n = f->blocks.n;
+    struct ptrmap index;
+    ptrmap_init(&index);
+    LLVMBasicBlockRef *blocks = xf_calloc(n, sizeof *blocks);
+    for (size_t i = 0; i < n; i++) {
+        blocks[i] = LLVMValueAsBasicBlock(f->blocks.v[i]);
+        ptrmap_put(&index, f->blocks.v[i], (void *)(i + 1));
+    }
+    xf_back_edges(blocks, n, &index, &f->backedge_from, &f->backedge_to);
+    size_t kept = 0;
+    for (size_t i = 0; i < f->backedge_from.n; i++)
+        if (!ptrmap_get(&f->short_headers, f->backedge_to.v[i])) {
+            f->backedge_from.v[kept] = f->backedge_from.v[i];
+            f->backedge_to.v[kept++] = f->backedge_to.v[i];
+        }
+    f->x->stats->short_loops += f->backedge_from.n - kept;
+    f->backedge_from.n = f->backedge_to.n = kept;
+    free(blocks);
     ptrmap_free(&index);
     check_indirect_targets(f);
 }

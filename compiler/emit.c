@@ -100,24 +100,40 @@ static int has_avx512(struct vigil_xform *x)
     return 0;
 }
 
+/* Whether `v` is a symbol this object defines (internal or private): its address can go into
+ * the asm text as `sym(%rip)` through an "i" operand, in PIC code too. */
+static int is_local_symbol(LLVMValueRef v)
+{
+    if (!LLVMIsAGlobalValue(v))
+        return 0;
+    LLVMLinkage linkage = LLVMGetLinkage(v);
+    return linkage == LLVMInternalLinkage || linkage == LLVMPrivateLinkage;
+}
+
 /* An x86-64 call into the runtime through one of its register-keeping entries (abi.h,
  * runtime/sampler.c): step over the red zone, call `entry` with `in_rax` in rax and `in_r11`
  * in r11. Vector and x87 registers are clobbered (the code behind the entry may use them);
  * general-purpose ones other than rax and r11 survive. Returns rax after the call.
  * The inputs are plain register inputs with r11 clobbered, not outputs tied to inputs: with
  * tied operands, LLVM 14 sometimes put both inputs into other registers (the thunk address
- * in rax, the frame in rcx) when the inputs were constants it rematerialized. */
+ * in rax, the frame in rcx) when the inputs were constants it rematerialized.
+ * A local symbol for r11 (the module descriptor, a transfer thunk) is loaded inside the asm:
+ * as a register input, the back end hoisted its `lea` out of loops into a callee-saved
+ * register, which every call of the function then saved and restored for a call that runs
+ * only when a burst starts (sqlite3's moveToRoot: 6 pushes against plain's 2). */
 static LLVMValueRef x86_kept_registers_call(struct vigil_xform *x, const char *entry, LLVMValueRef in_rax,
                                             LLVMValueRef in_r11)
 {
+    int r11_symbol = is_local_symbol(in_r11);
     LLVMTypeRef params[] = {LLVMTypeOf(in_rax), LLVMTypeOf(in_r11)};
     LLVMTypeRef type = LLVMFunctionType(params[0], params, 2, 0);
-    char text[160];
+    char text[200];
     /* Through the GOT, not a PLT stub: lazy binding may clobber r11. The linker relaxes it to a
      * direct call when the entry is in the same executable. */
-    snprintf(text, sizeof text, "lea -128(%%rsp), %%rsp\n\tcall *%s@GOTPCREL(%%rip)\n\tlea 128(%%rsp), %%rsp", entry);
-    static const char constraints[] =
-        "={ax},{ax},{r11},~{r11},~{dirflag},~{fpsr},~{flags},~{memory},"
+    snprintf(text, sizeof text, "%slea -128(%%rsp), %%rsp\n\tcall *%s@GOTPCREL(%%rip)\n\tlea 128(%%rsp), %%rsp",
+             r11_symbol ? "lea ${2:P}(%rip), %r11\n\t" : "", entry);
+    static const char clobbers[] =
+        "~{r11},~{dirflag},~{fpsr},~{flags},~{memory},"
         "~{xmm0},~{xmm1},~{xmm2},~{xmm3},~{xmm4},~{xmm5},~{xmm6},~{xmm7},"
         "~{xmm8},~{xmm9},~{xmm10},~{xmm11},~{xmm12},~{xmm13},~{xmm14},~{xmm15},"
         "~{st},~{st(1)},~{st(2)},~{st(3)},~{st(4)},~{st(5)},~{st(6)},~{st(7)}";
@@ -127,8 +143,9 @@ static LLVMValueRef x86_kept_registers_call(struct vigil_xform *x, const char *e
         ",~{xmm16},~{xmm17},~{xmm18},~{xmm19},~{xmm20},~{xmm21},~{xmm22},~{xmm23},"
         "~{xmm24},~{xmm25},~{xmm26},~{xmm27},~{xmm28},~{xmm29},~{xmm30},~{xmm31},"
         "~{k0},~{k1},~{k2},~{k3},~{k4},~{k5},~{k6},~{k7}";
-    char all[sizeof constraints + sizeof avx512];
-    snprintf(all, sizeof all, "%s%s", constraints, has_avx512(x) ? avx512 : "");
+    char all[32 + sizeof clobbers + sizeof avx512];
+    snprintf(all, sizeof all, "={ax},{ax},%s,%s%s", r11_symbol ? "i" : "{r11}", clobbers,
+             has_avx512(x) ? avx512 : "");
     LLVMValueRef asm_fn = LLVMGetInlineAsm(type, text, strlen(text), all, strlen(all), 1, 0, LLVMInlineAsmDialectATT, 0);
     LLVMValueRef args[] = {in_rax, in_r11};
     return LLVMBuildCall2(x->builder, type, asm_fn, args, 2, "");
@@ -137,8 +154,7 @@ static LLVMValueRef x86_kept_registers_call(struct vigil_xform *x, const char *e
 /* The x86-64 slow-path call: the module in r11 and the site in eax, the answer in eax. */
 static LLVMValueRef x86_slow_call(struct vigil_xform *x, const char *entry, uint32_t site)
 {
-    LLVMValueRef module = LLVMBuildPointerCast(x->builder, x->descriptor, x->ptr, "");
-    return x86_kept_registers_call(x, entry, LLVMConstInt(x->i32, site, 0), module);
+    return x86_kept_registers_call(x, entry, LLVMConstInt(x->i32, site, 0), x->descriptor);
 }
 
 int xe_can_call_keeping_registers(struct vigil_xform *x)
@@ -148,8 +164,7 @@ int xe_can_call_keeping_registers(struct vigil_xform *x)
 
 void xe_call_keeping_registers(struct vigil_xform *x, LLVMValueRef fn, LLVMValueRef arg)
 {
-    x86_kept_registers_call(x, "__vigil_call_keeping_registers_x86", LLVMBuildPointerCast(x->builder, arg, x->ptr, ""),
-                            LLVMBuildPointerCast(x->builder, fn, x->ptr, ""));
+    x86_kept_registers_call(x, "__vigil_call_keeping_registers_x86", LLVMBuildPointerCast(x->builder, arg, x->ptr, ""), fn);
 }
 
 LLVMValueRef xe_call_slow_path(struct vigil_xform *x, const struct rt_fn *fn, uint32_t site)

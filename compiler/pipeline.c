@@ -244,6 +244,7 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
         .outline_loops = vcc_setting_on(s->outline_loops),
         .dual_max = strtol(s->dual_max, NULL, 10) > 0 ? strtol(s->dual_max, NULL, 10) : 10000,
         .giant_loops = strtol(s->giant_loops, NULL, 10) >= 0 ? strtol(s->giant_loops, NULL, 10) : 8,
+        .short_loop_max = strtol(s->short_loop_max, NULL, 10),
         .pred_counters = job->pred_counters,
         .pred_remove_redundant = vcc_setting_on(s->pred_remove_redundant),
         .source_name = sj->in->path,
@@ -267,10 +268,10 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
     LLVMDisposeMessage(msg);
     if (job->debug)
         fprintf(stderr, "vigil-cc: note: %s: %u functions, %u transformed, %u skipped, "
-                        "%u entry and %u back-edge checks (%u batched), %u outlined (%u with loops, %u big: entry only), %u probes, "
+                        "%u entry and %u back-edge checks (%u batched, %u short loops without), %u outlined (%u with loops, %u big: entry only), %u probes, "
                         "%u predicate counters (%u branch predicates left out)\n",
                 sj->in->path, stats.functions_seen, stats.functions_transformed,
-                stats.functions_skipped, stats.entry_checks, stats.backedge_checks, stats.batched_checks, stats.outlined, stats.outlined_loops, stats.outlined_big, stats.probes,
+                stats.functions_skipped, stats.entry_checks, stats.backedge_checks, stats.batched_checks, stats.short_loops, stats.outlined, stats.outlined_loops, stats.outlined_big, stats.probes,
                 stats.pred_counters, stats.pred_removed);
     return 0;
 }

@@ -139,6 +139,7 @@ static void transform_function(struct vigil_xform *x, LLVMValueRef fn)
     ptrmap_init(&f.private_slots);
     LLVMSetCurrentDebugLocation2(x->builder, NULL);
 
+    xf_find_short_loops(&f);
     xf_demote(&f);
     xf_make_prologue(&f);
     if (xf_has_indirectbr(&f))
@@ -173,6 +174,7 @@ static void transform_function(struct vigil_xform *x, LLVMValueRef fn)
     valvec_free(&f.cloned);
     valvec_free(&f.backedge_from);
     valvec_free(&f.backedge_to);
+    ptrmap_free(&f.short_headers);
 }
 
 static int verify(LLVMModuleRef m, const char *what, char *err, size_t errlen)

@@ -24,6 +24,7 @@ struct vigil_transform_settings {
     int outline_loops;       /* functions with loops too, left and re-entered at checks (transfer.c) */
     long dual_max;           /* functions with loops above this many instructions: outlined, entry check only */
     long giant_loops;        /* ... unless they have at most this many outermost loops (transfers then) */
+    long short_loop_max;     /* innermost loops of at most this many iterations per entry: no check (0: off) */
     int pred_counters;       /* enum vigil_pred_counters (default NONE, seed 002) */
     int pred_remove_redundant; /* with pred_counters: leave out redundant branch predicates */
     const char *source_name; /* the main source file, for the site table and the tu hash */
@@ -33,6 +34,7 @@ struct vigil_transform_stats {
     unsigned functions_seen, functions_transformed, functions_skipped;
     unsigned entry_checks, backedge_checks, probes;
     unsigned batched_checks; /* back-edge checks counting down a local (loops.c) */
+    unsigned short_loops;    /* back-edges of short loops, left without a check (shortloops.c) */
     unsigned outlined;       /* functions whose instrumented copy is a function of its own */
     unsigned outlined_loops; /* of those, functions with loops entered and left at checks */
     unsigned outlined_big;   /* of those, functions with loops over dual_max (entry check only) */

@@ -3,6 +3,7 @@
  * Per function, in this order (transform.c drives it):
  *   demote.c  PHIs and values used outside their block -> stack slots; static allocas -> a new
  *             prologue block shared by both copies;
+ *   shortloops.c  (before demotion) loops short enough to need no back-edge check;
  *   clone.c   back-edges of the original body (DFS), then the instrumented copy;
  *   probes.c  which stack slots never escape (before any probe takes an address);
  *   checks.c  dispatch checks at entry and on back-edges of both copies;
@@ -87,6 +88,7 @@ struct xfunc {
     uint32_t *cfg_exits, cfg_nedges, cfg_nexits;  /* by probes.c, which removes redundant counters) */
     struct xp_pending *pred_pending;     /* counters to place (preds.c) */
     struct valvec backedge_from, backedge_to;  /* back-edges (blocks as values) */
+    struct ptrmap short_headers;         /* headers of loops left without checks (shortloops.c) */
     LLVMValueRef instr_fn;               /* outlined instrumented copy, or NULL (same function) */
     LLVMBasicBlockRef instr_prologue;    /* its entry block: clones of the prologue's slots */
     LLVMMetadataRef instr_subprogram;    /* its DISubprogram, NULL without debug info */
@@ -100,7 +102,12 @@ struct xfunc {
 void xf_demote(struct xfunc *f);
 void xf_make_prologue(struct xfunc *f);
 /* clone.c */
-void xf_find_backedges(struct xfunc *f);
+void xf_back_edges(LLVMBasicBlockRef *blocks, size_t n, const struct ptrmap *index, struct valvec *from,
+                   struct valvec *to);
+void xf_find_backedges(struct xfunc *f);   /* after xf_find_short_loops */
+/* shortloops.c: headers of innermost loops of at most settings->short_loop_max iterations per
+ * entry (into f->short_headers), read from the SSA form: before xf_demote. */
+void xf_find_short_loops(struct xfunc *f);
 void xf_clone_body(struct xfunc *f);
 LLVMBasicBlockRef xf_clone_block(struct xfunc *f, LLVMBasicBlockRef original);
 /* outline.c: the instrumented copy of a loop-free function as a function of its own. */

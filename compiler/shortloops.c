@@ -1,0 +1,369 @@
+/* Short loops: innermost loops that provably run at most VIGIL_CC_SHORT_LOOP_MAX iterations
+ * each time they are entered get no back-edge check.
+ *
+ * Such a loop is a bounded piece of its function's body, like straight-line code: the entry
+ * check already decides which copy runs it, and a burst begun there covers it. Its back-edge
+ * check was what made the function "a function with loops" (transfer frame, burst test at
+ * entry, a countdown per iteration): sqlite3's vdbeSorterCompareInt compares at most 8 bytes
+ * in a loop. What is lost: a burst cannot start or end inside such a loop, only around it.
+ *
+ * The proof is read from the SSA form before demotion (the pattern the -O pipeline leaves):
+ *   - the header has exactly one back-edge (its latch), and its loop body (the blocks that
+ *     reach the latch without passing the header) holds no other back-edge's source or
+ *     target: innermost, so elided loops do not nest and their bounds do not multiply;
+ *   - a PHI of the header counts by a step of 1, 2, 4 ... 64 (up or down): the latch brings
+ *     `add phi, step`, every other predecessor a start value of known range;
+ *   - a conditional branch in the header or the latch (both run on every iteration) leaves
+ *     the loop unless `phi` or `phi +- 1` compares (<, <=, !=, or their mirrors) with a value
+ *     defined outside the loop, of known range.
+ * Ranges come from constants, zext of narrow types, masks, umin/umax, lshr, urem and select,
+ * and from the guard of a rotated loop (`n == 0` skips it). */
+#include "xform.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct range {
+    uint64_t lo, hi;    /* unsigned, inclusive */
+};
+
+static struct range full_range(LLVMTypeRef type)
+{
+    unsigned bits = LLVMGetTypeKind(type) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(type) : 64;
+    return (struct range){0, bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1};
+}
+
+static int is_constant(LLVMValueRef v, uint64_t *out)
+{
+    if (!LLVMIsAConstantInt(v) || LLVMGetIntTypeWidth(LLVMTypeOf(v)) > 64)
+        return 0;
+    *out = LLVMConstIntGetZExtValue(v);
+    return 1;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* What is known of an integer value's unsigned range, looking `depth` definitions deep. */
+static struct range value_range(LLVMValueRef v, int depth)
+{
+    struct range full = full_range(LLVMTypeOf(v));
+    uint64_t c;
+    if (is_constant(v, &c))
+        return (struct range){c, c};
+    if (!LLVMIsAInstruction(v) || depth == 0)
+        return full;
+    struct range a, b;
+    switch (LLVMGetInstructionOpcode(v)) {
+    case LLVMZExt:
+        return value_range(LLVMGetOperand(v, 0), depth - 1);
+    case LLVMAnd:
+        for (unsigned k = 0; k < 2; k++)
+            if (is_constant(LLVMGetOperand(v, k), &c))
+                return (struct range){0, min_u64(c, value_range(LLVMGetOperand(v, 1 - k), depth - 1).hi)};
+        return full;
+    case LLVMLShr:
+        if (!is_constant(LLVMGetOperand(v, 1), &c) || c >= 64)
+            return full;
+        a = value_range(LLVMGetOperand(v, 0), depth - 1);
+        return (struct range){a.lo >> c, a.hi >> c};
+    case LLVMURem:
+        if (!is_constant(LLVMGetOperand(v, 1), &c) || c == 0)
+            return full;
+        return (struct range){0, min_u64(c - 1, value_range(LLVMGetOperand(v, 0), depth - 1).hi)};
+    case LLVMSelect:
+        a = value_range(LLVMGetOperand(v, 1), depth - 1);
+        b = value_range(LLVMGetOperand(v, 2), depth - 1);
+        return (struct range){min_u64(a.lo, b.lo), max_u64(a.hi, b.hi)};
+    case LLVMCall: {
+        const char *name = xf_callee_name(v);
+        int umin = !strncmp(name, "llvm.umin.", 10), umax = !strncmp(name, "llvm.umax.", 10);
+        if (!umin && !umax)
+            return full;
+        a = value_range(LLVMGetOperand(v, 0), depth - 1);
+        b = value_range(LLVMGetOperand(v, 1), depth - 1);
+        if (umin)
+            return (struct range){min_u64(a.lo, b.lo), min_u64(a.hi, b.hi)};
+        return (struct range){max_u64(a.lo, b.lo), max_u64(a.hi, b.hi)};
+    }
+    default:
+        return full;
+    }
+}
+
+/* Blocks of the loop of `header` with latch `latch`: those that reach the latch backwards
+ * without passing the header, and the header. `index` maps a block to its position + 1. */
+static unsigned char *loop_body(size_t n, const struct ptrmap *index, const struct valvec *preds,
+                                size_t header, size_t latch)
+{
+    unsigned char *in = xf_calloc(n, 1);
+    size_t *work = xf_calloc(n, sizeof *work), nwork = 0;
+    in[header] = 1;
+    if (!in[latch]) {
+        in[latch] = 1;
+        work[nwork++] = latch;
+    }
+    while (nwork) {
+        size_t b = work[--nwork];
+        for (size_t k = 0; k < preds[b].n; k++) {
+            size_t p = (size_t)ptrmap_get(index, preds[b].v[k]) - 1;
+            if (!in[p]) {
+                in[p] = 1;
+                work[nwork++] = p;
+            }
+        }
+    }
+    free(work);
+    return in;
+}
+
+static int block_in_loop(LLVMBasicBlockRef block, const unsigned char *body, const struct ptrmap *index)
+{
+    size_t i = (size_t)ptrmap_get(index, LLVMBasicBlockAsValue(block));
+    return i && body[i - 1];
+}
+
+static int in_loop(LLVMValueRef v, const unsigned char *body, const struct ptrmap *index)
+{
+    return LLVMIsAInstruction(v) && block_in_loop(LLVMGetInstructionParent(v), body, index);
+}
+
+/* Whether v is a multiple of m (a power of two) by its form: what the loop unroller leaves
+ * (`and n, -4`). */
+static int known_multiple(LLVMValueRef v, uint64_t m)
+{
+    uint64_t c;
+    if (is_constant(v, &c))
+        return c % m == 0;
+    if (!LLVMIsAInstruction(v))
+        return 0;
+    switch (LLVMGetInstructionOpcode(v)) {
+    case LLVMAnd: case LLVMMul:
+        for (unsigned k = 0; k < 2; k++)
+            if (is_constant(LLVMGetOperand(v, k), &c) && c % m == 0)
+                return 1;
+        return 0;
+    case LLVMShl:
+        return is_constant(LLVMGetOperand(v, 1), &c) && c < 64 && (UINT64_C(1) << c) % m == 0;
+    default:
+        return 0;
+    }
+}
+
+/* Whether every edge into the loop from outside (into `header`, from blocks other than
+ * `latch`) is taken only when `v` is not 0: the guard a rotated loop gets,
+ * `br (icmp eq v, 0), skip, loop`. */
+static int entries_exclude_zero(LLVMBasicBlockRef header, LLVMBasicBlockRef latch, LLVMValueRef v)
+{
+    LLVMValueRef narrow = LLVMIsAZExtInst(v) ? LLVMGetOperand(v, 0) : v;
+    LLVMValueRef phi = LLVMGetFirstInstruction(header);
+    if (!phi || !LLVMIsAPHINode(phi))
+        return 0;
+    for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
+        LLVMBasicBlockRef from = LLVMGetIncomingBlock(phi, k);
+        if (from == latch)
+            continue;
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
+        if (LLVMGetInstructionOpcode(term) != LLVMBr || !LLVMIsConditional(term) ||
+            LLVMGetSuccessor(term, 0) == LLVMGetSuccessor(term, 1))
+            return 0;
+        LLVMValueRef cond = LLVMGetCondition(term);
+        uint64_t c;
+        if (!LLVMIsAICmpInst(cond) || !is_constant(LLVMGetOperand(cond, 1), &c) || c != 0)
+            return 0;
+        LLVMValueRef tested = LLVMGetOperand(cond, 0);
+        if (tested != v && tested != narrow)
+            return 0;
+        LLVMIntPredicate pred = LLVMGetICmpPredicate(cond);
+        int into_loop_on_true = LLVMGetSuccessor(term, 0) == header;
+        if (!((pred == LLVMIntEQ && !into_loop_on_true) || ((pred == LLVMIntNE || pred == LLVMIntUGT) && into_loop_on_true)))
+            return 0;
+    }
+    return 1;
+}
+
+/* The most iterations the loop can run per entry when `term` (in the header or the latch)
+ * tests the counter `phi` (start range `start`, step `step`, next value `next`); UINT64_MAX
+ * when the test says nothing. */
+static uint64_t bound_from_test(LLVMValueRef term, const unsigned char *body, const struct ptrmap *index,
+                                LLVMBasicBlockRef header, LLVMBasicBlockRef latch, LLVMValueRef phi,
+                                LLVMValueRef next, int64_t step, struct range start)
+{
+    if (LLVMGetInstructionOpcode(term) != LLVMBr || !LLVMIsConditional(term))
+        return UINT64_MAX;
+    LLVMValueRef cond = LLVMGetCondition(term);
+    if (!LLVMIsAICmpInst(cond))
+        return UINT64_MAX;
+    LLVMBasicBlockRef on_true = LLVMGetSuccessor(term, 0), on_false = LLVMGetSuccessor(term, 1);
+    int stay_true = block_in_loop(on_true, body, index), stay_false = block_in_loop(on_false, body, index);
+    if (stay_true == stay_false)
+        return UINT64_MAX;   /* no exit here */
+    LLVMIntPredicate pred = LLVMGetICmpPredicate(cond);
+    LLVMValueRef lhs = LLVMGetOperand(cond, 0), rhs = LLVMGetOperand(cond, 1);
+    if (lhs != phi && lhs != next) {   /* counter on the right: mirror the comparison */
+        LLVMValueRef t = lhs;
+        lhs = rhs;
+        rhs = t;
+        static const LLVMIntPredicate mirror[] = {
+            [LLVMIntEQ] = LLVMIntEQ, [LLVMIntNE] = LLVMIntNE, [LLVMIntUGT] = LLVMIntULT,
+            [LLVMIntUGE] = LLVMIntULE, [LLVMIntULT] = LLVMIntUGT, [LLVMIntULE] = LLVMIntUGE,
+            [LLVMIntSGT] = LLVMIntSLT, [LLVMIntSGE] = LLVMIntSLE, [LLVMIntSLT] = LLVMIntSGT,
+            [LLVMIntSLE] = LLVMIntSGE};
+        pred = mirror[pred];
+    }
+    if ((lhs != phi && lhs != next) || in_loop(rhs, body, index))
+        return UINT64_MAX;
+    if (!stay_true) {   /* the condition under which the loop goes on */
+        static const LLVMIntPredicate invert[] = {
+            [LLVMIntEQ] = LLVMIntNE, [LLVMIntNE] = LLVMIntEQ, [LLVMIntUGT] = LLVMIntULE,
+            [LLVMIntUGE] = LLVMIntULT, [LLVMIntULT] = LLVMIntUGE, [LLVMIntULE] = LLVMIntUGT,
+            [LLVMIntSGT] = LLVMIntSLE, [LLVMIntSGE] = LLVMIntSLT, [LLVMIntSLT] = LLVMIntSGE,
+            [LLVMIntSLE] = LLVMIntSGT};
+        pred = invert[pred];
+    }
+    struct range limit = value_range(rhs, 6);
+    if (limit.lo == 0 && entries_exclude_zero(header, latch, rhs))
+        limit.lo = 1;
+    /* The tested value on the first iteration: the counter, or the counter after one step. */
+    uint64_t first_lo = start.lo, first_hi = start.hi, size = step > 0 ? (uint64_t)step : (uint64_t)-step;
+    if (lhs == next) {
+        if (step > 0 ? first_hi > UINT64_MAX - size : first_lo < size)
+            return UINT64_MAX;
+        first_lo += step;
+        first_hi += step;
+    }
+    /* With a step above 1, `!=` ends the loop only if the counter meets the limit exactly. */
+    int meets = size == 1 || (first_lo == first_hi && first_lo % size == 0 && known_multiple(rhs, size));
+    /* Signed comparisons mean the same as unsigned ones when every value is far from the sign. */
+    const uint64_t small = UINT64_C(1) << 62;
+    int is_signed = pred == LLVMIntSLT || pred == LLVMIntSLE || pred == LLVMIntSGT || pred == LLVMIntSGE;
+    if (is_signed && (limit.hi >= small || first_hi >= small))
+        return UINT64_MAX;
+    if (pred == LLVMIntSLT) pred = LLVMIntULT;
+    if (pred == LLVMIntSLE) pred = LLVMIntULE;
+    if (pred == LLVMIntSGT) pred = LLVMIntUGT;
+    if (pred == LLVMIntSGE) pred = LLVMIntUGE;
+    if (step > 0) {
+        /* Goes on while tested < limit (or <=, or != when it starts at or below the limit). */
+        uint64_t top;
+        if (pred == LLVMIntULT || (pred == LLVMIntNE && meets && first_hi <= limit.lo))
+            top = limit.hi;
+        else if (pred == LLVMIntULE && limit.hi < UINT64_MAX)
+            top = limit.hi + 1;
+        else
+            return UINT64_MAX;
+        return top > first_lo ? (top - first_lo) / size + 1 : 1;
+    }
+    /* Counting down: goes on while tested > limit (or >=, or != when it starts at or above it). */
+    uint64_t bottom;
+    if (pred == LLVMIntUGT || (pred == LLVMIntNE && meets && first_lo >= limit.hi))
+        bottom = limit.lo;
+    else if (pred == LLVMIntUGE && limit.lo > 0)
+        bottom = limit.lo - 1;
+    else
+        return UINT64_MAX;
+    return first_hi > bottom ? (first_hi - bottom) / size + 1 : 1;
+}
+
+/* The most iterations per entry of the loop at `header` with the single latch `latch`. */
+static uint64_t loop_bound(LLVMBasicBlockRef header, LLVMBasicBlockRef latch, const unsigned char *body,
+                           const struct ptrmap *index)
+{
+    uint64_t best = UINT64_MAX;
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(header); phi && LLVMIsAPHINode(phi);
+         phi = LLVMGetNextInstruction(phi)) {
+        if (LLVMGetTypeKind(LLVMTypeOf(phi)) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(LLVMTypeOf(phi)) > 64)
+            continue;
+        LLVMValueRef next = NULL;
+        struct range start = {UINT64_MAX, 0};
+        int ok = 1;
+        for (unsigned k = 0; ok && k < LLVMCountIncoming(phi); k++) {
+            LLVMValueRef value = LLVMGetIncomingValue(phi, k);
+            if (LLVMGetIncomingBlock(phi, k) == latch) {
+                ok = !next || next == value;
+                next = value;
+            } else {
+                struct range r = value_range(value, 6);
+                start.lo = min_u64(start.lo, r.lo);
+                start.hi = max_u64(start.hi, r.hi);
+            }
+        }
+        if (!ok || !next || !LLVMIsAInstruction(next) || LLVMGetInstructionOpcode(next) != LLVMAdd ||
+            start.lo > start.hi)
+            continue;
+        LLVMValueRef other = LLVMGetOperand(next, 0) == phi ? LLVMGetOperand(next, 1) : LLVMGetOperand(next, 0);
+        if (LLVMGetOperand(next, 0) != phi && LLVMGetOperand(next, 1) != phi)
+            continue;
+        if (!LLVMIsAConstantInt(other))
+            continue;
+        int64_t s = LLVMConstIntGetSExtValue(other);
+        if (s == 0 || s > 64 || s < -64 || (s & (s - 1) && -s & (-s - 1)))
+            continue;   /* steps of a power of two up to 64: the unroller's */
+        LLVMBasicBlockRef tests[] = {header, latch};
+        for (int t = 0; t < 2; t++) {
+            uint64_t bound = bound_from_test(LLVMGetBasicBlockTerminator(tests[t]), body, index, header, latch,
+                                             phi, next, s, start);
+            best = min_u64(best, bound);
+        }
+    }
+    return best;
+}
+
+void xf_find_short_loops(struct xfunc *f)
+{
+    ptrmap_init(&f->short_headers);
+    long max = f->x->settings->short_loop_max;
+    if (max <= 0 || xf_has_indirectbr(f))
+        return;
+    size_t n = 0;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f->fn); b; b = LLVMGetNextBasicBlock(b))
+        n++;
+    LLVMBasicBlockRef *blocks = xf_calloc(n, sizeof *blocks);
+    struct valvec *preds = xf_calloc(n, sizeof *preds);
+    struct ptrmap index;
+    ptrmap_init(&index);
+    n = 0;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f->fn); b; b = LLVMGetNextBasicBlock(b)) {
+        blocks[n++] = b;
+        ptrmap_put(&index, LLVMBasicBlockAsValue(b), (void *)n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(blocks[i]);
+        for (unsigned k = 0; term && k < LLVMGetNumSuccessors(term); k++) {
+            size_t to = (size_t)ptrmap_get(&index, LLVMBasicBlockAsValue(LLVMGetSuccessor(term, k)));
+            valvec_push(&preds[to - 1], LLVMBasicBlockAsValue(blocks[i]));
+        }
+    }
+    struct valvec from = {0}, to = {0};
+    xf_back_edges(blocks, n, &index, &from, &to);
+    unsigned char *source = xf_calloc(n, 1), *target = xf_calloc(n, 1);
+    size_t *latch_count = xf_calloc(n, sizeof *latch_count);
+    for (size_t e = 0; e < from.n; e++) {
+        source[(size_t)ptrmap_get(&index, from.v[e]) - 1] = 1;
+        size_t h = (size_t)ptrmap_get(&index, to.v[e]) - 1;
+        target[h] = 1;
+        latch_count[h]++;
+    }
+    for (size_t e = 0; e < from.n; e++) {
+        size_t h = (size_t)ptrmap_get(&index, to.v[e]) - 1, l = (size_t)ptrmap_get(&index, from.v[e]) - 1;
+        if (latch_count[h] != 1)
+            continue;
+        unsigned char *body = loop_body(n, &index, preds, h, l);
+        int innermost = 1;
+        for (size_t i = 0; i < n && innermost; i++)
+            innermost = !body[i] || ((!source[i] || i == l) && (!target[i] || i == h));
+        if (innermost && loop_bound(blocks[h], blocks[l], body, &index) <= (uint64_t)max)
+            ptrmap_put(&f->short_headers, to.v[e], (void *)1);
+        free(body);
+    }
+    free(source);
+    free(target);
+    free(latch_count);
+    valvec_free(&from);
+    valvec_free(&to);
+    for (size_t i = 0; i < n; i++)
+        valvec_free(&preds[i]);
+    free(preds);
+    free(blocks);
+    ptrmap_free(&index);
+}
