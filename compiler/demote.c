@@ -113,9 +113,87 @@ static void demote_value(struct xfunc *f, LLVMValueRef inst)
     valvec_free(&users);
 }
 
+/* An address computed from one value by constant offsets (a GEP with constant indices, a
+ * pointer cast): recomputed where it is used rather than kept in a slot. */
+static int is_rematerializable(LLVMValueRef inst)
+{
+    if (LLVMIsABitCastInst(inst))
+        return LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMPointerTypeKind;
+    if (!LLVMIsAGetElementPtrInst(inst))
+        return 0;
+    int n = LLVMGetNumOperands(inst);
+    for (int k = 1; k < n; k++)
+        if (!LLVMIsAConstant(LLVMGetOperand(inst, (unsigned)k)))
+            return 0;
+    return 1;
+}
+
+/* Each block that uses such an address from another block gets its own copy, placed before
+ * its first user there, so only the base crosses blocks. Were the address itself kept in a
+ * slot, it would be a value of its own in every transfer's state (transfer.c) and, reloaded
+ * there, a PHI at the loop header that the back end can no longer fold into the accesses'
+ * addressing modes: sqlite3's moveToLeftmost spilled four such addresses (`pCur + 0x46`) and
+ * reloaded them from the stack on every iteration. Returns whether it made any copy. */
+static int rematerialize_addresses(struct xfunc *f)
+{
+    LLVMBuilderRef b = f->x->builder;
+    struct valvec cheap = {0};
+    for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(f->fn); block; block = LLVMGetNextBasicBlock(block))
+        for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst; inst = LLVMGetNextInstruction(inst))
+            if (is_rematerializable(inst) && used_outside_block(inst))
+                valvec_push(&cheap, inst);
+    struct ptrmap users, copies;
+    ptrmap_init(&users);
+    ptrmap_init(&copies);
+    for (size_t i = 0; i < cheap.n; i++) {
+        LLVMValueRef inst = cheap.v[i];
+        LLVMBasicBlockRef home = LLVMGetInstructionParent(inst);
+        ptrmap_clear(&users);
+        ptrmap_clear(&copies);
+        struct valvec blocks = {0};
+        for (LLVMUseRef use = LLVMGetFirstUse(inst); use; use = LLVMGetNextUse(use)) {
+            LLVMValueRef user = LLVMGetUser(use);
+            LLVMBasicBlockRef block = LLVMGetInstructionParent(user);
+            if (block == home)
+                continue;
+            ptrmap_put(&users, user, user);
+            if (!ptrmap_get(&copies, LLVMBasicBlockAsValue(block))) {
+                ptrmap_put(&copies, LLVMBasicBlockAsValue(block), inst);   /* placeholder */
+                valvec_push(&blocks, LLVMBasicBlockAsValue(block));
+            }
+        }
+        for (size_t k = 0; k < blocks.n; k++) {
+            LLVMBasicBlockRef block = LLVMValueAsBasicBlock(blocks.v[k]);
+            LLVMValueRef first = LLVMGetFirstInstruction(block);
+            while (!ptrmap_get(&users, first))
+                first = LLVMGetNextInstruction(first);
+            LLVMValueRef copy = LLVMInstructionClone(inst);
+            LLVMPositionBuilderBefore(b, first);
+            xf_insert_keeping_loc(b, copy, "vigil.addr");
+            for (LLVMValueRef user = first; user; user = LLVMGetNextInstruction(user)) {
+                if (!ptrmap_get(&users, user))
+                    continue;
+                int nops = LLVMGetNumOperands(user);
+                for (int op = 0; op < nops; op++)
+                    if (LLVMGetOperand(user, (unsigned)op) == inst)
+                        LLVMSetOperand(user, (unsigned)op, copy);
+            }
+        }
+        valvec_free(&blocks);
+    }
+    ptrmap_free(&users);
+    ptrmap_free(&copies);
+    int changed = cheap.n > 0;
+    valvec_free(&cheap);
+    return changed;
+}
+
 void xf_demote(struct xfunc *f)
 {
     demote_phis(f);
+    /* A copy's base may itself be such an address from another block: repeat. */
+    while (rematerialize_addresses(f))
+        ;
     LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(f->fn);
     struct valvec escaping = {0};
     for (LLVMBasicBlockRef block = entry; block; block = LLVMGetNextBasicBlock(block))

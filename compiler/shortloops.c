@@ -150,33 +150,46 @@ static int known_multiple(LLVMValueRef v, uint64_t m)
     }
 }
 
-/* Whether every edge into the loop from outside (into `header`, from blocks other than
- * `latch`) is taken only when `v` is not 0: the guard a rotated loop gets,
- * `br (icmp eq v, 0), skip, loop`. */
-static int entries_exclude_zero(LLVMBasicBlockRef header, LLVMBasicBlockRef latch, LLVMValueRef v)
+/* Whether the edge from -> header is taken only when `v` is not 0: the guard a rotated loop
+ * gets, `br (icmp eq v, 0), skip, loop` (v or what v is the zext of). */
+static int edge_excludes_zero(LLVMBasicBlockRef from, LLVMBasicBlockRef header, LLVMValueRef v)
 {
     LLVMValueRef narrow = LLVMIsAZExtInst(v) ? LLVMGetOperand(v, 0) : v;
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
+    /* A preheader with one way in: the guard is on the edge into it. */
+    for (int depth = 0; depth < 4 && LLVMGetInstructionOpcode(term) == LLVMBr && !LLVMIsConditional(term); depth++) {
+        LLVMUseRef use = LLVMGetFirstUse(LLVMBasicBlockAsValue(from));
+        if (!use || LLVMGetNextUse(use) || !LLVMIsATerminatorInst(LLVMGetUser(use)))
+            return 0;
+        header = from;
+        from = LLVMGetInstructionParent(LLVMGetUser(use));
+        term = LLVMGetBasicBlockTerminator(from);
+    }
+    if (LLVMGetInstructionOpcode(term) != LLVMBr || !LLVMIsConditional(term) ||
+        LLVMGetSuccessor(term, 0) == LLVMGetSuccessor(term, 1))
+        return 0;
+    LLVMValueRef cond = LLVMGetCondition(term);
+    uint64_t c;
+    if (!LLVMIsAICmpInst(cond) || !is_constant(LLVMGetOperand(cond, 1), &c) || c != 0)
+        return 0;
+    LLVMValueRef tested = LLVMGetOperand(cond, 0);
+    if (tested != v && tested != narrow)
+        return 0;
+    LLVMIntPredicate pred = LLVMGetICmpPredicate(cond);
+    int into_loop_on_true = LLVMGetSuccessor(term, 0) == header;
+    return (pred == LLVMIntEQ && !into_loop_on_true) || ((pred == LLVMIntNE || pred == LLVMIntUGT) && into_loop_on_true);
+}
+
+/* Whether every edge into the loop from outside (into `header` from blocks other than
+ * `latch`) is taken only when `v` is not 0. */
+static int entries_exclude_zero(LLVMBasicBlockRef header, LLVMBasicBlockRef latch, LLVMValueRef v)
+{
     LLVMValueRef phi = LLVMGetFirstInstruction(header);
     if (!phi || !LLVMIsAPHINode(phi))
         return 0;
     for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
         LLVMBasicBlockRef from = LLVMGetIncomingBlock(phi, k);
-        if (from == latch)
-            continue;
-        LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
-        if (LLVMGetInstructionOpcode(term) != LLVMBr || !LLVMIsConditional(term) ||
-            LLVMGetSuccessor(term, 0) == LLVMGetSuccessor(term, 1))
-            return 0;
-        LLVMValueRef cond = LLVMGetCondition(term);
-        uint64_t c;
-        if (!LLVMIsAICmpInst(cond) || !is_constant(LLVMGetOperand(cond, 1), &c) || c != 0)
-            return 0;
-        LLVMValueRef tested = LLVMGetOperand(cond, 0);
-        if (tested != v && tested != narrow)
-            return 0;
-        LLVMIntPredicate pred = LLVMGetICmpPredicate(cond);
-        int into_loop_on_true = LLVMGetSuccessor(term, 0) == header;
-        if (!((pred == LLVMIntEQ && !into_loop_on_true) || ((pred == LLVMIntNE || pred == LLVMIntUGT) && into_loop_on_true)))
+        if (from != latch && !edge_excludes_zero(from, header, v))
             return 0;
     }
     return 1;
@@ -284,6 +297,8 @@ static uint64_t loop_bound(LLVMBasicBlockRef header, LLVMBasicBlockRef latch, co
                 next = value;
             } else {
                 struct range r = value_range(value, 6);
+                if (r.lo == 0 && r.hi > 0 && edge_excludes_zero(LLVMGetIncomingBlock(phi, k), header, value))
+                    r.lo = 1;
                 start.lo = min_u64(start.lo, r.lo);
                 start.hi = max_u64(start.hi, r.hi);
             }

@@ -413,8 +413,31 @@ CRASH
         fail "e2e-cmd/vigil-run-crash-site" "crash_fault.c does not build with vigil-cc"
     fi
 }
+# ---- Short loops (compiler/shortloops.c): which loops keep a back-edge check ----
+# Without unrolling, so that each source loop is one loop of the compiled code.
+short_loops_check() {
+    local d=$E2E_WORK/short_loops src=$PROGS/short_loops.c out
+    mkdir -p "$d"
+    backedges() {  # BINARY -> the functions with a back-edge site, one per line
+        "$VIGIL" sites "$1" | awk '$2 == "backedge" {print $3}' | sort -u
+    }
+    if ! (cd "$d" && $VIGILCC -O2 -fno-unroll-loops -g -o short "$src" &&
+          VIGIL_CC_SHORT_LOOP_MAX=0 $VIGILCC -O2 -fno-unroll-loops -g -o all "$src") >"$d/build.log" 2>&1; then
+        fail "e2e-cmd/short-loops" "build failed: $(first_error "$d/build.log")"
+        return
+    fi
+    out=$(backedges "$d/short" | tr '\n' ' ')
+    if [ "$out" != "long_sum main odd_steps " ]; then
+        fail "e2e-cmd/short-loops" "functions with back-edge checks: '$out', expected 'long_sum main odd_steps '"
+    elif [ "$(backedges "$d/all" | tr '\n' ' ')" != "long_sum main odd_steps short_compare short_countdown " ]; then
+        fail "e2e-cmd/short-loops" "with VIGIL_CC_SHORT_LOOP_MAX=0 every loop must keep its check: $(backedges "$d/all" | tr '\n' ' ')"
+    else
+        pass "e2e-cmd/short-loops"
+    fi
+}
 if [ -z "$E2E_ONLY" ] && [ "$(basename "$VIGILCC")" = vigil-cc ]; then
     report_checks
+    short_loops_check
 fi
 
 echo "e2e: $passed passed, $failed failed" >&2
