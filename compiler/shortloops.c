@@ -11,7 +11,7 @@
  *   - the header has exactly one back-edge (its latch), and its loop body (the blocks that
  *     reach the latch without passing the header) holds no other back-edge's source or
  *     target: innermost, so elided loops do not nest and their bounds do not multiply;
- *   - a PHI of the header counts by a step of 1, 2, 4 ... 64 (up or down): the latch brings
+ *   - a PHI of the header counts by a step of 1 to 64 (up or down): the latch brings
  *     `add phi, step`, every other predecessor a start value of known range;
  *   - a conditional branch in the header or the latch (both run on every iteration) leaves
  *     the loop unless `phi` or `phi +- 1` compares (<, <=, !=, or their mirrors) with a value
@@ -246,7 +246,10 @@ static uint64_t bound_from_test(LLVMValueRef term, const unsigned char *body, co
         first_hi += step;
     }
     /* With a step above 1, `!=` ends the loop only if the counter meets the limit exactly. */
-    int meets = size == 1 || (first_lo == first_hi && first_lo % size == 0 && known_multiple(rhs, size));
+    int power_of_two = (size & (size - 1)) == 0, exact = first_lo == first_hi;
+    uint64_t distance = limit.lo > first_lo ? limit.lo - first_lo : first_lo - limit.lo;
+    int meets = size == 1 || (exact && limit.lo == limit.hi && distance % size == 0) ||
+                (exact && power_of_two && first_lo % size == 0 && known_multiple(rhs, size));
     /* Signed comparisons mean the same as unsigned ones when every value is far from the sign. */
     const uint64_t small = UINT64_C(1) << 62;
     int is_signed = pred == LLVMIntSLT || pred == LLVMIntSLE || pred == LLVMIntSGT || pred == LLVMIntSGE;
@@ -312,8 +315,8 @@ static uint64_t loop_bound(LLVMBasicBlockRef header, LLVMBasicBlockRef latch, co
         if (!LLVMIsAConstantInt(other))
             continue;
         int64_t s = LLVMConstIntGetSExtValue(other);
-        if (s == 0 || s > 64 || s < -64 || (s & (s - 1) && -s & (-s - 1)))
-            continue;   /* steps of a power of two up to 64: the unroller's */
+        if (s == 0 || s > 64 || s < -64)
+            continue;   /* steps of 1 to 64: the unroller's */
         LLVMBasicBlockRef tests[] = {header, latch};
         for (int t = 0; t < 2; t++) {
             uint64_t bound = bound_from_test(LLVMGetBasicBlockTerminator(tests[t]), body, index, header, latch,
