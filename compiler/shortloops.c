@@ -195,6 +195,20 @@ static int entries_exclude_zero(LLVMBasicBlockRef header, LLVMBasicBlockRef latc
     return 1;
 }
 
+/* v, or X when v is `and X, 2^k - 1` and X is the counter or its next value (*mask = 2^k - 1). */
+static LLVMValueRef unmask(LLVMValueRef v, LLVMValueRef phi, LLVMValueRef next, uint64_t *mask)
+{
+    uint64_t c;
+    if (!LLVMIsAInstruction(v) || LLVMGetInstructionOpcode(v) != LLVMAnd ||
+        !is_constant(LLVMGetOperand(v, 1), &c) || (c & (c + 1)) != 0)
+        return v;
+    LLVMValueRef x = LLVMGetOperand(v, 0);
+    if (x != phi && x != next)
+        return v;
+    *mask = c;
+    return x;
+}
+
 /* The most iterations the loop can run per entry when `term` (in the header or the latch)
  * tests the counter `phi` (start range `start`, step `step`, next value `next`); UINT64_MAX
  * when the test says nothing. */
@@ -213,6 +227,9 @@ static uint64_t bound_from_test(LLVMValueRef term, const unsigned char *body, co
         return UINT64_MAX;   /* no exit here */
     LLVMIntPredicate pred = LLVMGetICmpPredicate(cond);
     LLVMValueRef lhs = LLVMGetOperand(cond, 0), rhs = LLVMGetOperand(cond, 1);
+    uint64_t mask = UINT64_MAX;
+    lhs = unmask(lhs, phi, next, &mask);
+    rhs = unmask(rhs, phi, next, &mask);
     if (lhs != phi && lhs != next) {   /* counter on the right: mirror the comparison */
         LLVMValueRef t = lhs;
         lhs = rhs;
@@ -246,6 +263,9 @@ static uint64_t bound_from_test(LLVMValueRef term, const unsigned char *body, co
         first_hi += step;
     }
     /* With a step above 1, `!=` ends the loop only if the counter meets the limit exactly. */
+    /* A masked counter (`(n - 1) & 255`, LLVM 16) is the counter while both stay in the mask. */
+    if (mask != UINT64_MAX && (first_hi > mask || limit.hi > mask))
+        return UINT64_MAX;
     int power_of_two = (size & (size - 1)) == 0, exact = first_lo == first_hi;
     uint64_t distance = limit.lo > first_lo ? limit.lo - first_lo : first_lo - limit.lo;
     int meets = size == 1 || (exact && limit.lo == limit.hi && distance % size == 0) ||
