@@ -1,6 +1,7 @@
 /* Back-edges of the original body, and the instrumented copy of it. */
 #include "xform.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,44 @@ void xf_back_edges(LLVMBasicBlockRef *blocks, size_t n, const struct ptrmap *ind
     free(state);
     free(stack);
     free(next_succ);
+}
+
+/* Blocks reachable from `start` along `edges` (per block: block indexes + 1, as pointers),
+ * never through `barrier` (SIZE_MAX: none), which is marked (start == barrier: nothing else);
+ * start itself only when a path leads back to it or `with_start`. With predecessor edges, from a latch, with its header as
+ * the barrier and with_start: the body of that loop. */
+unsigned char *xf_reach(const struct valvec *edges, size_t nblocks, size_t start, int with_start, size_t barrier)
+{
+    size_t n = 0;
+    unsigned char *seen = xf_calloc(nblocks, 1);
+    size_t *work = xf_calloc(nblocks + 1, sizeof *work);
+    if (barrier != SIZE_MAX)
+        seen[barrier] = 1;
+    if (with_start)
+        seen[start] = 1;
+    if (start == barrier) {   /* a one-block loop: nothing is reached without passing it */
+        free(work);
+        return seen;
+    }
+    for (size_t k = 0; k < edges[start].n; k++) {   /* marked when pushed: at most nblocks pushes */
+        size_t b = (size_t)edges[start].v[k] - 1;
+        if (!seen[b]) {
+            seen[b] = 1;
+            work[n++] = b;
+        }
+    }
+    while (n) {
+        size_t b = work[--n];
+        for (size_t k = 0; k < edges[b].n; k++) {
+            size_t next = (size_t)edges[b].v[k] - 1;
+            if (!seen[next]) {
+                seen[next] = 1;
+                work[n++] = next;
+            }
+        }
+    }
+    free(work);
+    return seen;
 }
 
 /* The back-edges of the body, but those of short loops (shortloops.c), which get no check. */

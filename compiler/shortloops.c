@@ -91,32 +91,6 @@ static struct range value_range(LLVMValueRef v, int depth)
     }
 }
 
-/* Blocks of the loop of `header` with latch `latch`: those that reach the latch backwards
- * without passing the header, and the header. `index` maps a block to its position + 1. */
-static unsigned char *loop_body(size_t n, const struct ptrmap *index, const struct valvec *preds,
-                                size_t header, size_t latch)
-{
-    unsigned char *in = xf_calloc(n, 1);
-    size_t *work = xf_calloc(n, sizeof *work), nwork = 0;
-    in[header] = 1;
-    if (!in[latch]) {
-        in[latch] = 1;
-        work[nwork++] = latch;
-    }
-    while (nwork) {
-        size_t b = work[--nwork];
-        for (size_t k = 0; k < preds[b].n; k++) {
-            size_t p = (size_t)ptrmap_get(index, preds[b].v[k]) - 1;
-            if (!in[p]) {
-                in[p] = 1;
-                work[nwork++] = p;
-            }
-        }
-    }
-    free(work);
-    return in;
-}
-
 static int block_in_loop(LLVMBasicBlockRef block, const unsigned char *body, const struct ptrmap *index)
 {
     size_t i = (size_t)ptrmap_get(index, LLVMBasicBlockAsValue(block));
@@ -262,10 +236,10 @@ static uint64_t bound_from_test(LLVMValueRef term, const unsigned char *body, co
         first_lo += step;
         first_hi += step;
     }
-    /* With a step above 1, `!=` ends the loop only if the counter meets the limit exactly. */
     /* A masked counter (`(n - 1) & 255`, LLVM 16) is the counter while both stay in the mask. */
     if (mask != UINT64_MAX && (first_hi > mask || limit.hi > mask))
         return UINT64_MAX;
+    /* With a step above 1, `!=` ends the loop only if the counter meets the limit exactly. */
     int power_of_two = (size & (size - 1)) == 0, exact = first_lo == first_hi;
     uint64_t distance = limit.lo > first_lo ? limit.lo - first_lo : first_lo - limit.lo;
     int meets = size == 1 || (exact && limit.lo == limit.hi && distance % size == 0) ||
@@ -369,7 +343,7 @@ void xf_find_short_loops(struct xfunc *f)
         LLVMValueRef term = LLVMGetBasicBlockTerminator(blocks[i]);
         for (unsigned k = 0; term && k < LLVMGetNumSuccessors(term); k++) {
             size_t to = (size_t)ptrmap_get(&index, LLVMBasicBlockAsValue(LLVMGetSuccessor(term, k)));
-            valvec_push(&preds[to - 1], LLVMBasicBlockAsValue(blocks[i]));
+            valvec_push(&preds[to - 1], (LLVMValueRef)(i + 1));   /* as xf_reach reads them */
         }
     }
     struct valvec from = {0}, to = {0};
@@ -386,7 +360,7 @@ void xf_find_short_loops(struct xfunc *f)
         size_t h = (size_t)ptrmap_get(&index, to.v[e]) - 1, l = (size_t)ptrmap_get(&index, from.v[e]) - 1;
         if (latch_count[h] != 1)
             continue;
-        unsigned char *body = loop_body(n, &index, preds, h, l);
+        unsigned char *body = xf_reach(preds, n, l, 1, h);   /* the latch's loop, header included */
         int innermost = 1;
         for (size_t i = 0; i < n && innermost; i++)
             innermost = !body[i] || ((!source[i] || i == l) && (!target[i] || i == h));

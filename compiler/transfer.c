@@ -357,39 +357,11 @@ static void compute_liveness(struct xfunc *f, struct xt_transfer *t, uint64_t *g
     free(out);
 }
 
-/* Blocks reachable from `start` following succs (forward) or preds, never through `barrier`
- * (SIZE_MAX: none), which is marked; start itself only when a path leads back to it or
- * `with_start`. */
+/* Blocks reachable from `start` following succs (forward) or preds (xf_reach). */
 static unsigned char *reach_around(struct xfunc *f, struct xt_transfer *t, size_t start, int forward,
                                    int with_start, size_t barrier)
 {
-    size_t nblocks = f->blocks.n, n = 0;
-    unsigned char *seen = xf_calloc(nblocks, 1);
-    size_t *work = xf_calloc(nblocks + 1, sizeof *work);
-    struct valvec *edges = forward ? t->succs : t->preds;
-    if (barrier != SIZE_MAX)
-        seen[barrier] = 1;
-    if (with_start)
-        seen[start] = 1;
-    for (size_t k = 0; k < edges[start].n; k++) {   /* marked when pushed: at most nblocks pushes */
-        size_t b = (size_t)edges[start].v[k] - 1;
-        if (!seen[b]) {
-            seen[b] = 1;
-            work[n++] = b;
-        }
-    }
-    while (n) {
-        size_t b = work[--n];
-        for (size_t k = 0; k < edges[b].n; k++) {
-            size_t next = (size_t)edges[b].v[k] - 1;
-            if (!seen[next]) {
-                seen[next] = 1;
-                work[n++] = next;
-            }
-        }
-    }
-    free(work);
-    return seen;
+    return xf_reach(forward ? t->succs : t->preds, f->blocks.n, start, with_start, barrier);
 }
 
 static unsigned char *reach(struct xfunc *f, struct xt_transfer *t, size_t start, int forward, int with_start)

@@ -105,6 +105,7 @@ void xf_make_prologue(struct xfunc *f);
 void xf_back_edges(LLVMBasicBlockRef *blocks, size_t n, const struct ptrmap *index, struct valvec *from,
                    struct valvec *to);
 void xf_find_backedges(struct xfunc *f);   /* after xf_find_short_loops */
+unsigned char *xf_reach(const struct valvec *edges, size_t nblocks, size_t start, int with_start, size_t barrier);
 /* shortloops.c: headers of innermost loops of at most settings->short_loop_max iterations per
  * entry (into f->short_headers), read from the SSA form: before xf_demote. */
 void xf_find_short_loops(struct xfunc *f);
