@@ -11,6 +11,8 @@
  *   rt_abi _exit      _exit(7) without exit handlers
  *   rt_abi flush      vigil_flush_report, then more work, then exit 0
  *   rt_abi lazy       dispatch check fires before the module's constructor ran; exit 0
+ *   rt_abi probe-first a module whose first contact with the runtime is a probe (no dispatch
+ *                     check, no constructor registered it): every kind of probe; exit 0
  *   rt_abi wait       rare site, then waits for a signal (run.sh sends SIGTERM)
  *   rt_abi services   prints what the tool services say (site lookup, stack, clock)
  */
@@ -47,6 +49,16 @@ static struct __vigil_module module2 = {
     .dispatch_sites = dispatch_sites2, .ndispatch = 1,
 };
 
+/* A third module, never registered by anyone: its probes are the runtime's first sight of it. */
+enum { S3_ENTRY, S3_LOAD, S3_STORE, S3_BRANCH, S3_RET, S3_CALL, NSITES3 };
+static const uint32_t dispatch_sites3[1] = {S3_ENTRY};
+static uint32_t counters3[1];
+static struct __vigil_site_state state3[1] __attribute__((aligned(8)));
+static struct __vigil_module module3 = {
+    .abi_version = VIGIL_ABI_VERSION, .nsites = NSITES3, .counters = counters3, .state = state3,
+    .dispatch_sites = dispatch_sites3, .ndispatch = 1,
+};
+
 static void build_tables(void)
 {
     struct vigil_sitefmt_builder *b = vigil_sitefmt_builder_new("rt_abi.c");
@@ -65,6 +77,15 @@ static void build_tables(void)
     vigil_sitefmt_add(b, VIGIL_SITE_ENTRY, "lazy", "rt_lazy.c", 1, 1, 0);
     module2.site_blob = vigil_sitefmt_finish(b, 0xabcdefull, &len);
     module2.tu_hash = 0xabcdefull;
+    b = vigil_sitefmt_builder_new("rt_probe_first.c");
+    vigil_sitefmt_add(b, VIGIL_SITE_ENTRY, "first", "rt_probe_first.c", 1, 1, 0);
+    vigil_sitefmt_add(b, VIGIL_SITE_LOAD, "first", "rt_probe_first.c", 2, 1, 4);
+    vigil_sitefmt_add(b, VIGIL_SITE_STORE, "first", "rt_probe_first.c", 3, 1, 4);
+    vigil_sitefmt_add(b, VIGIL_SITE_BRANCH, "first", "rt_probe_first.c", 4, 1, 0);
+    vigil_sitefmt_add(b, VIGIL_SITE_RETURN, "first", "rt_probe_first.c", 5, 1, 0);
+    vigil_sitefmt_add(b, VIGIL_SITE_CALL, "first", "rt_probe_first.c", 6, 1, 0);
+    module3.site_blob = vigil_sitefmt_finish(b, 0x5eedull, &len);
+    module3.tu_hash = 0x5eedull;
 }
 
 /* The dispatch check of common/abi.h; returns 1 when the code after it runs instrumented. */
@@ -213,6 +234,18 @@ int main(int argc, char **argv)
         dispatch(&module2, 0);
         dispatch(&module2, 0);
         rare();   /* module: registered lazily too when RT_LAZY is set */
+        return 0;
+    }
+    if (strcmp(what, "probe-first") == 0) {
+        rare();
+        for (int i = 0; i < 3; i++) {
+            __vigil_probe_load(&module3, S3_LOAD, (const void *)&sink, 4);
+            __vigil_probe_store(&module3, S3_STORE, (const void *)&sink, 4);
+            __vigil_probe_branch(&module3, S3_BRANCH, i & 1);
+            __vigil_probe_return(&module3, S3_RET, i);
+            __vigil_probe_call(&module3, S3_CALL, (const void *)rare);
+        }
+        printf("registered %d\n", __atomic_load_n(&module3.registered, __ATOMIC_ACQUIRE));
         return 0;
     }
     if (strcmp(what, "services") == 0) {

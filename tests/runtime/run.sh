@@ -131,6 +131,19 @@ for bin in rt_abi_static rt_abi_shared; do
         && pass "lazy registration from a dispatch check ($tag)" \
         || fail "lazy registration from a dispatch check ($tag)" "$(grep -E 'module|site' <<<"$facts" | tr '\n' ' ')"
 
+    # A module met first through its probes: registered then, its accesses and predicates
+    # counted, its table in the report.
+    run probe-first-$tag $bin "mode=full:tools=count" probe-first
+    why=""
+    [ "$status" = 0 ] || why+="exit status $status; "
+    grep -qx "registered 1" "$dir/stdout" || why+="module not registered: $(cat "$dir/stdout"); "
+    has "$facts" "module 1 0000000000005eed 6 8" || why+="no module line for it: $(grep module <<<"$facts" | tr '\n' ' '); "
+    c=$(cat "$dir"/vigil-out/*/count.txt 2>/dev/null)
+    for k in "load 3" "store 3" "branch 3" "return 3" "call 3"; do has "$c" "$k" || why+="no '$k' in count.txt; "; done
+    [ ! -s "$dir/stderr" ] || why+="stderr: $(head -c 200 "$dir/stderr"); "
+    [ -z "$why" ] && pass "probes of a module no check registered ($tag)" \
+        || fail "probes of a module no check registered ($tag)" "$why"
+
     # SIGTERM while waiting
     dir=$W/term-$tag
     mkdir -p "$dir"
