@@ -126,29 +126,21 @@ void xf_back_edges(LLVMBasicBlockRef *blocks, size_t n, const struct ptrmap *ind
 }
 
 /* Blocks reachable from `start` along `edges` (per block: block indexes + 1, as pointers),
- * never through `barrier` (SIZE_MAX: none), which is marked (start == barrier: nothing else);
- * start itself only when a path leads back to it or `with_start`. With predecessor edges, from a latch, with its header as
- * the barrier and with_start: the body of that loop. */
+ * never through `barrier` (SIZE_MAX: none), which is marked. `start` is marked when
+ * `with_start` or when a path leads back to it; when it is the barrier, nothing else is.
+ * With predecessor edges, from a latch, with its header as the barrier and with_start: the
+ * body of that loop. */
 unsigned char *xf_reach(const struct valvec *edges, size_t nblocks, size_t start, int with_start, size_t barrier)
 {
-    size_t n = 0;
     unsigned char *seen = xf_calloc(nblocks, 1);
-    size_t *work = xf_calloc(nblocks + 1, sizeof *work);
+    size_t *work = xf_calloc(nblocks + 1, sizeof *work);   /* start unmarked, then each block once */
+    size_t n = 0;
     if (barrier != SIZE_MAX)
         seen[barrier] = 1;
     if (with_start)
         seen[start] = 1;
-    if (start == barrier) {   /* a one-block loop: nothing is reached without passing it */
-        free(work);
-        return seen;
-    }
-    for (size_t k = 0; k < edges[start].n; k++) {   /* marked when pushed: at most nblocks pushes */
-        size_t b = (size_t)edges[start].v[k] - 1;
-        if (!seen[b]) {
-            seen[b] = 1;
-            work[n++] = b;
-        }
-    }
+    if (start != barrier)
+        work[n++] = start;
     while (n) {
         size_t b = work[--n];
         for (size_t k = 0; k < edges[b].n; k++) {
