@@ -17,7 +17,7 @@ struct vigil_transform_settings {
     int probe_accesses;      /* loads/stores (default 1) */
     int probe_branches;      /* conditional branches (default 1) */
     int probe_returns;       /* integer/pointer call results (default 1) */
-    int probe_calls;         /* calls (default 1) */
+    int probe_calls;         /* calls (default 0: only the count tool uses them) */
     int loop_counters;       /* batched countdown in innermost loops (default 1) */
     int loop_calls;          /* ... also in those that make calls (default 1) */
     int outline;             /* loop-free functions: instrumented copy as its own function (default 1) */

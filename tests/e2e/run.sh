@@ -435,9 +435,32 @@ short_loops_check() {
         pass "e2e-cmd/short-loops"
     fi
 }
+# ---- Call probes: opt-in (VIGIL_CC_PROBE_CALLS=1), the count tool's call events ----
+call_probes_check() {
+    local d=$E2E_WORK/call_probes src=$PROGS/callbacks.c calls why=""
+    mkdir -p "$d"
+    if ! (cd "$d" && $VIGILCC -O2 -g -o default "$src" &&
+          VIGIL_CC_PROBE_CALLS=1 $VIGILCC -O2 -g -o with_calls "$src" && $PLAINCC -O2 -o plain "$src") >"$d/build.log" 2>&1; then
+        fail "e2e-cmd/call-probes" "build failed: $(first_error "$d/build.log")"
+        return
+    fi
+    calls() {  # BINARY -> "<call sites> <call events in mode=full>"
+        rm -rf "$d/out"
+        (cd "$d" && VIGIL_OPTIONS="mode=full:tools=count:out=$d/out" timeout -k 5 "$E2E_TIMEOUT" "./$1") >"$d/$1.out" 2>/dev/null
+        echo "$("$VIGIL" sites "$d/$1" | awk '$2 == "call"' | wc -l) $(cat "$d"/out/*/count.txt 2>/dev/null | awk '$1 == "call" {print $2}')"
+    }
+    (cd "$d" && ./plain) >"$d/plain.out" 2>/dev/null
+    read -r -a calls <<<"$(calls default)"
+    [ "${calls[0]}" = 0 ] && [ "${calls[1]:-0}" = 0 ] || why+="default build: ${calls[0]} call sites, ${calls[1]:-no} call events; "
+    read -r -a calls <<<"$(calls with_calls)"
+    [ "${calls[0]}" -gt 5 ] && [ "${calls[1]:-0}" -gt 10 ] || why+="VIGIL_CC_PROBE_CALLS=1: ${calls[0]} call sites, ${calls[1]:-no} call events; "
+    cmp -s "$d/plain.out" "$d/default.out" && cmp -s "$d/plain.out" "$d/with_calls.out" || why+="output differs from plain; "
+    if [ -z "$why" ]; then pass "e2e-cmd/call-probes"; else fail "e2e-cmd/call-probes" "$why"; fi
+}
 if [ -z "$E2E_ONLY" ] && [ "$(basename "$VIGILCC")" = vigil-cc ]; then
     report_checks
     short_loops_check
+    call_probes_check
 fi
 
 echo "e2e: $passed passed, $failed failed" >&2
