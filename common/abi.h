@@ -57,7 +57,8 @@
  *         if (b > 1) { ...as above... }
  *         else if (b == 0) { if (pred_enable[entry] & VIGIL_PRED_PINNED) goto instrumented;
  *                            else goto checking; }        // no burst: nothing to end
- *         else ...__vigil_burst_end as above...
+ *         else ...__vigil_burst_end as above, which answers "instrumented" for a pinned
+ *              function's check: a burst begun elsewhere may end inside it...
  * so a pinned function never runs its checking copy, and its callees keep theirs.
  */
 #ifndef VIGIL_ABI_H

@@ -9,6 +9,13 @@ __thread uint32_t __vigil_burst_left __attribute__((tls_model("initial-exec")));
 /* Full mode keeps a thread in the instrumented copy: a burst this long is re-armed at its end. */
 #define FULL_BURST UINT32_MAX
 
+/* True when the runtime pinned the function of dispatch site d to its instrumented copy. */
+static inline int is_pinned(const struct __vigil_module *m, uint32_t d)
+{
+    return m->pred_enable && d < m->ndispatch &&
+           (RELAXED_LOAD(&m->pred_enable[m->dispatch_sites[d] & VIGIL_DISPATCH_SITE]) & VIGIL_PRED_PINNED);
+}
+
 uint32_t __vigil_dispatch_enter(struct __vigil_module *m, uint32_t d)
 {
     if (unlikely(!__vigil_ensure_registered(m)) || unlikely(d >= m->ndispatch)) {
@@ -18,7 +25,7 @@ uint32_t __vigil_dispatch_enter(struct __vigil_module *m, uint32_t d)
             RELAXED_STORE(&m->counters[d], VIGIL_COUNTER_MAX);
         return 0;
     }
-    if (m->pred_enable && (RELAXED_LOAD(&m->pred_enable[m->dispatch_sites[d] & VIGIL_DISPATCH_SITE]) & VIGIL_PRED_PINNED)) {
+    if (is_pinned(m, d)) {
         RELAXED_STORE(&m->counters[d], 0);   /* pinned (common/abi.h): every entry comes here */
         return 1;
     }
@@ -33,16 +40,18 @@ uint32_t __vigil_dispatch_enter(struct __vigil_module *m, uint32_t d)
     return 1;
 }
 
+/* A burst ends at check d. A pinned function stays in its instrumented copy all the same (a
+ * burst begun elsewhere may end inside it): leaving would run its checking copy, which has no
+ * predicate counters, until its next check. */
 uint32_t __vigil_burst_end(struct __vigil_module *m, uint32_t d)
 {
-    (void)m, (void)d;
     __vigil_deliver_accesses();
     if (__vigil_sched.mode == VIGIL_MODE_FULL) {
         __vigil_burst_left = FULL_BURST;
         return 1;
     }
     __vigil_burst_left = 0;
-    return 0;
+    return is_pinned(m, d);
 }
 
 #if defined(__x86_64__)
