@@ -238,6 +238,7 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
         .probe_branches = vcc_setting_on(s->probe_branches),
         .probe_returns = vcc_setting_on(s->probe_returns),
         .probe_calls = vcc_setting_on(s->probe_calls),
+        .merge_span = strtol(s->merge_span, NULL, 10) > 0 ? strtol(s->merge_span, NULL, 10) : 0,
         .loop_counters = vcc_setting_on(s->loop_counters),
         .loop_calls = vcc_setting_on(s->loop_calls),
         .outline = vcc_setting_on(s->outline),
@@ -268,10 +269,10 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
     LLVMDisposeMessage(msg);
     if (job->debug)
         fprintf(stderr, "vigil-cc: note: %s: %u functions, %u transformed, %u skipped, "
-                        "%u entry and %u back-edge checks (%u batched, %u short loops without), %u outlined (%u with loops, %u big: entry only), %u probes, "
+                        "%u entry and %u back-edge checks (%u batched, %u short loops without), %u outlined (%u with loops, %u big: entry only), %u probes (%u accesses merged into others), "
                         "%u predicate counters (%u branch predicates left out)\n",
                 sj->in->path, stats.functions_seen, stats.functions_transformed,
-                stats.functions_skipped, stats.entry_checks, stats.backedge_checks, stats.batched_checks, stats.short_loops, stats.outlined, stats.outlined_loops, stats.outlined_big, stats.probes,
+                stats.functions_skipped, stats.entry_checks, stats.backedge_checks, stats.batched_checks, stats.short_loops, stats.outlined, stats.outlined_loops, stats.outlined_big, stats.probes, stats.merged_accesses,
                 stats.pred_counters, stats.pred_removed);
     return 0;
 }

@@ -260,6 +260,181 @@ static void probe_branch(struct xfunc *f, LLVMValueRef br)
         xp_defer_counter(f, br, ptrmap_get(&f->originals, br), site, block, NULL);
 }
 
+/* ---- merged accesses ----
+ * Loads (or stores) of one block through one base pointer at constant offsets, with no call
+ * between them, get one probe: at the first of them, for the range they cover (struct fields
+ * read one after another, an unrolled loop's array elements). Constant offsets from one pointer
+ * stay inside one object in C, so a tool that maps an address to its heap object sees the
+ * same objects; the site is the first access's. Volatile and atomic accesses keep their own
+ * probes; any call ends every group (it may free the object or not return). */
+#define MAX_OPEN_GROUPS 8
+struct access_group {
+    LLVMValueRef base, index;   /* the address is (index ? &((type *)base)[index] : base) + offset */
+    LLVMTypeRef type;
+    LLVMValueRef first;         /* the access the probe goes before; NULL: slot free */
+    LLVMValueRef first_address; /* its address operand, used as is when the group has one member */
+    int64_t lo, hi;             /* covered bytes [base + lo, base + hi) */
+    uint32_t first_size;
+    unsigned members;
+    int is_store;
+};
+struct access_groups {
+    struct access_group open[MAX_OPEN_GROUPS];
+    uintptr_t block;            /* original block index + 1 of the open groups */
+    unsigned next_victim;
+};
+
+/* The byte offset a GEP's indices from the first one on (first 1: all, 2: all but the first)
+ * add, when they are all constants. */
+static int gep_constant_offset(struct vigil_xform *x, LLVMValueRef gep, unsigned first, int64_t *offset)
+{
+    if (LLVMGetTypeKind(LLVMTypeOf(gep)) != LLVMPointerTypeKind)
+        return 0;   /* a vector of pointers */
+    LLVMTypeRef type = LLVMGetGEPSourceElementType(gep);
+    int64_t total = 0;
+    for (unsigned i = first, n = (unsigned)LLVMGetNumOperands(gep); i < n; i++) {
+        LLVMValueRef index = LLVMGetOperand(gep, i);
+        if (!LLVMIsAConstantInt(index))
+            return 0;
+        int64_t k = LLVMConstIntGetSExtValue(index);
+        if (i > 1 && LLVMGetTypeKind(type) == LLVMStructTypeKind) {
+            if (k < 0 || (unsigned)k >= LLVMCountStructElementTypes(type))
+                return 0;
+            total += (int64_t)LLVMOffsetOfElement(x->layout, type, (unsigned)k);
+            type = LLVMStructGetTypeAtIndex(type, (unsigned)k);
+            continue;
+        }
+        if (i > 1) {
+            if (LLVMGetTypeKind(type) != LLVMArrayTypeKind)
+                return 0;
+            type = LLVMGetElementType(type);
+        }
+        if (!LLVMTypeIsSized(type))
+            return 0;
+        total += k * (int64_t)LLVMABISizeOfType(x->layout, type);
+        if (total > INT32_MAX || total < INT32_MIN)
+            return 0;
+    }
+    *offset = total;
+    return 1;
+}
+
+/* address = (index ? &((type *)base)[index] : base) + offset: base stripped of casts and
+ * constant-index GEPs, and of one GEP whose first index only is a variable (&p[i].field). */
+struct split_address {
+    LLVMValueRef base, index;
+    LLVMTypeRef type;
+    int64_t offset;
+};
+
+static struct split_address split_address(struct vigil_xform *x, LLVMValueRef address)
+{
+    struct split_address a = {.base = address};
+    for (int depth = 0; depth < 16; depth++) {
+        int is_expr = LLVMIsAConstantExpr(a.base) != NULL;
+        LLVMOpcode op = is_expr ? LLVMGetConstOpcode(a.base)
+                                : LLVMIsAInstruction(a.base) ? LLVMGetInstructionOpcode(a.base) : LLVMRet;
+        int64_t add;
+        if (op == LLVMBitCast) {
+            a.base = LLVMGetOperand(a.base, 0);
+            continue;
+        }
+        if (op != LLVMGetElementPtr || LLVMGetNumOperands(a.base) < 2)
+            break;
+        int variable = !LLVMIsAConstantInt(LLVMGetOperand(a.base, 1));
+        if (!gep_constant_offset(x, a.base, variable ? 2 : 1, &add) || a.offset + add >= INT32_MAX ||
+            a.offset + add <= INT32_MIN)
+            break;
+        a.offset += add;
+        if (variable) {
+            a.index = LLVMGetOperand(a.base, 1);
+            a.type = LLVMGetGEPSourceElementType(a.base);
+            a.base = LLVMGetOperand(a.base, 0);
+            break;
+        }
+        a.base = LLVMGetOperand(a.base, 0);
+    }
+    return a;
+}
+
+static void emit_group(struct xfunc *f, struct access_group *g)
+{
+    struct vigil_xform *x = f->x;
+    if (!g->first)
+        return;
+    LLVMValueRef address = g->first_address, size = LLVMConstInt(x->i64, g->first_size, 0);
+    uint32_t aux = g->first_size;
+    if (g->members > 1) {
+        LLVMPositionBuilderBefore(x->builder, g->first);
+        LLVMValueRef base = g->base;
+        if (g->index)
+            base = LLVMBuildGEP2(x->builder, g->type, base, &g->index, 1, "");
+        base = LLVMBuildPointerCast(x->builder, base, x->ptr, "");
+        LLVMValueRef lo = LLVMConstInt(x->i64, (unsigned long long)g->lo, 1);
+        address = LLVMBuildGEP2(x->builder, x->i8, base, &lo, 1, "");
+        aux = (uint32_t)(g->hi - g->lo);
+        size = LLVMConstInt(x->i64, aux, 0);
+        x->stats->merged_accesses += g->members - 1;
+    }
+    probe_access(f, g->first, g->is_store, address, size, aux);
+    g->first = NULL;
+}
+
+static void emit_groups(struct xfunc *f, struct access_groups *gs)
+{
+    LLVMBuilderRef b = f->x->builder;
+    for (unsigned i = 0; i < MAX_OPEN_GROUPS; i++)
+        if (gs->open[i].first) {
+            LLVMSetCurrentDebugLocation2(b, xf_debug_loc(f, gs->open[i].first));
+            emit_group(f, &gs->open[i]);
+        }
+}
+
+/* Adds a plain load or store to a group when it can join one; returns 0 when it must be
+ * probed as any other instruction (after the open groups were emitted if it ends them). */
+static int group_access(struct xfunc *f, struct access_groups *gs, LLVMValueRef inst)
+{
+    struct vigil_xform *x = f->x;
+    int is_store = LLVMIsAStoreInst(inst) != NULL;
+    if (!x->settings->merge_span || !x->settings->probe_accesses || LLVMGetVolatile(inst) ||
+        LLVMGetOrdering(inst) != LLVMAtomicOrderingNotAtomic)
+        return 0;
+    LLVMValueRef address = LLVMGetOperand(inst, is_store ? 1 : 0);
+    if (skip_address(f, address))
+        return 1;   /* no probe at all, as probe_access would decide */
+    uint32_t size = access_size(x, LLVMTypeOf(is_store ? LLVMGetOperand(inst, 0) : inst));
+    if (size == 0 || size > (uint32_t)x->settings->merge_span)
+        return 0;
+    struct split_address a = split_address(x, address);
+    int64_t offset = a.offset;
+    struct access_group *free_slot = NULL;
+    for (unsigned i = 0; i < MAX_OPEN_GROUPS; i++) {
+        struct access_group *g = &gs->open[i];
+        if (!g->first) {
+            free_slot = free_slot ? free_slot : g;
+            continue;
+        }
+        if (g->base != a.base || g->index != a.index || g->type != a.type || g->is_store != is_store)
+            continue;
+        int64_t lo = offset < g->lo ? offset : g->lo, hi = offset + size > g->hi ? offset + (int64_t)size : g->hi;
+        if (hi - lo <= x->settings->merge_span) {
+            g->lo = lo, g->hi = hi;
+            g->members++;
+            return 1;
+        }
+        emit_group(f, g);   /* too far apart: this access starts the group anew */
+        free_slot = g;
+        break;
+    }
+    if (!free_slot) {
+        free_slot = &gs->open[gs->next_victim++ % MAX_OPEN_GROUPS];
+        emit_group(f, free_slot);
+    }
+    *free_slot = (struct access_group){.base = a.base, .index = a.index, .type = a.type, .first = inst, .first_address = address, .lo = offset,
+                                       .hi = offset + size, .first_size = size, .members = 1, .is_store = is_store};
+    return 1;
+}
+
 static void probe_instruction(struct xfunc *f, LLVMValueRef inst)
 {
     switch (LLVMGetInstructionOpcode(inst)) {
@@ -295,11 +470,25 @@ void xf_insert_probes(struct xfunc *f)
     map_originals(f);
     if (f->big)   /* before probes split the blocks */
         count_burst_on_backedges(f);
+    struct access_groups groups = {0};
     for (size_t i = 0; i < f->cloned.n; i++) {
         LLVMValueRef inst = f->cloned.v[i];
+        uintptr_t block = (uintptr_t)ptrmap_get(&f->clone_block, inst);
+        if (block != groups.block) {
+            emit_groups(f, &groups);
+            groups.block = block;
+        }
+        LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+        if ((op == LLVMLoad || op == LLVMStore) && group_access(f, &groups, inst))
+            continue;
+        if (op == LLVMCall || op == LLVMInvoke || op == LLVMFence || op == LLVMAtomicRMW ||
+            op == LLVMAtomicCmpXchg || op == LLVMLoad || op == LLVMStore || LLVMIsATerminatorInst(inst))
+            if (!(op == LLVMCall && (xf_is_call_to_prefix(inst, "llvm.dbg.") || xf_is_lifetime_marker(inst))))
+                emit_groups(f, &groups);
         LLVMSetCurrentDebugLocation2(b, xf_debug_loc(f, inst));
         probe_instruction(f, inst);
     }
+    emit_groups(f, &groups);
     LLVMSetCurrentDebugLocation2(b, NULL);
     xp_place_counters(f);
     free(f->cfg_edges);

@@ -18,6 +18,7 @@ struct vigil_transform_settings {
     int probe_branches;      /* conditional branches (default 1) */
     int probe_returns;       /* integer/pointer call results (default 1) */
     int probe_calls;         /* calls (default 0: only the count tool uses them) */
+    long merge_span;         /* accesses of a block through one pointer within this many bytes: one probe (0: off) */
     int loop_counters;       /* batched countdown in innermost loops (default 1) */
     int loop_calls;          /* ... also in those that make calls (default 1) */
     int outline;             /* loop-free functions: instrumented copy as its own function (default 1) */
@@ -33,6 +34,7 @@ struct vigil_transform_settings {
 struct vigil_transform_stats {
     unsigned functions_seen, functions_transformed, functions_skipped;
     unsigned entry_checks, backedge_checks, probes;
+    unsigned merged_accesses;/* loads and stores covered by another access's probe (probes.c) */
     unsigned batched_checks; /* back-edge checks counting down a local (loops.c) */
     unsigned short_loops;    /* back-edges of short loops, left without a check (shortloops.c) */
     unsigned outlined;       /* functions whose instrumented copy is a function of its own */

@@ -457,10 +457,36 @@ call_probes_check() {
     cmp -s "$d/plain.out" "$d/default.out" && cmp -s "$d/plain.out" "$d/with_calls.out" || why+="output differs from plain; "
     if [ -z "$why" ]; then pass "e2e-cmd/call-probes"; else fail "e2e-cmd/call-probes" "$why"; fi
 }
+# ---- Merged accesses (compiler/probes.c, VIGIL_CC_MERGE_SPAN): one probe per run of loads ----
+merged_accesses_check() {
+    local d=$E2E_WORK/merged src=$PROGS/merged_fields.c why="" got
+    mkdir -p "$d"
+    if ! (cd "$d" && $VIGILCC -O2 -g -o merged "$src" && VIGIL_CC_MERGE_SPAN=0 $VIGILCC -O2 -g -o single "$src") >"$d/build.log" 2>&1; then
+        fail "e2e-cmd/merged-accesses" "build failed: $(first_error "$d/build.log")"
+        return
+    fi
+    sites() {  # BINARY FUNCTION KIND -> how many sites of that kind the function has
+        "$VIGIL" sites "$d/$1" | awk -v f="$2" -v k="$3" '$2 == k && $3 == f' | wc -l
+    }
+    loads() {  # BINARY -> load events the count tool saw in mode=full
+        rm -rf "$d/out"
+        (cd "$d" && VIGIL_OPTIONS="mode=full:tools=count:out=$d/out" timeout -k 5 "$E2E_TIMEOUT" "./$1") >"$d/$1.out" 2>/dev/null
+        cat "$d"/out/*/count.txt 2>/dev/null | awk '$1 == "load" {print $2}'
+    }
+    got="$(sites merged digest load) $(sites single digest load) $(sites merged digest_with_call load) $(sites single digest_with_call load) $(sites merged main store) $(sites single main store)"
+    [ "$got" = "1 6 2 2 1 8" ] || why+="load/store sites (digest merged, single; digest_with_call merged, single; main stores merged, single): '$got', expected '1 6 2 2 1 8'; "
+    local merged_loads single_loads
+    merged_loads=$(loads merged) single_loads=$(loads single)
+    [ -n "$merged_loads" ] && [ -n "$single_loads" ] && [ "$merged_loads" -lt "$single_loads" ] ||
+        why+="load events: ${merged_loads:-none} merged against ${single_loads:-none} single; "
+    cmp -s "$d/merged.out" "$d/single.out" && grep -q '^total 7624800$' "$d/merged.out" || why+="output differs; "
+    if [ -z "$why" ]; then pass "e2e-cmd/merged-accesses"; else fail "e2e-cmd/merged-accesses" "$why"; fi
+}
 if [ -z "$E2E_ONLY" ] && [ "$(basename "$VIGILCC")" = vigil-cc ]; then
     report_checks
     short_loops_check
     call_probes_check
+    merged_accesses_check
 fi
 
 echo "e2e: $passed passed, $failed failed" >&2
