@@ -20,14 +20,18 @@ __attribute__((noinline)) static long digest_with_call(const struct record *r)
     return b + r->kind;
 }
 
+__attribute__((noinline)) static void fill(struct record *r, int i)
+{
+    r->id = i; r->kind = i % 3; r->flags = i & 5; r->weight = i * 0.5;
+    for (int k = 0; k < 4; k++) r->links[k] = i * k;
+}
+
 int main(void)
 {
     struct record *rs = calloc(64, sizeof *rs);
     if (!rs) return 1;
-    for (int i = 0; i < 64; i++) {
-        rs[i].id = i; rs[i].kind = i % 3; rs[i].flags = i & 5; rs[i].weight = i * 0.5;
-        for (int k = 0; k < 4; k++) rs[i].links[k] = i * k;
-    }
+    for (int i = 0; i < 64; i++)
+        fill(&rs[i], i);
     long total = 0;
     for (int round = 0; round < 100; round++)
         for (int i = 0; i < 64; i++)
