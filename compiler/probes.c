@@ -396,7 +396,10 @@ static int group_access(struct xfunc *f, struct access_groups *gs, LLVMValueRef 
 {
     struct vigil_xform *x = f->x;
     int is_store = LLVMIsAStoreInst(inst) != NULL;
-    if (!x->settings->merge_span || !x->settings->probe_accesses || LLVMGetVolatile(inst) ||
+    /* Not in a copy that shares its function with the checking copy (an indirectbr keeps
+     * lua's luaV_execute whole): there the merged addresses cost the checking copy's loop 5%
+     * more instructions in mode=off, through the register allocation the two copies share. */
+    if (!x->settings->merge_span || !x->settings->probe_accesses || !f->instr_fn || LLVMGetVolatile(inst) ||
         LLVMGetOrdering(inst) != LLVMAtomicOrderingNotAtomic)
         return 0;
     LLVMValueRef address = LLVMGetOperand(inst, is_store ? 1 : 0);
