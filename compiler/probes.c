@@ -362,8 +362,8 @@ static void emit_group(struct xfunc *f, struct access_group *g)
     struct vigil_xform *x = f->x;
     if (!g->first)
         return;
-    LLVMValueRef address = g->first_address, size = LLVMConstInt(x->i64, g->first_size, 0);
-    uint32_t aux = g->first_size;
+    LLVMValueRef address = g->first_address;
+    uint32_t size = g->first_size;
     if (g->members > 1) {
         LLVMPositionBuilderBefore(x->builder, g->first);
         LLVMValueRef base = g->base;
@@ -372,11 +372,10 @@ static void emit_group(struct xfunc *f, struct access_group *g)
         base = LLVMBuildPointerCast(x->builder, base, x->ptr, "");
         LLVMValueRef lo = LLVMConstInt(x->i64, (unsigned long long)g->lo, 1);
         address = LLVMBuildGEP2(x->builder, x->i8, base, &lo, 1, "");
-        aux = (uint32_t)(g->hi - g->lo);
-        size = LLVMConstInt(x->i64, aux, 0);
+        size = (uint32_t)(g->hi - g->lo);
         x->stats->merged_accesses += g->members - 1;
     }
-    probe_access(f, g->first, g->is_store, address, size, aux);
+    probe_access(f, g->first, g->is_store, address, LLVMConstInt(x->i64, size, 0), size);
     g->first = NULL;
 }
 
@@ -388,6 +387,21 @@ static void emit_groups(struct xfunc *f, struct access_groups *gs)
             LLVMSetCurrentDebugLocation2(b, xf_debug_loc(f, gs->open[i].first));
             emit_group(f, &gs->open[i]);
         }
+}
+
+/* Whether the open groups are emitted before inst's own probe: a call other than a debug
+ * intrinsic or lifetime marker, a fence, an atomic, an access that joined no group, the end
+ * of the block. */
+static int ends_groups(LLVMValueRef inst)
+{
+    switch (LLVMGetInstructionOpcode(inst)) {
+    case LLVMCall:
+        return !xf_is_call_to_prefix(inst, "llvm.dbg.") && !xf_is_lifetime_marker(inst);
+    case LLVMInvoke: case LLVMFence: case LLVMAtomicRMW: case LLVMAtomicCmpXchg: case LLVMLoad: case LLVMStore:
+        return 1;
+    default:
+        return LLVMIsATerminatorInst(inst) != NULL;
+    }
 }
 
 /* Adds a plain load or store to a group when it can join one; returns 0 when it must be
@@ -484,10 +498,8 @@ void xf_insert_probes(struct xfunc *f)
         LLVMOpcode op = LLVMGetInstructionOpcode(inst);
         if ((op == LLVMLoad || op == LLVMStore) && group_access(f, &groups, inst))
             continue;
-        if (op == LLVMCall || op == LLVMInvoke || op == LLVMFence || op == LLVMAtomicRMW ||
-            op == LLVMAtomicCmpXchg || op == LLVMLoad || op == LLVMStore || LLVMIsATerminatorInst(inst))
-            if (!(op == LLVMCall && (xf_is_call_to_prefix(inst, "llvm.dbg.") || xf_is_lifetime_marker(inst))))
-                emit_groups(f, &groups);
+        if (ends_groups(inst))
+            emit_groups(f, &groups);
         LLVMSetCurrentDebugLocation2(b, xf_debug_loc(f, inst));
         probe_instruction(f, inst);
     }

@@ -436,24 +436,31 @@ short_loops_check() {
     fi
 }
 # ---- Call probes: opt-in (VIGIL_CC_PROBE_CALLS=1), the count tool's call events ----
+# count_events DIR BINARY KIND: runs DIR/BINARY in mode=full with the count tool (stdout in
+# DIR/BINARY.out) and prints the events of KIND it counted (load, store, call...), or nothing.
+count_events() {
+    local d=$1 bin=$2 kind=$3
+    rm -rf "$d/out"
+    (cd "$d" && VIGIL_OPTIONS="mode=full:tools=count:out=$d/out" timeout -k 5 "$E2E_TIMEOUT" "./$bin") >"$d/$bin.out" 2>/dev/null
+    cat "$d"/out/*/count.txt 2>/dev/null | awk -v k="$kind" '$1 == k {print $2}'
+}
+# count_sites BINARY KIND [FUNCTION]: how many sites of KIND the binary (or that function) has.
+count_sites() {
+    "$VIGIL" sites "$1" | awk -v k="$2" -v f="${3:-}" '$2 == k && (f == "" || $3 == f)' | wc -l
+}
 call_probes_check() {
-    local d=$E2E_WORK/call_probes src=$PROGS/callbacks.c calls why=""
+    local d=$E2E_WORK/call_probes src=$PROGS/callbacks.c why="" sites events
     mkdir -p "$d"
     if ! (cd "$d" && $VIGILCC -O2 -g -o default "$src" &&
           VIGIL_CC_PROBE_CALLS=1 $VIGILCC -O2 -g -o with_calls "$src" && $PLAINCC -O2 -o plain "$src") >"$d/build.log" 2>&1; then
         fail "e2e-cmd/call-probes" "build failed: $(first_error "$d/build.log")"
         return
     fi
-    calls() {  # BINARY -> "<call sites> <call events in mode=full>"
-        rm -rf "$d/out"
-        (cd "$d" && VIGIL_OPTIONS="mode=full:tools=count:out=$d/out" timeout -k 5 "$E2E_TIMEOUT" "./$1") >"$d/$1.out" 2>/dev/null
-        echo "$("$VIGIL" sites "$d/$1" | awk '$2 == "call"' | wc -l) $(cat "$d"/out/*/count.txt 2>/dev/null | awk '$1 == "call" {print $2}')"
-    }
     (cd "$d" && ./plain) >"$d/plain.out" 2>/dev/null
-    read -r -a calls <<<"$(calls default)"
-    [ "${calls[0]}" = 0 ] && [ "${calls[1]:-0}" = 0 ] || why+="default build: ${calls[0]} call sites, ${calls[1]:-no} call events; "
-    read -r -a calls <<<"$(calls with_calls)"
-    [ "${calls[0]}" -gt 5 ] && [ "${calls[1]:-0}" -gt 10 ] || why+="VIGIL_CC_PROBE_CALLS=1: ${calls[0]} call sites, ${calls[1]:-no} call events; "
+    sites=$(count_sites "$d/default" call) events=$(count_events "$d" default call)
+    [ "$sites" = 0 ] && [ "${events:-0}" = 0 ] || why+="default build: $sites call sites, ${events:-no} call events; "
+    sites=$(count_sites "$d/with_calls" call) events=$(count_events "$d" with_calls call)
+    [ "$sites" -gt 5 ] && [ "${events:-0}" -gt 10 ] || why+="VIGIL_CC_PROBE_CALLS=1: $sites call sites, ${events:-no} call events; "
     cmp -s "$d/plain.out" "$d/default.out" && cmp -s "$d/plain.out" "$d/with_calls.out" || why+="output differs from plain; "
     if [ -z "$why" ]; then pass "e2e-cmd/call-probes"; else fail "e2e-cmd/call-probes" "$why"; fi
 }
@@ -465,19 +472,12 @@ merged_accesses_check() {
         fail "e2e-cmd/merged-accesses" "build failed: $(first_error "$d/build.log")"
         return
     fi
-    sites() {  # BINARY FUNCTION KIND -> how many sites of that kind the function has
-        "$VIGIL" sites "$d/$1" | awk -v f="$2" -v k="$3" '$2 == k && $3 == f' | wc -l
-    }
-    loads() {  # BINARY -> load events the count tool saw in mode=full
-        rm -rf "$d/out"
-        (cd "$d" && VIGIL_OPTIONS="mode=full:tools=count:out=$d/out" timeout -k 5 "$E2E_TIMEOUT" "./$1") >"$d/$1.out" 2>/dev/null
-        cat "$d"/out/*/count.txt 2>/dev/null | awk '$1 == "load" {print $2}'
-    }
+    sites() { count_sites "$d/$1" "$3" "$2"; }   # BINARY FUNCTION KIND
     got="$(sites merged digest load) $(sites single digest load) $(sites merged digest_with_call load) $(sites single digest_with_call load) $(sites merged fill store)"
     [ "$got" = "1 6 2 2 1" ] && [ "$(sites single fill store)" -ge 5 ] ||
         why+="sites (loads of digest merged, single; of digest_with_call merged, single; stores of fill merged): '$got', expected '1 6 2 2 1'; stores of fill single: $(sites single fill store), expected 5 or more; "
     local merged_loads single_loads
-    merged_loads=$(loads merged) single_loads=$(loads single)
+    merged_loads=$(count_events "$d" merged load) single_loads=$(count_events "$d" single load)
     [ -n "$merged_loads" ] && [ -n "$single_loads" ] && [ "$merged_loads" -lt "$single_loads" ] ||
         why+="load events: ${merged_loads:-none} merged against ${single_loads:-none} single; "
     cmp -s "$d/merged.out" "$d/single.out" && grep -q '^total 7624800$' "$d/merged.out" || why+="output differs; "
