@@ -175,15 +175,107 @@ LLVMValueRef xe_call_slow_path(struct vigil_xform *x, const struct rt_fn *fn, ui
     return xe_call(x, fn, args, 2);
 }
 
-/* The TLS model of __vigil_burst_left. Code for an executable (PIE or not PIC: libvigil.a is
- * linked into it, so the variable is in its own TLS block) reads it at a constant offset from
- * %fs, one instruction; code that may go into a shared library (PIC, not PIE) goes through the
- * GOT, initial-exec (libvigil is loaded at start-up, so the offset is fixed). */
+/* Whether m's code goes into an executable (PIE or not PIC), which has libvigil.a linked in:
+ * then it may refer to the runtime's variables directly. Code that may go into a shared
+ * library (PIC, not PIE) reaches the runtime through the GOT. */
+static int code_for_executable(LLVMModuleRef m)
+{
+    return LLVMGetModuleFlag(m, "PIE Level", 9) || !LLVMGetModuleFlag(m, "PIC Level", 9);
+}
+
+/* The TLS model of __vigil_burst_left: in an executable's own TLS block at a constant offset
+ * from %fs, one instruction; otherwise initial-exec through the GOT (libvigil is loaded at
+ * start-up, so the offset is fixed). */
 static LLVMThreadLocalMode burst_tls_model(LLVMModuleRef m)
 {
-    if (LLVMGetModuleFlag(m, "PIE Level", 9) || !LLVMGetModuleFlag(m, "PIC Level", 9))
-        return LLVMLocalExecTLSModel;
-    return LLVMInitialExecTLSModel;
+    return code_for_executable(m) ? LLVMLocalExecTLSModel : LLVMInitialExecTLSModel;
+}
+
+/* ---- access probes through module stubs (x86-64 ELF) ----
+ * An access probe calls a stub of its own module with the site in edi, the address in rsi and,
+ * unless the size is one of stub_sizes, the size in rdx: `mov $site, %edi; <address into
+ * %rsi>; call stub`, 13-14 bytes, where the runtime's probe took the module (a 7-byte lea) and
+ * the size (5 bytes) too. The stub (module asm, access_stub_asm) returns at once when no tool
+ * wants accesses; otherwise it puts the module in r11 and jumps to the runtime entry for its
+ * size (runtime/probes.c, common/abi.h). */
+static const unsigned stub_sizes[] = {0, 1, 2, 4, 8, 16};   /* 0: the size is an argument */
+_Static_assert(sizeof stub_sizes / sizeof *stub_sizes == sizeof ((struct vigil_xform *)0)->access_stubs[0] /
+                                                              sizeof ((struct vigil_xform *)0)->access_stubs[0][0],
+               "one stub per size class");
+
+static unsigned stub_size_class(LLVMValueRef size)
+{
+    if (!LLVMIsAConstantInt(size))
+        return 0;
+    unsigned long long bytes = LLVMConstIntGetZExtValue(size);
+    for (unsigned k = 1; k < sizeof stub_sizes / sizeof *stub_sizes; k++)
+        if (bytes == stub_sizes[k])
+            return k;
+    return 0;
+}
+
+/* "__vigil_mprobe_load4" (the module's stub) or "__vigil_probe_load4_m" (the runtime's entry). */
+static void stub_name(char *out, size_t len, const char *prefix, int is_store, unsigned k, const char *suffix)
+{
+    char bytes[8] = "";
+    if (stub_sizes[k])
+        snprintf(bytes, sizeof bytes, "%u", stub_sizes[k]);
+    snprintf(out, len, "%s%s%s%s", prefix, is_store ? "store" : "load", bytes, suffix);
+}
+
+LLVMValueRef xe_access_probe(struct vigil_xform *x, int is_store, uint32_t site, LLVMValueRef address,
+                             LLVMValueRef size)
+{
+    LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0),
+                           LLVMBuildPointerCast(x->builder, address, x->ptr, ""), size};
+    if (!x->access_stubs_on)
+        return xe_call(x, is_store ? &x->probe_store : &x->probe_load, args, 4);
+    unsigned k = stub_size_class(size);
+    struct rt_fn *stub = &x->access_stubs[is_store][k];
+    if (!stub->fn) {
+        char name[48];
+        stub_name(name, sizeof name, "__vigil_mprobe_", is_store, k, "");
+        LLVMTypeRef params[] = {x->i32, x->ptr, x->i64};
+        declare(x, stub, name, x->void_t, params, k ? 2 : 3);
+        LLVMSetFunctionCallConv(stub->fn, LLVMPreserveMostCallConv);
+        LLVMSetVisibility(stub->fn, LLVMHiddenVisibility);   /* defined in this object: a direct call */
+    }
+    return xe_call(x, stub, args + 1, k ? 2 : 3);
+}
+
+/* The module asm defining the stubs the probes call. In an executable the stub tests the event
+ * bit itself, so that a probe nobody listens to costs the call, the test and the return, as the
+ * runtime's own probe stubs do. */
+static void emit_access_stubs(struct vigil_xform *x)
+{
+    size_t module_len = 0;
+    const char *module = LLVMGetValueName2(x->descriptor, &module_len);
+    int executable = code_for_executable(x->module);
+    for (int is_store = 0; is_store < 2; is_store++)
+        for (unsigned k = 0; k < sizeof stub_sizes / sizeof *stub_sizes; k++) {
+            if (!x->access_stubs[is_store][k].fn)
+                continue;
+            char stub[48], entry[48], text[1024];
+            stub_name(stub, sizeof stub, "__vigil_mprobe_", is_store, k, "");
+            stub_name(entry, sizeof entry, "__vigil_probe_", is_store, k, "_m");
+            snprintf(text, sizeof text,
+                     "\t.pushsection %s,\"ax\",@progbits\n"
+                     "\t.p2align 4\n"
+                     "\t.type %s,@function\n"
+                     "%s:\n"
+                     "\t.cfi_startproc\n"
+                     "%s"
+                     "1:\tleaq %.*s(%%rip), %%r11\n"
+                     "\tjmp %s%s%s\n"
+                     "\t.cfi_endproc\n"
+                     "\t.size %s, .-%s\n"
+                     "\t.popsection\n",
+                     x->cold_section, stub, stub,
+                     executable ? "\ttestl $0x100, __vigil_active_events(%rip)\n\tjnz 1f\n\tret\n" : "",
+                     (int)module_len, module, executable ? "" : "*", entry, executable ? "" : "@GOTPCREL(%rip)",
+                     stub, stub);
+            LLVMAppendModuleInlineAsm(x->module, text, strlen(text));
+        }
 }
 
 void xe_declare_runtime(struct vigil_xform *x)
@@ -238,6 +330,7 @@ void xe_declare_runtime(struct vigil_xform *x)
     }
     x->prof_kind = LLVMGetMDKindIDInContext(x->ctx, "prof", 4);
     x->cold_section = cold_section(x->module);
+    x->access_stubs_on = arch == ARCH_X86_64 && x->cold_section;
 }
 
 LLVMValueRef xe_call(struct vigil_xform *x, const struct rt_fn *f, LLVMValueRef *args, unsigned nargs)
@@ -396,6 +489,7 @@ int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen)
     };
     LLVMSetInitializer(x->descriptor, LLVMConstStructInContext(x->ctx, fields, 15, 0));
     add_constructor(x, make_constructor(x));
+    emit_access_stubs(x);
     return 0;
 }
 

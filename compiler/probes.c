@@ -151,9 +151,7 @@ static void probe_access(struct xfunc *f, LLVMValueRef at, int is_store, LLVMVal
                            LLVMInstructionGetDebugLoc(at), aux);
     locate(f, at, site);
     LLVMPositionBuilderBefore(x->builder, at);
-    LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0),
-                           LLVMBuildPointerCast(x->builder, address, x->ptr, ""), size};
-    probe(f, xe_call(x, is_store ? &x->probe_store : &x->probe_load, args, 4));
+    probe(f, xe_access_probe(x, is_store, site, address, size));
     x->stats->probes++;
 }
 

@@ -54,6 +54,8 @@ struct vigil_xform {
     LLVMValueRef pred_enable, pred_counts;       /* i8 / i64 placeholders (pred_counters only) */
     struct rt_fn register_module, dispatch_enter, burst_end;
     struct rt_fn probe_load, probe_store, probe_branch, probe_return, probe_call;
+    int access_stubs_on;                         /* x86-64 ELF: accesses go through module stubs */
+    struct rt_fn access_stubs[2][6];             /* [is_store][size class], declared on use (emit.c) */
     unsigned prof_kind;                          /* !prof metadata kind */
     const char *cold_section;                    /* section of the companions, or NULL (emit.c) */
     enum xe_slow_call { XE_SLOW_C, XE_SLOW_X86_ASM } slow_call;  /* emit.c */
@@ -230,6 +232,9 @@ void xe_declare_runtime(struct vigil_xform *x);
 int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen);
 /* Call a runtime entry point at the builder's position. */
 LLVMValueRef xe_call(struct vigil_xform *x, const struct rt_fn *f, LLVMValueRef *args, unsigned nargs);
+/* A load or store probe (site, address, size in bytes as i64) at the builder's position. */
+LLVMValueRef xe_access_probe(struct vigil_xform *x, int is_store, uint32_t site, LLVMValueRef address,
+                             LLVMValueRef size);
 /* Whether the target has xe_call_keeping_registers (x86-64): a call of fn(arg), fn a C-ABI
  * function of one pointer returning void, through a runtime entry that keeps every
  * general-purpose register but rax and r11: the caller's register allocation does not see a

@@ -168,6 +168,101 @@ _Static_assert(sizeof(((struct vigil_thread *)0)->in_runtime) == 4 && sizeof(((s
                "ACCESS_BODY compares and loads these as 32-bit");
 ACCESS_BODY(__vigil_probe_load, access_slow_load, 0)
 ACCESS_BODY(__vigil_probe_store, access_slow_store, 1)
+
+/* The entries behind the access stubs of modules built for x86-64 ELF (common/abi.h,
+ * compiler/emit.c): r11 = module, edi = local site, rsi = address, and for the entries without
+ * a size in their name rdx = size. Each tests the event bit itself (a stub of code for a shared
+ * library jumps here without testing it), then does what ACCESS_BODY does; only r11 and the
+ * flags change. The slow path hands the C body the arguments in its own registers, saved
+ * around the call (four more saves: the stack stays 16-byte aligned at the call). */
+#define MODULE_ACCESS(name, slow, is_store, bytes, store_size, slow_size)                         \
+    void name(void);                                                                           \
+    __attribute__((naked, used)) void name(void)                                               \
+    {                                                                                          \
+        __asm__("    testl %[event], __vigil_active_events(%%rip)\n"                           \
+                "    jnz 0f\n"                                                                 \
+                "    ret\n"                                                                    \
+                "0:  pushq %%rax\n"                                                            \
+                "    pushq %%r10\n"                                                            \
+                "    pushq %%r9\n"                                                             \
+                "    movq __vigil_thread@gottpoff(%%rip), %%r10\n"                             \
+                "    cmpl $0, %%fs:%c[in_runtime](%%r10)\n"                                    \
+                "    jne 2f\n"                                                                 \
+                "    cmpl $1, %c[registered](%%r11)\n"                                         \
+                "    jne 3f\n"                                                                 \
+                "    movl %%fs:%c[naccess](%%r10), %%eax\n"                                    \
+                "    cmpl %[batch], %%eax\n"                                                   \
+                "    jae 3f\n"                                                                 \
+                "    movl %%eax, %%r9d\n"                                                      \
+                "    shlq %[entry_shift], %%r9\n"                                              \
+                "    addq %%r10, %%r9\n"                                                       \
+                "    movq %%rsi, %%fs:%c[access]+%c[addr](%%r9)\n"                             \
+                "    movl %c[base_id](%%r11), %%r11d\n"                                        \
+                "    addl %%edi, %%r11d\n"                                                     \
+                "    movl %%r11d, %%fs:%c[access]+%c[site](%%r9)\n"                            \
+                store_size                                                                     \
+                "    addl $1, %%eax\n"                                                         \
+                "    movl %%eax, %%fs:%c[naccess](%%r10)\n"                                    \
+                "    cmpl %[batch], %%eax\n"                                                   \
+                "    jb 2f\n"                                                                  \
+                "    call deliver_full_buffer\n"                                               \
+                "    jmp 2f\n"                                                                 \
+                "3:  pushq %%rdi\n"                                                            \
+                "    pushq %%rsi\n"                                                            \
+                "    pushq %%rdx\n"                                                            \
+                "    pushq %%rcx\n"                                                            \
+                slow_size                                                                      \
+                "    movq %%rsi, %%rdx\n"                                                      \
+                "    movl %%edi, %%esi\n"                                                      \
+                "    movq %%r11, %%rdi\n"                                                      \
+                "    call " #slow "\n"                                                         \
+                "    popq %%rcx\n"                                                             \
+                "    popq %%rdx\n"                                                             \
+                "    popq %%rsi\n"                                                             \
+                "    popq %%rdi\n"                                                             \
+                "2:  popq %%r9\n"                                                              \
+                "    popq %%r10\n"                                                             \
+                "    popq %%rax\n"                                                             \
+                "    ret\n"                                                                    \
+                :                                                                              \
+                : [event] "i"(VIGIL_EV_ACCESS),                                                \
+                  [in_runtime] "i"(offsetof(struct vigil_thread, in_runtime)),                 \
+                  [naccess] "i"(offsetof(struct vigil_thread, naccess)),                       \
+                  [access] "i"(offsetof(struct vigil_thread, access)),                         \
+                  [addr] "i"(offsetof(struct vigil_access, addr)),                             \
+                  [site] "i"(offsetof(struct vigil_access, site)),                             \
+                  [size_store] "i"(offsetof(struct vigil_access, size_store)),                 \
+                  [registered] "i"(offsetof(struct __vigil_module, registered)),               \
+                  [base_id] "i"(offsetof(struct __vigil_module, base_id)),                     \
+                  [batch] "i"(VIGIL_ACCESS_BATCH), [entry_shift] "i"(4),                       \
+                  [nbytes] "i"(bytes), [encoded] "i"((bytes) << 1 | (is_store)));                  \
+    }
+/* A size known from the entry's name: the entry's size field is a constant. */
+#define STORE_SIZE_CONSTANT "    movl %[encoded], %%fs:%c[access]+%c[size_store](%%r9)\n"
+#define SLOW_SIZE_CONSTANT "    movl %[nbytes], %%ecx\n"
+/* The size in rdx, clamped as buffer_access does; the module pointer in r11 is spent by then. */
+#define STORE_SIZE_FROM_RDX(is_store)                                                          \
+    "    movl $0x7fffffff, %%r11d\n"                                                           \
+    "    cmpq %%r11, %%rdx\n"                                                                  \
+    "    cmovbl %%edx, %%r11d\n"                                                               \
+    "    leal " #is_store "(%%r11,%%r11), %%r11d\n"                                            \
+    "    movl %%r11d, %%fs:%c[access]+%c[size_store](%%r9)\n"
+#define SLOW_SIZE_FROM_RDX "    movq %%rdx, %%rcx\n"
+#define MODULE_ACCESS_SIZED(kind, slow, is_store, bytes) \
+    MODULE_ACCESS(__vigil_probe_##kind##bytes##_m, slow, is_store, bytes, STORE_SIZE_CONSTANT, SLOW_SIZE_CONSTANT)
+MODULE_ACCESS(__vigil_probe_load_m, access_slow_load, 0, 0, STORE_SIZE_FROM_RDX(0), SLOW_SIZE_FROM_RDX)
+MODULE_ACCESS(__vigil_probe_store_m, access_slow_store, 1, 0, STORE_SIZE_FROM_RDX(1), SLOW_SIZE_FROM_RDX)
+MODULE_ACCESS_SIZED(load, access_slow_load, 0, 1)
+MODULE_ACCESS_SIZED(load, access_slow_load, 0, 2)
+MODULE_ACCESS_SIZED(load, access_slow_load, 0, 4)
+MODULE_ACCESS_SIZED(load, access_slow_load, 0, 8)
+MODULE_ACCESS_SIZED(load, access_slow_load, 0, 16)
+MODULE_ACCESS_SIZED(store, access_slow_store, 1, 1)
+MODULE_ACCESS_SIZED(store, access_slow_store, 1, 2)
+MODULE_ACCESS_SIZED(store, access_slow_store, 1, 4)
+MODULE_ACCESS_SIZED(store, access_slow_store, 1, 8)
+MODULE_ACCESS_SIZED(store, access_slow_store, 1, 16)
+_Static_assert(VIGIL_EV_ACCESS == 0x100, "the module stubs of compiler/emit.c test this bit");
 #else
 PROBE_BODY(__vigil_probe_load)(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size)
 {
