@@ -224,11 +224,11 @@ static void stub_name(char *out, size_t len, const char *prefix, int is_store, u
 }
 
 LLVMValueRef xe_access_probe(struct vigil_xform *x, int is_store, uint32_t site, LLVMValueRef address,
-                             LLVMValueRef size)
+                             LLVMValueRef size, int may_use_stub)
 {
     LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0),
                            LLVMBuildPointerCast(x->builder, address, x->ptr, ""), size};
-    if (!x->access_stubs_on)
+    if (!x->access_stubs_on || !may_use_stub)
         return xe_call(x, is_store ? &x->probe_store : &x->probe_load, args, 4);
     unsigned k = stub_size_class(size);
     struct rt_fn *stub = &x->access_stubs[is_store][k];

@@ -232,9 +232,10 @@ void xe_declare_runtime(struct vigil_xform *x);
 int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen);
 /* Call a runtime entry point at the builder's position. */
 LLVMValueRef xe_call(struct vigil_xform *x, const struct rt_fn *f, LLVMValueRef *args, unsigned nargs);
-/* A load or store probe (site, address, size in bytes as i64) at the builder's position. */
+/* A load or store probe (site, address, size in bytes as i64) at the builder's position;
+ * through the module's stub when the target has them and `may_use_stub`. */
 LLVMValueRef xe_access_probe(struct vigil_xform *x, int is_store, uint32_t site, LLVMValueRef address,
-                             LLVMValueRef size);
+                             LLVMValueRef size, int may_use_stub);
 /* Whether the target has xe_call_keeping_registers (x86-64): a call of fn(arg), fn a C-ABI
  * function of one pointer returning void, through a runtime entry that keeps every
  * general-purpose register but rax and r11: the caller's register allocation does not see a
