@@ -3,8 +3,8 @@
  * test of the tool interface.
  *
  * count.txt: one line per event kind, "<kind> <count>", in the order below, then
- * "alloc_bytes <n>", the frees and allocations of reallocs, and the deepest allocation stack
- * received. Tool options: count.print=1 also prints the counts on stderr; count.depth=N asks
+ * "alloc_bytes <n>", the frees and allocations of reallocs, the deepest allocation stack
+ * received, and the bytes the loads and stores covered. Tool options: count.print=1 also prints the counts on stderr; count.depth=N asks
  * for allocation stacks N deep. */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,12 +15,12 @@
 
 enum { C_ALLOC, C_FREE, C_LOCK, C_UNLOCK, C_THREAD_START, C_THREAD_EXIT, C_THREAD_JOIN,
        C_FORK_CHILD, C_LOAD, C_STORE, C_BRANCH, C_RETURN, C_CALL, C_ALLOC_BYTES,
-       C_REALLOC_FREE, C_REALLOC_ALLOC, C_MAX_DEPTH, C_N };
+       C_REALLOC_FREE, C_REALLOC_ALLOC, C_MAX_DEPTH, C_LOAD_BYTES, C_STORE_BYTES, C_N };
 
 static const char *const names[C_N] = {
     "alloc", "free", "lock", "unlock", "thread_start", "thread_exit", "thread_join",
     "fork_child", "load", "store", "branch", "return", "call", "alloc_bytes",
-    "realloc_free", "realloc_alloc", "max_depth",
+    "realloc_free", "realloc_alloc", "max_depth", "load_bytes", "store_bytes",
 };
 
 /* Event counts: bumped by every thread's hooks (relaxed atomics), read by fini. */
@@ -71,8 +71,9 @@ static void on_thread(enum vigil_thread_op op, uint64_t id)
 
 static void on_access(const void *addr, size_t size, int is_store, vigil_site_t site)
 {
-    (void)addr, (void)size, (void)site;
+    (void)addr, (void)site;
     bump(is_store ? C_STORE : C_LOAD, 1);
+    bump(is_store ? C_STORE_BYTES : C_LOAD_BYTES, size);
 }
 
 static void on_branch(vigil_site_t site, int taken)

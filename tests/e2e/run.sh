@@ -436,12 +436,13 @@ short_loops_check() {
     fi
 }
 # ---- Call probes: opt-in (VIGIL_CC_PROBE_CALLS=1), the count tool's call events ----
-# count_events DIR BINARY KIND: runs DIR/BINARY in mode=full with the count tool (stdout in
-# DIR/BINARY.out) and prints the events of KIND it counted (load, store, call...), or nothing.
+# count_events DIR BINARY KIND [ARG...]: runs DIR/BINARY [ARG...] in mode=full with the count
+# tool (stdout in DIR/BINARY.out) and prints the events of KIND it counted (load, store, call,
+# load_bytes...), or nothing.
 count_events() {
     local d=$1 bin=$2 kind=$3
     rm -rf "$d/out"
-    (cd "$d" && VIGIL_OPTIONS="mode=full:tools=count:out=$d/out" timeout -k 5 "$E2E_TIMEOUT" "./$bin") >"$d/$bin.out" 2>/dev/null
+    (cd "$d" && VIGIL_OPTIONS="mode=full:tools=count:out=$d/out" timeout -k 5 "$E2E_TIMEOUT" "./$bin" "${@:4}") >"$d/$bin.out" 2>/dev/null
     cat "$d"/out/*/count.txt 2>/dev/null | awk -v k="$kind" '$1 == k {print $2}'
 }
 # count_sites BINARY KIND [FUNCTION]: how many sites of KIND the binary (or that function) has.
@@ -483,7 +484,34 @@ merged_accesses_check() {
     cmp -s "$d/merged.out" "$d/single.out" && grep -q '^total 7624800$' "$d/merged.out" || why+="output differs; "
     if [ -z "$why" ]; then pass "e2e-cmd/merged-accesses"; else fail "e2e-cmd/merged-accesses" "$why"; fi
 }
+# ---- Access probes through module stubs (compiler/emit.c, x86-64 ELF) ----
+# Every size class, in code for an executable and for a shared library: the count tool's bytes
+# must be exact (the difference between 2000 and 1000 repeats: 1000 x 2 calls x 6 accesses of
+# 35 bytes in all, each way).
+access_sizes_check() {
+    local d=$E2E_WORK/access_sizes why="" kind got1 got2 expected
+    build_program "$VIGILCC" -O2 access_sizes "$d"
+    if [ ! -x "$d/access_sizes" ]; then
+        fail "e2e-cmd/access-sizes" "build failed: $(first_error "$d/build.log")"
+        return
+    fi
+    if [ "$(uname -m)" = x86_64 ]; then
+        for f in "$d/access_sizes" "$d/libaccess_sizes_lib.so"; do
+            got1=$(nm "$f" | grep -c ' t __vigil_mprobe_\(load\|store\)\(1\|2\|4\|8\|16\|\)$')
+            [ "$got1" = 12 ] || why+="$(basename "$f"): $got1 access stubs, expected 12; "
+        done
+    fi
+    for kind in load store load_bytes store_bytes; do
+        got1=$(count_events "$d" access_sizes "$kind" 1000) got2=$(count_events "$d" access_sizes "$kind" 2000)
+        case $kind in *_bytes) expected=70000 ;; *) expected=12000 ;; esac
+        [ -n "$got1" ] && [ -n "$got2" ] && [ $((got2 - got1)) = "$expected" ] ||
+            why+="$kind: ${got1:-none} for 1000 repeats, ${got2:-none} for 2000 (difference expected $expected); "
+    done
+    grep -q '^160 4000 4000 4000 4000 gfe$' "$d/access_sizes.out" || why+="output: $(head -c 100 "$d/access_sizes.out"); "
+    if [ -z "$why" ]; then pass "e2e-cmd/access-sizes"; else fail "e2e-cmd/access-sizes" "$why"; fi
+}
 if [ -z "$E2E_ONLY" ] && [ "$(basename "$VIGILCC")" = vigil-cc ]; then
+    access_sizes_check
     report_checks
     short_loops_check
     call_probes_check
