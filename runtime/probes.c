@@ -95,7 +95,7 @@ _Static_assert(VIGIL_EV_ACCESS == 0x100 && VIGIL_EV_BRANCH == 0x200 && VIGIL_EV_
     } while (0)
 
 #if defined(__clang__) && defined(__x86_64__)
-/* x86-64: the access bodies' common case in assembly (the stub has tested the event bit).
+/* x86-64: the access bodies' common case in assembly (the event bit is tested first).
  * preserve_most made the C body save eight registers and set up a frame for a dozen
  * instructions of work (43 instructions per access); this one saves the three it uses (31).
  * A module not yet registered and a buffer that a signal handler's probe left full go to the C
@@ -111,84 +111,27 @@ static PRESERVING __attribute__((used)) void access_slow_store(struct __vigil_mo
     buffer_access(m, site, addr, size, 1);
 }
 
-/* rdi = module, esi = its local site, rdx = address, rcx = size; r11 is free (preserve_most).
- * The slow paths are preserve_most calls made with the three saves on the stack (which leaves
- * it 16-byte aligned), so every way out passes one restore. */
-#define ACCESS_BODY(name, slow, is_store)                                                        \
-    HIDDEN __attribute__((naked, used)) void name##_body(void)                                 \
-    {                                                                                          \
-        __asm__("    movq __vigil_thread@gottpoff(%%rip), %%r11\n"                             \
-                "    cmpl $0, %%fs:%c[in_runtime](%%r11)\n"                                    \
-                "    jne 1f\n"                                                                 \
-                "    pushq %%rax\n"                                                            \
-                "    pushq %%r10\n"                                                            \
-                "    pushq %%r9\n"                                                             \
-                "    cmpl $1, %c[registered](%%rdi)\n"                                         \
-                "    jne 3f\n"                                                                 \
-                "    movl %%fs:%c[naccess](%%r11), %%eax\n"                                    \
-                "    cmpl %[batch], %%eax\n"                                                   \
-                "    jae 3f\n"                                                                 \
-                "    movl %%eax, %%r10d\n"                                                     \
-                "    shlq %[entry_shift], %%r10\n"                                             \
-                "    addq %%r11, %%r10\n"                                                      \
-                "    movq %%rdx, %%fs:%c[access]+%c[addr](%%r10)\n"                            \
-                "    movl %c[base_id](%%rdi), %%r9d\n"                                         \
-                "    addl %%esi, %%r9d\n"                                                      \
-                "    movl %%r9d, %%fs:%c[access]+%c[site](%%r10)\n"                            \
-                "    movl $0x7fffffff, %%r9d\n"                                                \
-                "    cmpq %%r9, %%rcx\n"                                                       \
-                "    cmovbl %%ecx, %%r9d\n"                                                    \
-                "    leal " #is_store "(%%r9,%%r9), %%r9d\n"                                   \
-                "    movl %%r9d, %%fs:%c[access]+%c[size_store](%%r10)\n"                      \
-                "    addl $1, %%eax\n"                                                         \
-                "    movl %%eax, %%fs:%c[naccess](%%r11)\n"                                    \
-                "    cmpl %[batch], %%eax\n"                                                   \
-                "    jb 2f\n"                                                                  \
-                "    call deliver_full_buffer\n"                                               \
-                "    jmp 2f\n"                                                                 \
-                "3:  call " #slow "\n"                                                         \
-                "2:  popq %%r9\n"                                                              \
-                "    popq %%r10\n"                                                             \
-                "    popq %%rax\n"                                                             \
-                "1:  ret\n"                                                                    \
-                :                                                                              \
-                : [in_runtime] "i"(offsetof(struct vigil_thread, in_runtime)),                 \
-                  [naccess] "i"(offsetof(struct vigil_thread, naccess)),                       \
-                  [access] "i"(offsetof(struct vigil_thread, access)),                         \
-                  [addr] "i"(offsetof(struct vigil_access, addr)),                             \
-                  [site] "i"(offsetof(struct vigil_access, site)),                             \
-                  [size_store] "i"(offsetof(struct vigil_access, size_store)),                 \
-                  [registered] "i"(offsetof(struct __vigil_module, registered)),               \
-                  [base_id] "i"(offsetof(struct __vigil_module, base_id)),                     \
-                  [batch] "i"(VIGIL_ACCESS_BATCH), [entry_shift] "i"(4));                     \
-    }
-_Static_assert(sizeof(struct vigil_access) == 1 << 4, "ACCESS_BODY indexes the buffer by shifting");
-_Static_assert(sizeof(((struct vigil_thread *)0)->in_runtime) == 4 && sizeof(((struct vigil_thread *)0)->naccess) == 4 &&
-               sizeof(((struct __vigil_module *)0)->registered) == 4 && sizeof(((struct __vigil_module *)0)->base_id) == 4,
-               "ACCESS_BODY compares and loads these as 32-bit");
-ACCESS_BODY(__vigil_probe_load, access_slow_load, 0)
-ACCESS_BODY(__vigil_probe_store, access_slow_store, 1)
-
-/* The entries behind the access stubs of modules built for x86-64 ELF (common/abi.h,
- * compiler/emit.c): r11 = module, edi = local site, rsi = address, and for the entries without
- * a size in their name rdx = size. Each tests the event bit itself (a stub of code for a shared
- * library jumps here without testing it), then does what ACCESS_BODY does; only r11 and the
- * flags change. The slow path hands the C body the arguments in its own registers, saved
- * around the call (four more saves: the stack stays 16-byte aligned at the call). */
-#define MODULE_ACCESS(name, slow, is_store, bytes, store_size, slow_size)                         \
-    void name(void);                                                                           \
+/* One access body; the registers of its inputs are parameters, as the two conventions differ:
+ *  - the runtime's probes (common/abi.h): rdi = module, esi = local site, rdx = address,
+ *    rcx = size; the body `<probe>_body` is entered from the probe's stub, which tested the bit;
+ *  - the entries behind the module stubs of code built for x86-64 ELF (compiler/emit.c):
+ *    r11 = module, edi = local site, rsi = address and, for the entries without a size in their
+ *    name, rdx = size. They test the event bit themselves (a stub of code for a shared library
+ *    jumps here without testing it).
+ * Only r11 and the flags change. The TLS block is addressed through r10, the entry through r9.
+ * The slow path (`slow_call`) is a preserve_most call made with the three saves on the stack
+ * (which leaves it 16-byte aligned), so every way out passes one restore. */
+#define ACCESS_ENTRY(name, test_event, module_reg, site_reg, addr_reg, store_size, slow_call)                \
     __attribute__((naked, used)) void name(void)                                               \
     {                                                                                          \
-        __asm__("    testl %[event], __vigil_active_events(%%rip)\n"                           \
-                "    jnz 0f\n"                                                                 \
-                "    ret\n"                                                                    \
-                "0:  pushq %%rax\n"                                                            \
+        __asm__(test_event                                                                     \
+                "    pushq %%rax\n"                                                            \
                 "    pushq %%r10\n"                                                            \
                 "    pushq %%r9\n"                                                             \
                 "    movq __vigil_thread@gottpoff(%%rip), %%r10\n"                             \
                 "    cmpl $0, %%fs:%c[in_runtime](%%r10)\n"                                    \
                 "    jne 2f\n"                                                                 \
-                "    cmpl $1, %c[registered](%%r11)\n"                                         \
+                "    cmpl $1, %c[registered](" module_reg ")\n"                                    \
                 "    jne 3f\n"                                                                 \
                 "    movl %%fs:%c[naccess](%%r10), %%eax\n"                                    \
                 "    cmpl %[batch], %%eax\n"                                                   \
@@ -196,9 +139,9 @@ ACCESS_BODY(__vigil_probe_store, access_slow_store, 1)
                 "    movl %%eax, %%r9d\n"                                                      \
                 "    shlq %[entry_shift], %%r9\n"                                              \
                 "    addq %%r10, %%r9\n"                                                       \
-                "    movq %%rsi, %%fs:%c[access]+%c[addr](%%r9)\n"                             \
-                "    movl %c[base_id](%%r11), %%r11d\n"                                        \
-                "    addl %%edi, %%r11d\n"                                                     \
+                "    movq " addr_reg ", %%fs:%c[access]+%c[addr](%%r9)\n"                          \
+                "    movl %c[base_id](" module_reg "), %%r11d\n"                                   \
+                "    addl " site_reg ", %%r11d\n"                                                  \
                 "    movl %%r11d, %%fs:%c[access]+%c[site](%%r9)\n"                            \
                 store_size                                                                     \
                 "    addl $1, %%eax\n"                                                         \
@@ -207,19 +150,8 @@ ACCESS_BODY(__vigil_probe_store, access_slow_store, 1)
                 "    jb 2f\n"                                                                  \
                 "    call deliver_full_buffer\n"                                               \
                 "    jmp 2f\n"                                                                 \
-                "3:  pushq %%rdi\n"                                                            \
-                "    pushq %%rsi\n"                                                            \
-                "    pushq %%rdx\n"                                                            \
-                "    pushq %%rcx\n"                                                            \
-                slow_size                                                                      \
-                "    movq %%rsi, %%rdx\n"                                                      \
-                "    movl %%edi, %%esi\n"                                                      \
-                "    movq %%r11, %%rdi\n"                                                      \
-                "    call " #slow "\n"                                                         \
-                "    popq %%rcx\n"                                                             \
-                "    popq %%rdx\n"                                                             \
-                "    popq %%rsi\n"                                                             \
-                "    popq %%rdi\n"                                                             \
+                "3:\n"                                                                         \
+                slow_call                                                                      \
                 "2:  popq %%r9\n"                                                              \
                 "    popq %%r10\n"                                                             \
                 "    popq %%rax\n"                                                             \
@@ -234,24 +166,49 @@ ACCESS_BODY(__vigil_probe_store, access_slow_store, 1)
                   [size_store] "i"(offsetof(struct vigil_access, size_store)),                 \
                   [registered] "i"(offsetof(struct __vigil_module, registered)),               \
                   [base_id] "i"(offsetof(struct __vigil_module, base_id)),                     \
-                  [batch] "i"(VIGIL_ACCESS_BATCH), [entry_shift] "i"(4),                       \
-                  [nbytes] "i"(bytes), [encoded] "i"((bytes) << 1 | (is_store)));                  \
+                  [batch] "i"(VIGIL_ACCESS_BATCH), [entry_shift] "i"(4));                     \
     }
-/* A size known from the entry's name: the entry's size field is a constant. */
-#define STORE_SIZE_CONSTANT "    movl %[encoded], %%fs:%c[access]+%c[size_store](%%r9)\n"
-#define SLOW_SIZE_CONSTANT "    movl %[nbytes], %%ecx\n"
-/* The size in rdx, clamped as buffer_access does; the module pointer in r11 is spent by then. */
-#define STORE_SIZE_FROM_RDX(is_store)                                                          \
+_Static_assert(sizeof(struct vigil_access) == 1 << 4, "ACCESS_ENTRY indexes the buffer by shifting");
+_Static_assert(sizeof(((struct vigil_thread *)0)->in_runtime) == 4 && sizeof(((struct vigil_thread *)0)->naccess) == 4 &&
+               sizeof(((struct __vigil_module *)0)->registered) == 4 && sizeof(((struct __vigil_module *)0)->base_id) == 4,
+               "ACCESS_ENTRY compares and loads these as 32-bit");
+_Static_assert(VIGIL_EV_ACCESS == 0x100, "the probe stubs and the module stubs of compiler/emit.c test this bit");
+
+#define TEST_EVENT "    testl %[event], __vigil_active_events(%%rip)\n    jnz 0f\n    ret\n0:\n"
+/* The size field from a size register, clamped as buffer_access does (r11 is spent by then). */
+#define STORE_SIZE_FROM(reg, is_store)                                                         \
     "    movl $0x7fffffff, %%r11d\n"                                                           \
-    "    cmpq %%r11, %%rdx\n"                                                                  \
-    "    cmovbl %%edx, %%r11d\n"                                                               \
+    "    cmpq %%r11, %%r" reg "x\n"                                                            \
+    "    cmovbl %%e" reg "x, %%r11d\n"                                                         \
     "    leal " #is_store "(%%r11,%%r11), %%r11d\n"                                            \
     "    movl %%r11d, %%fs:%c[access]+%c[size_store](%%r9)\n"
-#define SLOW_SIZE_FROM_RDX "    movq %%rdx, %%rcx\n"
-#define MODULE_ACCESS_SIZED(kind, slow, is_store, bytes) \
-    MODULE_ACCESS(__vigil_probe_##kind##bytes##_m, slow, is_store, bytes, STORE_SIZE_CONSTANT, SLOW_SIZE_CONSTANT)
-MODULE_ACCESS(__vigil_probe_load_m, access_slow_load, 0, 0, STORE_SIZE_FROM_RDX(0), SLOW_SIZE_FROM_RDX)
-MODULE_ACCESS(__vigil_probe_store_m, access_slow_store, 1, 0, STORE_SIZE_FROM_RDX(1), SLOW_SIZE_FROM_RDX)
+/* A size known from the entry's name: the size field is a constant. */
+#define STORE_SIZE_CONSTANT(bytes, is_store) \
+    "    movl $" #bytes "*2+" #is_store ", %%fs:%c[access]+%c[size_store](%%r9)\n"
+/* The C body's arguments, in its own registers, saved around the call: four more saves keep
+ * the stack 16-byte aligned at the call. `size` puts the size into rcx (rdx still the size). */
+#define SLOW_FROM_MODULE_STUB(slow, size)                                                      \
+    "    pushq %%rdi\n    pushq %%rsi\n    pushq %%rdx\n    pushq %%rcx\n"                     \
+    size                                                                                       \
+    "    movq %%rsi, %%rdx\n    movl %%edi, %%esi\n    movq %%r11, %%rdi\n"                    \
+    "    call " #slow "\n"                                                                     \
+    "    popq %%rcx\n    popq %%rdx\n    popq %%rsi\n    popq %%rdi\n"
+
+#define PROBE_ACCESS_BODY(name, slow, is_store)                                                \
+    HIDDEN ACCESS_ENTRY(name##_body, "", "%%rdi", "%%esi", "%%rdx", STORE_SIZE_FROM("c", is_store), \
+                        "    call " #slow "\n")
+#define MODULE_ACCESS_VARIABLE(kind, slow, is_store)                                           \
+    void __vigil_probe_##kind##_m(void);                                                       \
+    ACCESS_ENTRY(__vigil_probe_##kind##_m, TEST_EVENT, "%%r11", "%%edi", "%%rsi",              \
+                 STORE_SIZE_FROM("d", is_store), SLOW_FROM_MODULE_STUB(slow, "    movq %%rdx, %%rcx\n"))
+#define MODULE_ACCESS_SIZED(kind, slow, is_store, bytes)                                       \
+    void __vigil_probe_##kind##bytes##_m(void);                                                \
+    ACCESS_ENTRY(__vigil_probe_##kind##bytes##_m, TEST_EVENT, "%%r11", "%%edi", "%%rsi",       \
+                 STORE_SIZE_CONSTANT(bytes, is_store), SLOW_FROM_MODULE_STUB(slow, "    movl $" #bytes ", %%ecx\n"))
+PROBE_ACCESS_BODY(__vigil_probe_load, access_slow_load, 0)
+PROBE_ACCESS_BODY(__vigil_probe_store, access_slow_store, 1)
+MODULE_ACCESS_VARIABLE(load, access_slow_load, 0)
+MODULE_ACCESS_VARIABLE(store, access_slow_store, 1)
 MODULE_ACCESS_SIZED(load, access_slow_load, 0, 1)
 MODULE_ACCESS_SIZED(load, access_slow_load, 0, 2)
 MODULE_ACCESS_SIZED(load, access_slow_load, 0, 4)
@@ -262,7 +219,6 @@ MODULE_ACCESS_SIZED(store, access_slow_store, 1, 2)
 MODULE_ACCESS_SIZED(store, access_slow_store, 1, 4)
 MODULE_ACCESS_SIZED(store, access_slow_store, 1, 8)
 MODULE_ACCESS_SIZED(store, access_slow_store, 1, 16)
-_Static_assert(VIGIL_EV_ACCESS == 0x100, "the module stubs of compiler/emit.c test this bit");
 #else
 PROBE_BODY(__vigil_probe_load)(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size)
 {
