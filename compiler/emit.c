@@ -198,17 +198,14 @@ static LLVMThreadLocalMode burst_tls_model(LLVMModuleRef m)
  * the size (5 bytes) too. The stub (module asm, access_stub_asm) returns at once when no tool
  * wants accesses; otherwise it puts the module in r11 and jumps to the runtime entry for its
  * size (runtime/probes.c, common/abi.h). */
-static const unsigned stub_sizes[] = {0, 1, 2, 4, 8, 16};   /* 0: the size is an argument */
-_Static_assert(sizeof stub_sizes / sizeof *stub_sizes == sizeof ((struct vigil_xform *)0)->access_stubs[0] /
-                                                              sizeof ((struct vigil_xform *)0)->access_stubs[0][0],
-               "one stub per size class");
+static const unsigned stub_sizes[XE_STUB_SIZE_CLASSES] = {0, 1, 2, 4, 8, 16};   /* 0: the size is an argument */
 
 static unsigned stub_size_class(LLVMValueRef size)
 {
     if (!LLVMIsAConstantInt(size))
         return 0;
     unsigned long long bytes = LLVMConstIntGetZExtValue(size);
-    for (unsigned k = 1; k < sizeof stub_sizes / sizeof *stub_sizes; k++)
+    for (unsigned k = 1; k < XE_STUB_SIZE_CLASSES; k++)
         if (bytes == stub_sizes[k])
             return k;
     return 0;
@@ -252,7 +249,7 @@ static void emit_access_stubs(struct vigil_xform *x)
     const char *module = LLVMGetValueName2(x->descriptor, &module_len);
     int executable = code_for_executable(x->module);
     for (int is_store = 0; is_store < 2; is_store++)
-        for (unsigned k = 0; k < sizeof stub_sizes / sizeof *stub_sizes; k++) {
+        for (unsigned k = 0; k < XE_STUB_SIZE_CLASSES; k++) {
             if (!x->access_stubs[is_store][k].fn)
                 continue;
             char stub[48], entry[48], text[1024];

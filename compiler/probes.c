@@ -99,6 +99,16 @@ static uint32_t access_size(struct vigil_xform *x, LLVMTypeRef type)
     return size > UINT32_MAX ? 0 : (uint32_t)size;
 }
 
+/* Whether f's instrumented copy shares its function with the checking copy (an indirectbr
+ * keeps lua's luaV_execute whole). There the two copies share one register allocation, and
+ * probes that cost the instrumented copy nothing cost the checking copy's loop: merged
+ * accesses gave luaV_execute 5% more instructions in mode=off, the module stubs' registers
+ * 3.5%. Such a copy keeps single accesses and the runtime's probes. */
+static int shares_function_with_checking_copy(const struct xfunc *f)
+{
+    return f->instr_fn == NULL;
+}
+
 /* A probe call just inserted. In the outlined copy of a giant function (outline.c, f->big),
  * which runs to its return once entered, it only fires while the thread's burst lasts: the
  * call moves into a block of its own behind `if (__vigil_burst_left != 0)`. */
@@ -151,10 +161,7 @@ static void probe_access(struct xfunc *f, LLVMValueRef at, int is_store, LLVMVal
                            LLVMInstructionGetDebugLoc(at), aux);
     locate(f, at, site);
     LLVMPositionBuilderBefore(x->builder, at);
-    /* A copy that shares its function with the checking copy keeps the runtime's probes: with
-     * the stubs' registers, lua's luaV_execute ran 3.5% more instructions in mode=off, through
-     * the register allocation the two copies share (as with merged accesses, below). */
-    probe(f, xe_access_probe(x, is_store, site, address, size, f->instr_fn != NULL));
+    probe(f, xe_access_probe(x, is_store, site, address, size, !shares_function_with_checking_copy(f)));
     x->stats->probes++;
 }
 
@@ -411,10 +418,8 @@ static int group_access(struct xfunc *f, struct access_groups *gs, LLVMValueRef 
 {
     struct vigil_xform *x = f->x;
     int is_store = LLVMIsAStoreInst(inst) != NULL;
-    /* Not in a copy that shares its function with the checking copy (an indirectbr keeps
-     * lua's luaV_execute whole): there the merged addresses cost the checking copy's loop 5%
-     * more instructions in mode=off, through the register allocation the two copies share. */
-    if (!x->settings->merge_span || !x->settings->probe_accesses || !f->instr_fn || LLVMGetVolatile(inst) ||
+    if (!x->settings->merge_span || !x->settings->probe_accesses || shares_function_with_checking_copy(f) ||
+        LLVMGetVolatile(inst) ||
         LLVMGetOrdering(inst) != LLVMAtomicOrderingNotAtomic)
         return 0;
     LLVMValueRef address = LLVMGetOperand(inst, is_store ? 1 : 0);

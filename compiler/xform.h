@@ -55,7 +55,8 @@ struct vigil_xform {
     struct rt_fn register_module, dispatch_enter, burst_end;
     struct rt_fn probe_load, probe_store, probe_branch, probe_return, probe_call;
     int access_stubs_on;                         /* x86-64 ELF: accesses go through module stubs */
-    struct rt_fn access_stubs[2][6];             /* [is_store][size class], declared on use (emit.c) */
+#define XE_STUB_SIZE_CLASSES 6                   /* emit.c stub_sizes: variable, 1, 2, 4, 8, 16 */
+    struct rt_fn access_stubs[2][XE_STUB_SIZE_CLASSES];   /* [is_store][size class], declared on use */
     unsigned prof_kind;                          /* !prof metadata kind */
     const char *cold_section;                    /* section of the companions, or NULL (emit.c) */
     enum xe_slow_call { XE_SLOW_C, XE_SLOW_X86_ASM } slow_call;  /* emit.c */
