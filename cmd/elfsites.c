@@ -56,6 +56,33 @@ static int fail(char *err, size_t errlen, const char *path, const char *what)
     return -1;
 }
 
+/* A copy of a section's bytes into *bytes (they must outlive the Elf handle, and a section
+ * may come in several Elf_Data buffers). An empty section yields *size = 0. */
+static int copy_section(const char *path, Elf_Scn *scn, const GElf_Shdr *sh, const char *name,
+                        unsigned char **bytes, size_t *size, char *err, size_t errlen)
+{
+    if (sh->sh_type == SHT_NOBITS) {
+        snprintf(err, errlen, "%s: the \"%s\" section has no contents (a stripped debug file?); "
+                 "expected the binary itself", path, name);
+        return -1;
+    }
+    for (Elf_Data *d = elf_getdata(scn, NULL); d; d = elf_getdata(scn, d)) {
+        if (!d->d_buf || d->d_size == 0)
+            continue;
+        unsigned char *n = realloc(*bytes, *size + d->d_size);
+        if (!n)
+            return fail(err, errlen, path, "out of memory");
+        *bytes = n;
+        memcpy(*bytes + *size, d->d_buf, d->d_size);
+        *size += d->d_size;
+    }
+    if (elf_errno() != 0 && *size == 0) {
+        snprintf(err, errlen, "%s: cannot read the \"%s\" section: %s", path, name, elf_errmsg(-1));
+        return -1;
+    }
+    return 0;
+}
+
 int vigil_elf_sites_load(const char *path, struct vigil_elf_sites *s, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
@@ -91,46 +118,37 @@ int vigil_elf_sites_load(const char *path, struct vigil_elf_sites *s, char *err,
         if ((sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) && !s->has_runtime_symbol)
             s->has_runtime_symbol = symtab_has(elf, scn, &sh, RUNTIME_SYMBOL);
         const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
-        if (!name || strcmp(name, VIGIL_SITES_SECTION) != 0)
-            continue;
-        if (s->has_section) {
-            fail(err, errlen, path, "two \"" VIGIL_SITES_SECTION "\" sections; expected one");
-            goto out;
-        }
-        s->has_section = 1;
-        if (sh.sh_type == SHT_NOBITS) {
-            fail(err, errlen, path, "the \"" VIGIL_SITES_SECTION "\" section has no contents "
-                 "(a stripped debug file?); expected the binary itself");
-            goto out;
-        }
-        /* Copy the bytes: the tables must outlive the Elf handle, and the section may be
-         * split across several Elf_Data buffers. */
-        for (Elf_Data *d = elf_getdata(scn, NULL); d; d = elf_getdata(scn, d)) {
-            if (!d->d_buf || d->d_size == 0)
-                continue;
-            unsigned char *n = realloc(s->section, s->section_size + d->d_size);
-            if (!n) {
-                fail(err, errlen, path, "out of memory");
+        if (name && strcmp(name, VIGIL_SITES_SECTION) == 0) {
+            if (s->has_section) {
+                fail(err, errlen, path, "two \"" VIGIL_SITES_SECTION "\" sections; expected one");
                 goto out;
             }
-            s->section = n;
-            memcpy(s->section + s->section_size, d->d_buf, d->d_size);
-            s->section_size += d->d_size;
-        }
-        if (elf_errno() != 0 && s->section_size == 0) {
-            snprintf(err, errlen, "%s: cannot read the \"%s\" section: %s", path,
-                     VIGIL_SITES_SECTION, elf_errmsg(-1));
-            goto out;
+            s->has_section = 1;
+            if (copy_section(path, scn, &sh, VIGIL_SITES_SECTION, &s->section, &s->section_size, err, errlen) != 0)
+                goto out;
+        } else if (name && strcmp(name, VIGIL_CFG_SECTION) == 0) {
+            if (s->cfg_section) {
+                fail(err, errlen, path, "two \"" VIGIL_CFG_SECTION "\" sections; expected one");
+                goto out;
+            }
+            if (copy_section(path, scn, &sh, VIGIL_CFG_SECTION, &s->cfg_section, &s->cfg_section_size, err,
+                             errlen) != 0)
+                goto out;
         }
     }
+    char why[256];
     if (s->section_size) {
         struct collect c = {s, 0};
-        char why[256];
         if (vigil_sitefmt_walk(s->section, s->section_size, collect_table, &c, why,
                                sizeof why) < 0) {
             snprintf(err, errlen, "%s: section \"%s\": %s", path, VIGIL_SITES_SECTION, why);
             goto out;
         }
+    }
+    if (s->cfg_section_size &&
+        vigil_sitefmt_attach_cfg(s->cfg_section, s->cfg_section_size, s->tables, s->ntables, why, sizeof why) < 0) {
+        snprintf(err, errlen, "%s: section \"%s\": %s", path, VIGIL_CFG_SECTION, why);
+        goto out;
     }
     rc = 0;
 out:
@@ -145,6 +163,7 @@ out:
 void vigil_elf_sites_free(struct vigil_elf_sites *s)
 {
     free(s->section);
+    free(s->cfg_section);
     free(s->tables);
     memset(s, 0, sizeof *s);
 }

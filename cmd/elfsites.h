@@ -12,6 +12,8 @@ struct vigil_elf_sites {
     int has_runtime_symbol;              /* __vigil_register_module is defined or referenced */
     unsigned char *section;              /* copy of the section's bytes (tables point into it) */
     size_t section_size;
+    unsigned char *cfg_section;          /* copy of "vigil_cfg" (the tables' control-flow facts) */
+    size_t cfg_section_size;
     size_t ntables;
     struct vigil_sitefmt_table *tables;  /* in section order */
 };

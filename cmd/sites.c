@@ -54,7 +54,7 @@ static void print_cfg(const struct vigil_elf_sites *s)
         int rc = vigil_sitefmt_cfg(&s->tables[t], &cfg, err, sizeof err);
         printf("\ntable %zu control flow: ", t);
         if (rc <= 0) {
-            printf("%s\n", rc == 0 ? "none (site table version 1 or built without it)" : err);
+            printf("%s\n", rc == 0 ? "none (site table version 1, built without them, or no \"" VIGIL_CFG_SECTION "\" section)" : err);
             continue;
         }
         printf("%u functions, %u edges, %u calls\n", cfg.nfunctions, cfg.nedges, cfg.ncalls);

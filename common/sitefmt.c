@@ -10,9 +10,16 @@
 
 #define HEADER_SIZE_V1 48u
 #define HEADER_SIZE 56u
-#define RECORD_SIZE 24u
+#define RECORD_SIZE 12u      /* version 3 */
+#define RECORD_SIZE_V2 24u   /* versions 1 and 2 */
+#define CFG_HEADER_SIZE 32u
 _Static_assert(sizeof(struct vigil_sitefmt_header) == HEADER_SIZE, "header layout");
-_Static_assert(sizeof(struct vigil_sitefmt_record) == RECORD_SIZE, "record layout");
+_Static_assert(sizeof(struct vigil_cfgfmt_header) == CFG_HEADER_SIZE, "cfg header layout");
+
+/* The fields of a version 3 record (sitefmt.h): widths, and the shift of the field that shares
+ * a word with another. */
+enum { R_FUNCTION_BITS = 28, R_FILE_BITS = 24, R_LINE_BITS = 22, R_COLUMN_BITS = 10, R_AUX_BITS = 8 };
+_Static_assert(VIGIL_SITE_KIND_MAX < 1u << (32 - R_FUNCTION_BITS), "kind fits beside the function name");
 
 /* Byte offsets of the header fields (same as the struct, stated once for the byte codec). */
 enum {
@@ -23,7 +30,7 @@ enum {
 /* Control-flow facts: counts, then fixed-size rows (in uint32 words). */
 enum { CFG_COUNTS = 4, CFG_FUNCTION_WORDS = 7, CFG_EDGE_WORDS = 3, CFG_CALL_WORDS = 3, CFG_SITE_WORDS = 2,
        CFG_REMOVED_WORDS = 3 };
-enum { R_KIND = 0, R_FUNCTION = 4, R_FILE = 8, R_LINE = 12, R_COLUMN = 16, R_AUX = 20 };
+enum { C_MAGIC = 0, C_VERSION = 8, C_HEADER_SIZE = 12, C_TU_HASH = 16, C_NSITES = 24, C_CFG_SIZE = 28 };
 
 static const char *const kind_names[] = {
     [VIGIL_SITE_ENTRY] = "entry",   [VIGIL_SITE_BACKEDGE] = "backedge",
@@ -42,6 +49,11 @@ const char *vigil_site_kind_name(enum vigil_site_kind kind)
 static uint32_t get32(const unsigned char *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+    return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
 }
 
 static void put32(unsigned char *p, uint32_t v)
@@ -68,7 +80,39 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+static uint32_t low_bits(uint32_t v, unsigned bits)
+{
+    return v & ((UINT32_C(1) << bits) - 1);
+}
+
+/* v when it fits in `bits` bits, else 0 (unknown). */
+static uint32_t fit(uint32_t v, unsigned bits)
+{
+    return v >> bits ? 0 : v;
+}
+
 /* ---- Decoder ---- */
+
+struct record {
+    uint32_t kind, function, file, line, column, aux;
+};
+
+static struct record read_record(const unsigned char *r, uint32_t record_size)
+{
+    if (record_size == RECORD_SIZE_V2)
+        return (struct record){get32(r), get32(r + 4), get32(r + 8), get32(r + 12), get32(r + 16), get32(r + 20)};
+    uint32_t w0 = get32(r), w1 = get32(r + 4), w2 = get32(r + 8);
+    return (struct record){.kind = w0 >> R_FUNCTION_BITS, .function = low_bits(w0, R_FUNCTION_BITS),
+                           .file = low_bits(w1, R_FILE_BITS), .aux = w1 >> R_FILE_BITS,
+                           .line = low_bits(w2, R_LINE_BITS), .column = w2 >> R_LINE_BITS};
+}
+
+static void write_record(unsigned char *r, const struct record *v)
+{
+    put32(r, v->kind << R_FUNCTION_BITS | fit(v->function, R_FUNCTION_BITS));
+    put32(r + 4, fit(v->aux, R_AUX_BITS) << R_FILE_BITS | fit(v->file, R_FILE_BITS));
+    put32(r + 8, fit(v->column, R_COLUMN_BITS) << R_LINE_BITS | fit(v->line, R_LINE_BITS));
+}
 
 static int open_table(const void *buf, size_t len, struct vigil_sitefmt_table *t, int check_records,
                       char *err, size_t errlen)
@@ -79,13 +123,14 @@ static int open_table(const void *buf, size_t len, struct vigil_sitefmt_table *t
     if (memcmp(p + H_MAGIC, VIGIL_SITEFMT_MAGIC, 8) != 0)
         return fail(err, errlen, "not a site table (bad magic)");
     uint32_t version = get32(p + H_VERSION);
-    if (version != 1 && version != VIGIL_SITEFMT_VERSION)
-        return fail(err, errlen, "site table version %u, expected 1 or %u", version, VIGIL_SITEFMT_VERSION);
+    if (version < 1 || version > VIGIL_SITEFMT_VERSION)
+        return fail(err, errlen, "site table version %u, expected 1 to %u", version, VIGIL_SITEFMT_VERSION);
     uint32_t expected_header = version == 1 ? HEADER_SIZE_V1 : HEADER_SIZE;
+    uint32_t expected_record = version < 3 ? RECORD_SIZE_V2 : RECORD_SIZE;
     uint32_t header_size = get32(p + H_HEADER_SIZE), record_size = get32(p + H_RECORD_SIZE);
-    if (header_size != expected_header || record_size != RECORD_SIZE)
+    if (header_size != expected_header || record_size != expected_record)
         return fail(err, errlen, "site table header/record size %u/%u, expected %u/%u for version %u",
-                    header_size, record_size, expected_header, RECORD_SIZE, version);
+                    header_size, record_size, expected_header, expected_record, version);
     if (len < header_size)
         return fail(err, errlen, "site table truncated: %zu bytes, header needs %u", len, header_size);
     uint32_t cfg_size = version == 1 ? 0 : get32(p + H_CFG_SIZE);
@@ -94,7 +139,7 @@ static int open_table(const void *buf, size_t len, struct vigil_sitefmt_table *t
     uint32_t nsites = get32(p + H_NSITES), strtab_size = get32(p + H_STRTAB_SIZE);
     uint32_t total_size = get32(p + H_TOTAL_SIZE);
     /* 64-bit sums: 32-bit fields cannot overflow them. */
-    uint64_t strings_at = (uint64_t)header_size + (uint64_t)nsites * RECORD_SIZE;
+    uint64_t strings_at = (uint64_t)header_size + (uint64_t)nsites * record_size;
     uint64_t used = strings_at + strtab_size + cfg_size;
     if (total_size % 8 != 0 || total_size < used || used + 8 <= total_size)
         return fail(err, errlen, "site table size %u inconsistent with %u sites and %u string bytes",
@@ -111,11 +156,10 @@ static int open_table(const void *buf, size_t len, struct vigil_sitefmt_table *t
     if (source >= strtab_size)
         return fail(err, errlen, "site table source name offset %u out of range", source);
     for (uint32_t i = 0; check_records && i < nsites; i++) {
-        const unsigned char *r = p + header_size + (uint64_t)i * RECORD_SIZE;
-        uint32_t kind = get32(r + R_KIND);
-        if (kind == 0 || kind > VIGIL_SITE_KIND_MAX)
-            return fail(err, errlen, "site %u: unknown kind %u", i, kind);
-        if (get32(r + R_FUNCTION) >= strtab_size || get32(r + R_FILE) >= strtab_size)
+        struct record r = read_record(p + header_size + (uint64_t)i * record_size, record_size);
+        if (r.kind == 0 || r.kind > VIGIL_SITE_KIND_MAX)
+            return fail(err, errlen, "site %u: unknown kind %u", i, r.kind);
+        if (r.function >= strtab_size || r.file >= strtab_size)
             return fail(err, errlen, "site %u: string offset out of range", i);
     }
     t->header = buf;
@@ -123,6 +167,9 @@ static int open_table(const void *buf, size_t len, struct vigil_sitefmt_table *t
     t->strings = strings;
     t->nsites = nsites;
     t->strtab_size = strtab_size;
+    t->record_size = record_size;
+    t->cfg = cfg_size ? (const unsigned char *)strings + strtab_size : NULL;
+    t->cfg_size = cfg_size;
     return 0;
 }
 
@@ -138,15 +185,14 @@ int vigil_sitefmt_open_lazy(const void *buf, size_t len, struct vigil_sitefmt_ta
 
 void vigil_sitefmt_get(const struct vigil_sitefmt_table *t, uint32_t i, struct vigil_site_view *out)
 {
-    const unsigned char *r = t->records + (size_t)i * RECORD_SIZE;
-    uint32_t kind = get32(r + R_KIND), function = get32(r + R_FUNCTION), file = get32(r + R_FILE);
-    int bad = kind > VIGIL_SITE_KIND_MAX || function >= t->strtab_size || file >= t->strtab_size;
-    out->kind = bad ? (enum vigil_site_kind)0 : (enum vigil_site_kind)kind;
-    out->function = t->strings + (bad ? 0 : function);   /* strings[0] is the empty string */
-    out->file = t->strings + (bad ? 0 : file);
-    out->line = get32(r + R_LINE);
-    out->column = get32(r + R_COLUMN);
-    out->aux = get32(r + R_AUX);
+    struct record r = read_record(t->records + (size_t)i * t->record_size, t->record_size);
+    int bad = r.kind > VIGIL_SITE_KIND_MAX || r.function >= t->strtab_size || r.file >= t->strtab_size;
+    out->kind = bad ? (enum vigil_site_kind)0 : (enum vigil_site_kind)r.kind;
+    out->function = t->strings + (bad ? 0 : r.function);   /* strings[0] is the empty string */
+    out->file = t->strings + (bad ? 0 : r.file);
+    out->line = r.line;
+    out->column = r.column;
+    out->aux = r.aux;
 }
 
 int vigil_sitefmt_walk(const void *buf, size_t len,
@@ -171,6 +217,48 @@ int vigil_sitefmt_walk(const void *buf, size_t len,
         pos += get32(p + pos + H_TOTAL_SIZE);
     }
     return ntables;
+}
+
+int vigil_sitefmt_attach_cfg(const void *buf, size_t len, struct vigil_sitefmt_table *tables, size_t ntables,
+                             char *err, size_t errlen)
+{
+    const unsigned char *p = buf;
+    size_t pos = 0;
+    int attached = 0;
+    while (pos < len) {
+        if (p[pos] == 0) {          /* padding the linker put between blobs */
+            pos++;
+            continue;
+        }
+        if (len - pos < CFG_HEADER_SIZE || memcmp(p + pos + C_MAGIC, VIGIL_CFGFMT_MAGIC, 8) != 0)
+            return fail(err, errlen, "at offset %zu: not control-flow facts (bad magic or truncated header)", pos);
+        uint32_t version = get32(p + pos + C_VERSION), header_size = get32(p + pos + C_HEADER_SIZE);
+        uint32_t cfg_size = get32(p + pos + C_CFG_SIZE);
+        if (version != VIGIL_CFGFMT_VERSION || header_size != CFG_HEADER_SIZE || cfg_size % 4 != 0)
+            return fail(err, errlen, "at offset %zu: control-flow facts version %u, header size %u, size %u; "
+                        "expected version %u, header size %u and a multiple of 4", pos, version, header_size,
+                        cfg_size, VIGIL_CFGFMT_VERSION, CFG_HEADER_SIZE);
+        uint64_t used = (uint64_t)CFG_HEADER_SIZE + cfg_size, total = (used + 7) & ~(uint64_t)7;
+        if (total > len - pos)
+            return fail(err, errlen, "at offset %zu: control-flow facts truncated: %zu bytes, header says %llu",
+                        pos, len - pos, (unsigned long long)total);
+        for (uint64_t i = used; i < total; i++)
+            if (p[pos + i] != 0)
+                return fail(err, errlen, "at offset %zu: control-flow facts padding is not zero", pos);
+        uint64_t tu_hash = get64(p + pos + C_TU_HASH);
+        uint32_t nsites = get32(p + pos + C_NSITES);
+        for (size_t k = 0; k < ntables; k++) {
+            struct vigil_sitefmt_table *t = &tables[k];
+            if (t->cfg || t->nsites != nsites || get64((const unsigned char *)t->header + H_TU_HASH) != tu_hash)
+                continue;
+            t->cfg = p + pos + CFG_HEADER_SIZE;
+            t->cfg_size = cfg_size;
+            attached++;
+            break;
+        }
+        pos += (size_t)total;
+    }
+    return attached;
 }
 
 /* ---- Encoder ---- */
@@ -288,13 +376,8 @@ uint32_t vigil_sitefmt_add(struct vigil_sitefmt_builder *b, enum vigil_site_kind
         b->nsites++;    /* keep indices consistent; the table will not be produced */
         return index;
     }
-    unsigned char *r = b->records + (size_t)index * RECORD_SIZE;
-    put32(r + R_KIND, (uint32_t)kind);
-    put32(r + R_FUNCTION, function_off);
-    put32(r + R_FILE, file_off);
-    put32(r + R_LINE, line);
-    put32(r + R_COLUMN, column);
-    put32(r + R_AUX, aux);
+    write_record(b->records + (size_t)index * RECORD_SIZE,
+                 &(struct record){(uint32_t)kind, function_off, file_off, line, column, aux});
     b->nsites++;
     return index;
 }
@@ -387,17 +470,47 @@ static void builder_free(struct vigil_sitefmt_builder *b)
     free(b);
 }
 
-unsigned char *vigil_sitefmt_finish(struct vigil_sitefmt_builder *b, uint64_t tu_hash, size_t *len)
+/* The control-flow facts as a "vigil_cfg" blob (sitefmt.h), or NULL when there are none. */
+static unsigned char *encode_cfg(struct vigil_sitefmt_builder *b, uint64_t tu_hash, size_t *len)
 {
-    uint64_t cfg_words = 0;
-    if (b->has_cfg) {   /* every site gets its {function, block} row */
-        uint32_t none[CFG_SITE_WORDS] = {VIGIL_CFG_NONE, VIGIL_CFG_NONE};
-        while (!b->failed && b->sites.n / CFG_SITE_WORDS < b->nsites)
-            push(b, &b->sites, none, CFG_SITE_WORDS);
-        cfg_words = CFG_COUNTS + (uint64_t)b->functions.n + b->edges.n + b->exits.n + b->calls.n +
-                    (uint64_t)b->nsites * CFG_SITE_WORDS + 1 + b->removed.n;
-    }
-    uint64_t used = HEADER_SIZE + (uint64_t)b->nsites * RECORD_SIZE + b->strings_len + cfg_words * 4;
+    if (!b->has_cfg || b->failed)
+        return NULL;
+    uint32_t none[CFG_SITE_WORDS] = {VIGIL_CFG_NONE, VIGIL_CFG_NONE};   /* every site gets its row */
+    while (!b->failed && b->sites.n / CFG_SITE_WORDS < b->nsites)
+        push(b, &b->sites, none, CFG_SITE_WORDS);
+    uint64_t words = CFG_COUNTS + (uint64_t)b->functions.n + b->edges.n + b->exits.n + b->calls.n +
+                     (uint64_t)b->nsites * CFG_SITE_WORDS + 1 + b->removed.n;
+    uint64_t total = (CFG_HEADER_SIZE + words * 4 + 7) & ~(uint64_t)7;
+    unsigned char *out = NULL;
+    if (!b->failed && words * 4 <= UINT32_MAX)
+        out = calloc(1, total);
+    if (!out)
+        return NULL;
+    memcpy(out + C_MAGIC, VIGIL_CFGFMT_MAGIC, 8);
+    put32(out + C_VERSION, VIGIL_CFGFMT_VERSION);
+    put32(out + C_HEADER_SIZE, CFG_HEADER_SIZE);
+    put64(out + C_TU_HASH, tu_hash);
+    put32(out + C_NSITES, b->nsites);
+    put32(out + C_CFG_SIZE, (uint32_t)(words * 4));
+    uint32_t counts[CFG_COUNTS] = {b->functions.n / CFG_FUNCTION_WORDS, b->edges.n / CFG_EDGE_WORDS,
+                                   b->exits.n, b->calls.n / CFG_CALL_WORDS};
+    uint32_t nremoved = b->removed.n / CFG_REMOVED_WORDS;
+    const struct words parts[] = {{counts, CFG_COUNTS, 0}, b->functions, b->edges, b->exits, b->calls,
+                                  {b->sites.v, b->nsites * CFG_SITE_WORDS, 0}, {&nremoved, 1, 0}, b->removed};
+    unsigned char *w = out + CFG_HEADER_SIZE;
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+        for (uint32_t i = 0; i < parts[k].n; i++, w += 4)
+            put32(w, parts[k].v[i]);
+    *len = (size_t)total;
+    return out;
+}
+
+unsigned char *vigil_sitefmt_finish(struct vigil_sitefmt_builder *b, uint64_t tu_hash, size_t *len,
+                                    unsigned char **cfg, size_t *cfg_len)
+{
+    if (cfg)
+        *cfg = encode_cfg(b, tu_hash, cfg_len);
+    uint64_t used = HEADER_SIZE + (uint64_t)b->nsites * RECORD_SIZE + b->strings_len;
     uint64_t total = (used + 7) & ~(uint64_t)7;
     unsigned char *out = NULL;
     if (!b->failed && total <= UINT32_MAX)
@@ -413,28 +526,20 @@ unsigned char *vigil_sitefmt_finish(struct vigil_sitefmt_builder *b, uint64_t tu
         put32(out + H_TOTAL_SIZE, (uint32_t)total);
         put32(out + H_SOURCE, b->source);
         put32(out + H_FLAGS, 0);
+        put32(out + H_CFG_SIZE, 0);   /* the facts live in their own section */
         if (b->nsites)
             memcpy(out + HEADER_SIZE, b->records, (size_t)b->nsites * RECORD_SIZE);
         memcpy(out + HEADER_SIZE + (size_t)b->nsites * RECORD_SIZE, b->strings, b->strings_len);
-        put32(out + H_CFG_SIZE, (uint32_t)(cfg_words * 4));
-        unsigned char *w = out + HEADER_SIZE + (size_t)b->nsites * RECORD_SIZE + b->strings_len;
-        if (cfg_words) {
-            uint32_t counts[CFG_COUNTS] = {b->functions.n / CFG_FUNCTION_WORDS, b->edges.n / CFG_EDGE_WORDS,
-                                           b->exits.n, b->calls.n / CFG_CALL_WORDS};
-            uint32_t nremoved = b->removed.n / CFG_REMOVED_WORDS;
-            const struct words parts[] = {{counts, CFG_COUNTS, 0}, b->functions, b->edges, b->exits, b->calls,
-                                          {b->sites.v, b->nsites * CFG_SITE_WORDS, 0}, {&nremoved, 1, 0}, b->removed};
-            for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
-                for (uint32_t i = 0; i < parts[k].n; i++, w += 4)
-                    put32(w, parts[k].v[i]);
-        }
         *len = (size_t)total;
+    } else if (cfg) {
+        free(*cfg);
+        *cfg = NULL;
     }
     builder_free(b);
     return out;
 }
 
-/* ---- Control-flow facts (version 2) ---- */
+/* ---- Control-flow facts ---- */
 
 void vigil_cfg_free(struct vigil_cfg *cfg)
 {
@@ -451,12 +556,11 @@ void vigil_cfg_free(struct vigil_cfg *cfg)
 int vigil_sitefmt_cfg(const struct vigil_sitefmt_table *t, struct vigil_cfg *cfg, char *err, size_t errlen)
 {
     memset(cfg, 0, sizeof *cfg);
-    const unsigned char *h = (const unsigned char *)t->header;
-    if (get32(h + H_VERSION) < 2 || get32(h + H_CFG_SIZE) == 0)
+    if (!t->cfg || t->cfg_size == 0)
         return 0;
-    uint32_t strtab_size = get32(h + H_STRTAB_SIZE);
-    uint64_t nwords = get32(h + H_CFG_SIZE) / 4;
-    const unsigned char *w = (const unsigned char *)t->strings + strtab_size;
+    uint32_t strtab_size = t->strtab_size;
+    uint64_t nwords = t->cfg_size / 4;
+    const unsigned char *w = t->cfg;
     if (nwords < CFG_COUNTS)
         return fail(err, errlen, "control-flow facts truncated");
     uint32_t nf = get32(w), ne = get32(w + 4), nx = get32(w + 8), nc = get32(w + 12);

@@ -4,14 +4,25 @@
  *
  * Layout, little-endian, every table 8-byte aligned and a multiple of 8 bytes long:
  *   header   struct vigil_sitefmt_header
- *   records  nsites x struct vigil_sitefmt_record
+ *   records  nsites x record (version 3: 12 bytes, see below; versions 1-2: 24 bytes)
  *   strings  strtab_size bytes of NUL-terminated strings (offset 0 is the empty string)
- *   cfg      (version 2) cfg_size bytes of control-flow facts, all uint32 (see below)
+ *   cfg      (version 2 only) cfg_size bytes of control-flow facts, all uint32 (see below)
  *   padding  zero bytes up to total_size
  *
- * Version 2 adds the control-flow facts `vigil plan` needs for post-dominators and the
+ * A version 3 record is three uint32 words; a value too wide for its field is written as 0
+ * (unknown), which costs a name or a column in a report, never a site:
+ *   word 0   function name (strtab offset, bits 0-27) | kind (bits 28-31)
+ *   word 1   file name (strtab offset, bits 0-23) | aux (bits 24-31)
+ *   word 2   line (bits 0-21) | column (bits 22-31)
+ * Versions 1 and 2 wrote six uint32 words: kind, function, file, line, column, aux.
+ *
+ * Control-flow facts: the facts `vigil plan` needs for post-dominators and the
  * interprocedural control dependence graph, about the ORIGINAL code (the checking copy before
- * any vigil code is added; block 0 = the function's entry):
+ * any vigil code is added; block 0 = the function's entry). Only the vigil command reads them,
+ * so since version 3 they live in a section of their own, "vigil_cfg", that is not loaded
+ * into memory: one blob per table (struct vigil_cfgfmt_header, then cfg_size bytes, zero
+ * padding to 8), found by the table's tu_hash and site count. Version 2 tables carry them
+ * inline, after the strings. Names in them are offsets into the table's strings.
  *   nfunctions, nedges, nexits, ncalls
  *   functions  nfunctions x {name (strtab), nblocks, flags, first_edge, nedges, first_exit, nexits}
  *   edges      nedges x {from block, to block, label}   label: VIGIL_EDGE_* or 3 + k = switch
@@ -22,8 +33,8 @@
  *   nremoved, then nremoved x {branch site, predicate (0 false, 1 true), source site}:
  *              branch predicates whose counter vigil-cc left out (seed 002 section 3.1); the
  *              count of one is the sum of all predicate counts of its source site. Optional:
- *              tables written before it end after `sites`.
- * Version 1 tables are still read (they have no cfg part).
+ *              facts written before it end after `sites`.
+ * Version 1 tables are still read (they have no control-flow facts).
  */
 #ifndef VIGIL_SITEFMT_H
 #define VIGIL_SITEFMT_H
@@ -31,8 +42,11 @@
 #include <stdint.h>
 
 #define VIGIL_SITEFMT_MAGIC "VGLSITES"
-#define VIGIL_SITEFMT_VERSION 2
+#define VIGIL_SITEFMT_VERSION 3
 #define VIGIL_SITES_SECTION "vigil_sites"
+#define VIGIL_CFG_SECTION "vigil_cfg"
+#define VIGIL_CFGFMT_MAGIC "VGLCFLOW"
+#define VIGIL_CFGFMT_VERSION 1
 
 enum vigil_site_kind {
     VIGIL_SITE_ENTRY = 1,    /* dispatch check at function entry */
@@ -51,29 +65,30 @@ struct vigil_sitefmt_header {
     uint32_t header_size;   /* sizeof(struct vigil_sitefmt_header) */
     uint64_t tu_hash;       /* identity: hash of the source path and the module's IR */
     uint32_t nsites;
-    uint32_t record_size;   /* sizeof(struct vigil_sitefmt_record) */
+    uint32_t record_size;   /* bytes per record: 12 (version 3), 24 (versions 1-2) */
     uint32_t strtab_size;
     uint32_t total_size;    /* header + records + strings + padding */
     uint32_t source;        /* strtab offset: the translation unit's main source file */
     uint32_t flags;         /* reserved, 0 */
-    uint32_t cfg_size;      /* version 2: bytes of control-flow facts after the strings */
-    uint32_t reserved;      /* version 2: 0 */
+    uint32_t cfg_size;      /* version 2: bytes of control-flow facts after the strings; 3: 0 */
+    uint32_t reserved;      /* version 2 and later: 0 */
 };
 
-struct vigil_sitefmt_record {
-    uint32_t kind;          /* enum vigil_site_kind */
-    uint32_t function;      /* strtab offset */
-    uint32_t file;          /* strtab offset ("" when unknown) */
-    uint32_t line;          /* 0 when unknown */
-    uint32_t column;
-    uint32_t aux;           /* kind-specific: access size in bytes for LOAD/STORE (0 = variable) */
+/* The header of one table's control-flow facts in the "vigil_cfg" section. */
+struct vigil_cfgfmt_header {
+    char magic[8];          /* VIGIL_CFGFMT_MAGIC, not NUL-terminated */
+    uint32_t version;       /* VIGIL_CFGFMT_VERSION */
+    uint32_t header_size;   /* sizeof(struct vigil_cfgfmt_header) */
+    uint64_t tu_hash;       /* the site table's */
+    uint32_t nsites;        /* the site table's */
+    uint32_t cfg_size;      /* bytes of facts after this header (a multiple of 4) */
 };
 
 /* A decoded view; pointers point into the encoded buffer (no copies, no allocation). */
 struct vigil_site_view {
     enum vigil_site_kind kind;
     const char *function, *file;
-    uint32_t line, column, aux;
+    uint32_t line, column, aux;   /* aux: access size in bytes for LOAD/STORE (0 = variable) */
 };
 
 struct vigil_sitefmt_table {
@@ -82,6 +97,9 @@ struct vigil_sitefmt_table {
     const char *strings;
     uint32_t nsites;
     uint32_t strtab_size;
+    uint32_t record_size;
+    const unsigned char *cfg;   /* control-flow facts: inline (version 2), attached (3), or NULL */
+    uint32_t cfg_size;
 };
 
 const char *vigil_site_kind_name(enum vigil_site_kind kind);   /* "entry", "backedge", ... */
@@ -105,7 +123,7 @@ int vigil_sitefmt_walk(const void *buf, size_t len,
                        int (*fn)(const struct vigil_sitefmt_table *t, void *arg), void *arg,
                        char *err, size_t errlen);
 
-/* ---- Control-flow facts (version 2) ---- */
+/* ---- Control-flow facts ---- */
 #define VIGIL_CFG_NONE 0xffffffffu
 enum { VIGIL_EDGE_ALWAYS = 0, VIGIL_EDGE_TRUE = 1, VIGIL_EDGE_FALSE = 2, VIGIL_EDGE_CASE0 = 3 };
 enum { VIGIL_CFG_ADDRESS_TAKEN = 1 };   /* function flags */
@@ -129,9 +147,15 @@ struct vigil_cfg {
     uint32_t *site_function, *site_block;   /* nsites each */
     struct vigil_cfg_removed *removed;      /* nremoved */
 };
+/* Give each table of tables[0..ntables) its control-flow facts from a "vigil_cfg" section
+ * (buf, len bytes: blobs, possibly with zero padding in between; the section must outlive the
+ * tables). A blob whose table is not among them is skipped. Returns the number of tables
+ * given facts, or -1 with a reason when the section is malformed (never reads out of bounds). */
+int vigil_sitefmt_attach_cfg(const void *buf, size_t len, struct vigil_sitefmt_table *tables, size_t ntables,
+                             char *err, size_t errlen);
 /* Decode the control-flow facts of a validated table into malloc'd arrays (strings point into
- * the table). Returns 1, 0 when the table has none (version 1, or built without), or -1 with a
- * reason when they are malformed (every index is checked). */
+ * the table). Returns 1, 0 when the table has none (version 1, built without, or not
+ * attached), or -1 with a reason when they are malformed (every index is checked). */
 int vigil_sitefmt_cfg(const struct vigil_sitefmt_table *t, struct vigil_cfg *cfg, char *err, size_t errlen);
 void vigil_cfg_free(struct vigil_cfg *cfg);
 
@@ -152,7 +176,10 @@ void vigil_sitefmt_add_call(struct vigil_sitefmt_builder *b, uint32_t function, 
 void vigil_sitefmt_set_block(struct vigil_sitefmt_builder *b, uint32_t site, uint32_t function, uint32_t block);
 /* Branch predicate `predicate` of `site` is not counted: its count is source's total. */
 void vigil_sitefmt_add_removed(struct vigil_sitefmt_builder *b, uint32_t site, uint32_t predicate, uint32_t source);
-/* Produces the encoded table (malloc'd, *len bytes, multiple of 8); the builder is freed. */
-unsigned char *vigil_sitefmt_finish(struct vigil_sitefmt_builder *b, uint64_t tu_hash, size_t *len);
+/* Produces the encoded table (malloc'd, *len bytes, multiple of 8) and, when cfg is not NULL,
+ * its control-flow facts as a "vigil_cfg" blob (*cfg malloc'd, *cfg_len bytes, multiple of 8;
+ * NULL when no function was added); the builder is freed. */
+unsigned char *vigil_sitefmt_finish(struct vigil_sitefmt_builder *b, uint64_t tu_hash, size_t *len,
+                                    unsigned char **cfg, size_t *cfg_len);
 
 #endif

@@ -275,6 +275,25 @@ static void emit_access_stubs(struct vigil_xform *x)
         }
 }
 
+/* Bytes (a multiple of 4 long) into an ELF section that is not loaded (no SHF_ALLOC): only
+ * the vigil command reads it, from the file. Module asm, because a global always gets an
+ * allocated section from the back end. */
+static void emit_unloaded_blob(struct vigil_xform *x, const char *section, const unsigned char *bytes, size_t len)
+{
+    size_t cap = 128 + len * 3, used = 0;   /* ".long " lines of 16 decimal words: < 11 chars a word */
+    char *text = xf_calloc(1, cap + len / 4 * 8);
+    used += (size_t)sprintf(text, "\t.pushsection %s,\"\",@progbits\n\t.p2align 3\n", section);
+    for (size_t i = 0; i < len; i += 4) {
+        uint32_t w = (uint32_t)bytes[i] | (uint32_t)bytes[i + 1] << 8 | (uint32_t)bytes[i + 2] << 16 |
+                     (uint32_t)bytes[i + 3] << 24;
+        used += (size_t)sprintf(text + used, "%s%u%s", i % 64 == 0 ? "\t.long " : "", w,
+                                i % 64 == 60 || i + 4 == len ? "\n" : ",");
+    }
+    used += (size_t)sprintf(text + used, "\t.popsection\n");
+    LLVMAppendModuleInlineAsm(x->module, text, used);
+    free(text);
+}
+
 void xe_declare_runtime(struct vigil_xform *x)
 {
     LLVMTypeRef p = x->ptr, i32 = x->i32, i64 = x->i64;
@@ -428,17 +447,22 @@ int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen)
             LLVMDeleteGlobal(x->pred_enable);
             LLVMDeleteGlobal(x->pred_counts);
         }
-        free(vigil_sitefmt_finish(x->sites, 0, &(size_t){0}));
+        free(vigil_sitefmt_finish(x->sites, 0, &(size_t){0}, NULL, NULL));
         x->sites = NULL;
         return 0;
     }
-    size_t len = 0;
-    unsigned char *blob = vigil_sitefmt_finish(x->sites, x->hash, &len);
+    size_t len = 0, cfg_len = 0;
+    unsigned char *cfg = NULL;
+    /* The control-flow facts go to a section that is not loaded (ELF; elsewhere they are left out). */
+    unsigned char *blob = vigil_sitefmt_finish(x->sites, x->hash, &len, x->cold_section ? &cfg : NULL, &cfg_len);
     x->sites = NULL;
     if (!blob) {
         snprintf(err, errlen, "vigil-cc: cannot encode the site table (%u sites)", nsites);
         return -1;
     }
+    if (cfg)
+        emit_unloaded_blob(x, VIGIL_CFG_SECTION, cfg, cfg_len);
+    free(cfg);
     LLVMValueRef table = LLVMAddGlobal(x->module, LLVMArrayType(x->i8, (unsigned)len), "__vigil_sites");
     LLVMSetLinkage(table, LLVMPrivateLinkage);
     LLVMSetGlobalConstant(table, 1);

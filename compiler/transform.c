@@ -263,7 +263,7 @@ int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_setting
     if (rc == 0)
         rc = xe_emit_tables(&x, err, errlen);
     else
-        free(vigil_sitefmt_finish(x.sites, 0, &(size_t){0}));
+        free(vigil_sitefmt_finish(x.sites, 0, &(size_t){0}, NULL, NULL));
     xs_free(&x);
     if (rc == 0)
         rc = verify(m, "the transformed module", err, errlen);

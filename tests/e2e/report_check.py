@@ -71,7 +71,12 @@ def site_tables(path):
 
         sites = []
         for i in range(nsites):
-            kind, func, file, line, column, aux = RECORD.unpack_from(blob, pos + header_size + i * record_size)
+            at = pos + header_size + i * record_size
+            if record_size == 24:  # versions 1 and 2
+                kind, func, file, line, column, aux = RECORD.unpack_from(blob, at)
+            else:  # version 3: three packed words (common/sitefmt.h)
+                w0, w1, w2 = struct.unpack_from("<3I", blob, at)
+                kind, func, file, line, column = w0 >> 28, w0 & 0xFFFFFFF, w1 & 0xFFFFFF, w2 & 0x3FFFFF, w2 >> 22
             sites.append((KIND_NAMES.get(kind, str(kind)), string(func), string(file), line, column))
         tables[tu_hash] = sites
         pos += total_size

@@ -71,11 +71,11 @@ static void build_tables(void)
     vigil_sitefmt_add(b, VIGIL_SITE_RETURN, "hot", "rt_abi.c", 14, 7, 0);
     vigil_sitefmt_add(b, VIGIL_SITE_CALL, "hot", "rt_abi.c", 15, 7, 0);
     size_t len;
-    module.site_blob = vigil_sitefmt_finish(b, 0x1122334455667788ull, &len);
+    module.site_blob = vigil_sitefmt_finish(b, 0x1122334455667788ull, &len, NULL, NULL);
     module.tu_hash = 0x1122334455667788ull;
     b = vigil_sitefmt_builder_new("rt_lazy.c");
     vigil_sitefmt_add(b, VIGIL_SITE_ENTRY, "lazy", "rt_lazy.c", 1, 1, 0);
-    module2.site_blob = vigil_sitefmt_finish(b, 0xabcdefull, &len);
+    module2.site_blob = vigil_sitefmt_finish(b, 0xabcdefull, &len, NULL, NULL);
     module2.tu_hash = 0xabcdefull;
     b = vigil_sitefmt_builder_new("rt_probe_first.c");
     vigil_sitefmt_add(b, VIGIL_SITE_ENTRY, "first", "rt_probe_first.c", 1, 1, 0);
@@ -84,7 +84,7 @@ static void build_tables(void)
     vigil_sitefmt_add(b, VIGIL_SITE_BRANCH, "first", "rt_probe_first.c", 4, 1, 0);
     vigil_sitefmt_add(b, VIGIL_SITE_RETURN, "first", "rt_probe_first.c", 5, 1, 0);
     vigil_sitefmt_add(b, VIGIL_SITE_CALL, "first", "rt_probe_first.c", 6, 1, 0);
-    module3.site_blob = vigil_sitefmt_finish(b, 0x5eedull, &len);
+    module3.site_blob = vigil_sitefmt_finish(b, 0x5eedull, &len, NULL, NULL);
     module3.tu_hash = 0x5eedull;
 }
 

@@ -25,6 +25,16 @@ static void emit_table(FILE *f, const char *name, const unsigned char *bytes, si
     fprintf(f, "};\n");
 }
 
+/* The bytes of a control-flow blob in a "vigil_cfg" section that is not loaded, as vigil-cc
+ * writes it (module asm: a C global always gets an allocated section). */
+static void emit_unloaded(FILE *f, const unsigned char *bytes, size_t len)
+{
+    fprintf(f, "__asm__(\".pushsection vigil_cfg,\\\"\\\",@progbits\\n.p2align 3\\n.byte ");
+    for (size_t i = 0; i < len; i++)
+        fprintf(f, "%s%u", i ? "," : "", bytes[i]);
+    fprintf(f, "\\n.popsection\\n\");\n");
+}
+
 static int run(const char *cmd)
 {
     int rc = system(cmd);
@@ -38,13 +48,18 @@ static void test_two_tables(void)
     vigil_sitefmt_add(a, VIGIL_SITE_ENTRY, "main", "src/a.c", 3, 1, 0);
     vigil_sitefmt_add(a, VIGIL_SITE_BACKEDGE, "main", "src/a.c", 5, 9, 0);
     vigil_sitefmt_add(a, VIGIL_SITE_LOAD, "main", "", 0, 0, 8);
-    size_t alen, blen;
-    unsigned char *ta = vigil_sitefmt_finish(a, 0x1122334455667788ull, &alen);
+    uint32_t fn = vigil_sitefmt_add_function(a, "main", 2, 0);
+    vigil_sitefmt_add_edge(a, 0, 1, VIGIL_EDGE_ALWAYS);
+    vigil_sitefmt_add_exit(a, 1);
+    vigil_sitefmt_set_block(a, 1, fn, 1);
+    size_t alen, blen, cfg_len = 0;
+    unsigned char *cfg = NULL;
+    unsigned char *ta = vigil_sitefmt_finish(a, 0x1122334455667788ull, &alen, &cfg, &cfg_len);
     struct vigil_sitefmt_builder *b = vigil_sitefmt_builder_new("lib/b c.c");
     vigil_sitefmt_add(b, VIGIL_SITE_ENTRY, "helper", "lib/b c.c", 10, 2, 0);
-    unsigned char *tb = vigil_sitefmt_finish(b, 0xfedcba9876543210ull, &blen);
-    CHECK(ta && tb, "encoder failed");
-    if (!ta || !tb)
+    unsigned char *tb = vigil_sitefmt_finish(b, 0xfedcba9876543210ull, &blen, NULL, NULL);
+    CHECK(ta && tb && cfg, "encoder failed");
+    if (!ta || !tb || !cfg)
         return;
 
     char src[256], bin[256], cmd[1024];
@@ -55,14 +70,19 @@ static void test_two_tables(void)
     static const unsigned char zeros[16];
     emit_table(f, "padding", zeros, sizeof zeros);   /* zero padding between tables */
     emit_table(f, "table_b", tb, blen);
+    emit_unloaded(f, cfg, cfg_len);
     fprintf(f, "int helper(int x) { return x + 1; }\n"
                "int main(void) { return helper(-1); }\n");
     fclose(f);
     free(ta);
     free(tb);
+    free(cfg);
     snprintf(cmd, sizeof cmd, "clang -g -O0 %s -o %s", src, bin);
     if (run(cmd))
         return;
+    /* The facts are not loaded: the section has no A flag. */
+    snprintf(cmd, sizeof cmd, "readelf -SW %s | grep -E ' vigil_cfg +PROGBITS' | grep -qvE ' [WXMSILOGTE]*A[WXMSILOGTE]* '", bin);
+    run(cmd);
 
     struct vigil_elf_sites s;
     char err[512] = "";
@@ -88,6 +108,12 @@ static void test_two_tables(void)
               "site a/1: %d %s %s:%u:%u", v.kind, v.function, v.file, v.line, v.column);
         vigil_sitefmt_get(&s.tables[0], 2, &v);
         CHECK(v.kind == VIGIL_SITE_LOAD && v.aux == 8 && v.file[0] == '\0', "site a/2");
+        struct vigil_cfg c;
+        CHECK(vigil_sitefmt_cfg(&s.tables[0], &c, err, sizeof err) == 1 && c.nfunctions == 1 &&
+              c.functions[0].nedges == 1 && c.site_function[1] == 0 && c.site_block[1] == 1 &&
+              c.site_function[0] == VIGIL_CFG_NONE, "facts of table a from vigil_cfg: %s", err);
+        vigil_cfg_free(&c);
+        CHECK(vigil_sitefmt_cfg(&s.tables[1], &c, err, sizeof err) == 0, "table b has no facts");
     }
     vigil_elf_sites_free(&s);
 
@@ -102,6 +128,17 @@ static void test_two_tables(void)
         CHECK(rc == -1 && strstr(err, bad) == err && strstr(err, "vigil_sites"),
               "corrupt table: rc %d \"%s\"", rc, err);
         CHECK(s.tables == NULL && s.section == NULL, "failed load leaves nothing allocated");
+    }
+    /* So are malformed facts, naming their section. */
+    snprintf(cmd, sizeof cmd,
+             "python3 -c \"import sys; p=sys.argv[1]; d=bytearray(open(p,'rb').read()); "
+             "i=d.find(b'VGLCFLOW'); d[i+28]=3; open(p+'.badcfg','wb').write(d)\" %s", bin);
+    if (run(cmd) == 0) {
+        char bad[300];
+        snprintf(bad, sizeof bad, "%s.badcfg", bin);
+        rc = vigil_elf_sites_load(bad, &s, err, sizeof err);
+        CHECK(rc == -1 && strstr(err, bad) == err && strstr(err, "vigil_cfg") && strstr(err, "multiple of 4"),
+              "corrupt facts: rc %d \"%s\"", rc, err);
     }
 }
 

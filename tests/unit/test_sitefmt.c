@@ -14,7 +14,7 @@ static unsigned char *build(size_t *len, uint64_t hash)
     vigil_sitefmt_add(b, VIGIL_SITE_BACKEDGE, "main", "src/main.c", 12, 5, 0);
     vigil_sitefmt_add(b, VIGIL_SITE_LOAD, "helper", "include/h.h", 3, 9, 8);
     vigil_sitefmt_add(b, VIGIL_SITE_CALL, "helper", "", 0, 0, 0);
-    return vigil_sitefmt_finish(b, hash, len);
+    return vigil_sitefmt_finish(b, hash, len, NULL, NULL);
 }
 
 static int open_copy(const unsigned char *buf, size_t len, char *err, size_t errlen)
@@ -72,6 +72,7 @@ static void test_round_trip(void)
     CHECK(v.kind == VIGIL_SITE_CALL && strcmp(v.file, "") == 0 && v.line == 0, "site 3 file '%s'", v.file);
     /* "main", "src/main.c", "helper", "include/h.h" stored once each, plus the empty string. */
     CHECK(t.header->strtab_size == 1 + 5 + 11 + 7 + 12, "strtab_size %u", t.header->strtab_size);
+    CHECK(len == 56 + 4 * 12 + 40, "version 3 records are 12 bytes: table of %zu bytes", len);
     CHECK(strcmp(vigil_site_kind_name(VIGIL_SITE_BACKEDGE), "backedge") == 0, "kind name");
     CHECK(strcmp(vigil_site_kind_name((enum vigil_site_kind)0), "?") == 0, "kind name 0");
     CHECK(strcmp(vigil_site_kind_name((enum vigil_site_kind)99), "?") == 0, "kind name 99");
@@ -81,11 +82,33 @@ static void test_round_trip(void)
 static void test_empty_table(void)
 {
     size_t len = 0;
-    unsigned char *buf = vigil_sitefmt_finish(vigil_sitefmt_builder_new(NULL), 7, &len);
+    unsigned char *buf = vigil_sitefmt_finish(vigil_sitefmt_builder_new(NULL), 7, &len, NULL, NULL);
     struct vigil_sitefmt_table t;
     char err[200] = "";
     CHECK(buf && vigil_sitefmt_open(buf, len, &t, err, sizeof err) == 0, "empty table: %s", err);
     CHECK(buf && t.nsites == 0 && t.strings[t.header->source] == '\0', "empty table contents");
+    free(buf);
+}
+
+/* Values wider than their field in a version 3 record read back as 0 (unknown); the widest
+ * that fit read back exactly. */
+static void test_field_limits(void)
+{
+    struct vigil_sitefmt_builder *b = vigil_sitefmt_builder_new("big.c");
+    vigil_sitefmt_add(b, VIGIL_SITE_LOAD, "f", "big.c", (1u << 22) - 1, 1023, 255);
+    vigil_sitefmt_add(b, VIGIL_SITE_STORE, "f", "big.c", 1u << 22, 1024, 256);
+    size_t len = 0;
+    unsigned char *buf = vigil_sitefmt_finish(b, 3, &len, NULL, NULL);
+    struct vigil_sitefmt_table t;
+    char err[200] = "";
+    CHECK(buf && vigil_sitefmt_open(buf, len, &t, err, sizeof err) == 0, "open: %s", err);
+    struct vigil_site_view v;
+    vigil_sitefmt_get(&t, 0, &v);
+    CHECK(v.kind == VIGIL_SITE_LOAD && v.line == (1u << 22) - 1 && v.column == 1023 && v.aux == 255 &&
+          strcmp(v.file, "big.c") == 0, "widest values: %u %u %u", v.line, v.column, v.aux);
+    vigil_sitefmt_get(&t, 1, &v);
+    CHECK(v.kind == VIGIL_SITE_STORE && v.line == 0 && v.column == 0 && v.aux == 0 && strcmp(v.function, "f") == 0,
+          "too wide: %u %u %u", v.line, v.column, v.aux);
     free(buf);
 }
 
@@ -103,7 +126,7 @@ static void test_many_sites(void)
     }
     CHECK(vigil_sitefmt_count(b) == 5000, "count %u", vigil_sitefmt_count(b));
     size_t len = 0;
-    unsigned char *buf = vigil_sitefmt_finish(b, 1, &len);
+    unsigned char *buf = vigil_sitefmt_finish(b, 1, &len, NULL, NULL);
     struct vigil_sitefmt_table t;
     char err[200] = "";
     CHECK(vigil_sitefmt_open(buf, len, &t, err, sizeof err) == 0, "open: %s", err);
@@ -171,29 +194,30 @@ static void test_bad_records(void)
     unsigned char *bad = malloc(len);
     char err[200];
     uint32_t strtab_size = ((const struct vigil_sitefmt_header *)buf)->strtab_size;
-    const size_t rec1 = 56 + 24;    /* second record */
+    const size_t rec1 = 56 + 12;    /* second record: word 0 = kind << 28 | function, word 1 = file */
+    const uint32_t backedge = (uint32_t)VIGIL_SITE_BACKEDGE << 28;
 
     memcpy(bad, buf, len);
-    put32(bad + rec1 + 4, strtab_size);        /* function offset just out of range */
+    put32(bad + rec1, backedge | strtab_size);        /* function offset just out of range */
     CHECK(open_copy(bad, len, err, sizeof err) != 0 && strstr(err, "site 1"), "function offset: %s", err);
 
     memcpy(bad, buf, len);
-    put32(bad + rec1 + 8, 0x80000000u);        /* file offset */
+    put32(bad + rec1 + 4, 0x00800000u);               /* file offset */
     CHECK(open_copy(bad, len, err, sizeof err) != 0, "file offset accepted");
 
     memcpy(bad, buf, len);
-    put32(bad + rec1 + 4, strtab_size - 1);    /* last byte: the empty string, valid */
+    put32(bad + rec1, backedge | (strtab_size - 1));  /* last byte: the empty string, valid */
     CHECK(open_copy(bad, len, err, sizeof err) == 0, "last strtab offset rejected: %s", err);
 
     memcpy(bad, buf, len);
-    put32(bad + rec1, 0);                      /* kind */
+    put32(bad + rec1, 1);                             /* kind 0 */
     CHECK(open_copy(bad, len, err, sizeof err) != 0 && strstr(err, "kind"), "kind 0: %s", err);
-    put32(bad + rec1, VIGIL_SITE_KIND_MAX + 1);
+    put32(bad + rec1, (uint32_t)(VIGIL_SITE_KIND_MAX + 1) << 28 | 1);
     CHECK(open_copy(bad, len, err, sizeof err) != 0, "kind max+1 accepted");
 
     /* A string table whose last string is not terminated. */
     memcpy(bad, buf, len);
-    bad[56 + 4 * 24 + strtab_size - 1] = 'x';
+    bad[56 + 4 * 12 + strtab_size - 1] = 'x';
     CHECK(open_copy(bad, len, err, sizeof err) != 0, "unterminated strtab accepted");
     free(bad);
     free(buf);
@@ -229,7 +253,7 @@ static void test_walk(void)
     /* Non-zero byte in a table's own padding. */
     memcpy(section, a, a_len);
     if (((const struct vigil_sitefmt_header *)a)->total_size >
-        56 + 4 * 24 + ((const struct vigil_sitefmt_header *)a)->strtab_size) {
+        56 + 4 * 12 + ((const struct vigil_sitefmt_header *)a)->strtab_size) {
         section[a_len - 1] = 1;
         CHECK(vigil_sitefmt_walk(section, len, NULL, NULL, err, sizeof err) == -1, "dirty padding accepted");
     }
@@ -256,12 +280,27 @@ static void test_cfg(void)
     vigil_sitefmt_add_exit(b, 0);
     uint32_t ret = vigil_sitefmt_add(b, VIGIL_SITE_RETURN, "f", "a.c", 3, 0, 0);
     vigil_sitefmt_add_removed(b, br, 1, ret);
-    size_t len = 0;
-    unsigned char *buf = vigil_sitefmt_finish(b, 7, &len);
+    size_t len = 0, cfg_len = 0;
+    unsigned char *cfgblob = NULL;
+    unsigned char *buf = vigil_sitefmt_finish(b, 7, &len, &cfgblob, &cfg_len);
     struct vigil_sitefmt_table t;
     char err[200] = "";
-    CHECK(buf && vigil_sitefmt_open(buf, len, &t, err, sizeof err) == 0, "open: %s", err);
+    CHECK(buf && cfgblob && vigil_sitefmt_open(buf, len, &t, err, sizeof err) == 0, "open: %s", err);
+    if (!buf || !cfgblob)
+        return;
     struct vigil_cfg cfg;
+    CHECK(vigil_sitefmt_cfg(&t, &cfg, err, sizeof err) == 0, "facts not attached yet");
+    CHECK(cfg_len % 8 == 0, "blob length %zu", cfg_len);
+    /* a section: zero padding, a blob of another table, the table's own blob */
+    size_t other_len = 0, section_len = 8 + 2 * cfg_len;
+    unsigned char *other_cfg = NULL, *section = calloc(1, section_len);
+    memcpy(section + 8, cfgblob, cfg_len);
+    put32(section + 8 + 16, 8);                   /* another tu_hash */
+    memcpy(section + 8 + cfg_len, cfgblob, cfg_len);
+    free(vigil_sitefmt_finish(vigil_sitefmt_builder_new("x.c"), 8, &other_len, &other_cfg, NULL));
+    CHECK(other_cfg == NULL, "a table without functions has no facts");
+    CHECK(vigil_sitefmt_attach_cfg(section, section_len, &t, 1, err, sizeof err) == 1, "attach: %s", err);
+    CHECK(t.cfg == section + 8 + cfg_len + 32, "attached to the blob with the table's hash");
     CHECK(vigil_sitefmt_cfg(&t, &cfg, err, sizeof err) == 1, "cfg: %s", err);
     CHECK(cfg.nfunctions == 2 && g == 1, "functions %u", cfg.nfunctions);
     CHECK(strcmp(cfg.functions[0].name, "f") == 0 && cfg.functions[0].nblocks == 3 &&
@@ -277,33 +316,91 @@ static void test_cfg(void)
           cfg.removed[0].source == ret, "removed predicates: %u", cfg.nremoved);
     vigil_cfg_free(&cfg);
     /* an edge to block 9 of a 3-block function */
-    const struct vigil_sitefmt_header *h = (const void *)buf;
-    unsigned char *edge_to = buf + 56 + 3 * 24 + h->strtab_size + 4 * (4 + 2 * 7) + 4;
+    unsigned char *edge_to = section + 8 + cfg_len + 32 + 4 * (4 + 2 * 7) + 4;
     put32(edge_to, 9);
     CHECK(vigil_sitefmt_cfg(&t, &cfg, err, sizeof err) == -1 && strstr(err, "out of range"), "bad edge: %s", err);
-    /* version 1 tables: still read, no control flow */
-    size_t len1 = 0;
-    unsigned char *v1 = build(&len1, 1);
-    memmove(v1 + 48, v1 + 56, len1 - 56);
-    memset(v1 + len1 - 8, 0, 8);
-    put32(v1 + 8, 1);
-    put32(v1 + 12, 48);
-    put32(v1 + 36, (uint32_t)len1 - 8);
-    CHECK(vigil_sitefmt_open(v1, len1 - 8, &t, err, sizeof err) == 0, "v1 table rejected: %s", err);
-    CHECK(t.nsites == 4 && vigil_sitefmt_cfg(&t, &cfg, err, sizeof err) == 0, "v1 table has no control flow");
-    free(v1);
+    /* malformed sections: every truncation, a bad magic, a size that is not a multiple of 4 */
+    for (size_t n = 1; n < cfg_len; n++) {
+        unsigned char *cut = malloc(n);
+        memcpy(cut, cfgblob, n);
+        t.cfg = NULL;
+        if (vigil_sitefmt_attach_cfg(cut, n, &t, 1, err, sizeof err) != -1)
+            CHECK(0, "blob cut to %zu of %zu bytes accepted", n, cfg_len);
+        free(cut);
+    }
+    section[8] = 'X';
+    CHECK(vigil_sitefmt_attach_cfg(section, section_len, &t, 1, err, sizeof err) == -1 && strstr(err, "offset 8"),
+          "bad magic: %s", err);
+    section[8] = cfgblob[0];
+    put32(section + 8 + 28, 6);
+    CHECK(vigil_sitefmt_attach_cfg(section, section_len, &t, 1, err, sizeof err) == -1 && strstr(err, "multiple of 4"),
+          "bad size: %s", err);
+    free(section);
+    free(cfgblob);
     free(buf);
+}
+
+/* A table of an earlier version, by hand: 24-byte records; version 2 with its facts inline. */
+static size_t legacy_table(unsigned char *out, uint32_t version)
+{
+    static const char strings[] = "\0f\0a.c";   /* "", "f" at 1, "a.c" at 3 */
+    static const uint32_t records[2][6] = {{VIGIL_SITE_ENTRY, 1, 3, 7, 2, 0}, {VIGIL_SITE_LOAD, 1, 3, 8, 5, 4}};
+    /* counts; function f: name, 1 block, flags, first edge, 0 edges, first exit, 1 exit; exit 0;
+     * sites 0 and 1 in f's block 0 */
+    static const uint32_t facts[] = {1, 0, 1, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0};
+    uint32_t header = version == 1 ? 48 : 56, cfg = version == 1 ? 0 : sizeof facts;
+    uint32_t used = header + 2 * 24 + sizeof strings + cfg, total = (used + 7) & ~7u;
+    memset(out, 0, total);
+    memcpy(out, "VGLSITES", 8);
+    uint32_t fields[] = {version, header, 9, 0, 2, 24, sizeof strings, total, 3, 0, cfg, 0};
+    for (size_t i = 0; i < (version == 1 ? 10 : 12); i++)
+        put32(out + 8 + 4 * i, fields[i]);
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k < 6; k++)
+            put32(out + header + 24 * r + 4 * k, records[r][k]);
+    memcpy(out + header + 48, strings, sizeof strings);
+    for (size_t i = 0; i < cfg / 4; i++)
+        put32(out + header + 48 + sizeof strings + 4 * i, facts[i]);
+    return total;
+}
+
+static void test_legacy_versions(void)
+{
+    unsigned char buf[256];
+    struct vigil_sitefmt_table t;
+    struct vigil_cfg cfg;
+    struct vigil_site_view v;
+    char err[200] = "";
+    for (uint32_t version = 1; version <= 2; version++) {
+        size_t len = legacy_table(buf, version);
+        CHECK(vigil_sitefmt_open(buf, len, &t, err, sizeof err) == 0, "version %u rejected: %s", version, err);
+        vigil_sitefmt_get(&t, 1, &v);
+        CHECK(t.nsites == 2 && v.kind == VIGIL_SITE_LOAD && strcmp(v.function, "f") == 0 && strcmp(v.file, "a.c") == 0 &&
+              v.line == 8 && v.column == 5 && v.aux == 4, "version %u site 1: %d %s %u", version, v.kind, v.function, v.line);
+        int rc = vigil_sitefmt_cfg(&t, &cfg, err, sizeof err);
+        CHECK(rc == (version == 2), "version %u facts: %d %s", version, rc, err);
+        if (rc == 1) {
+            CHECK(cfg.nfunctions == 1 && strcmp(cfg.functions[0].name, "f") == 0 && cfg.functions[0].nexits == 1 &&
+                  cfg.site_function[1] == 0, "version 2 facts decoded");
+            vigil_cfg_free(&cfg);
+        }
+    }
+    size_t len = legacy_table(buf, 2);
+    put32(buf + 28, 12);   /* version 2 with version 3's record size */
+    CHECK(vigil_sitefmt_open(buf, len, &t, err, sizeof err) == -1 && strstr(err, "record size"), "v2 with 12: %s", err);
 }
 
 int main(void)
 {
     test_round_trip();
     test_empty_table();
+    test_field_limits();
     test_many_sites();
     test_truncation();
     test_bad_header();
     test_bad_records();
     test_walk();
     test_cfg();
+    test_legacy_versions();
     return CHECK_DONE("sitefmt");
 }
