@@ -28,11 +28,15 @@ CMD_OBJ      := $(call obj,host,$(CMD_SRC))
 # The runtime is position-independent (PIE executables, libvigil.so) and never instrumented.
 # Its debug info is DWARF 4: Valgrind 3.19 gives up on a program that holds any DWARF 5, and
 # users run vigil builds under Valgrind and cachegrind too.
-RT_OBJ       := $(call obj,rt,$(RUNTIME_SRC) $(COMMON_SRC))
+# The shared formats go into an archive of their own, linked on demand: a program carries the
+# runtime and every tool (linked whole: tools register themselves), but only the formats the
+# runtime calls, not the readers and scorers that only the vigil command needs.
+RT_OBJ       := $(call obj,rt,$(RUNTIME_SRC))
+RT_COMMON_OBJ := $(call obj,rt,$(COMMON_SRC))
 RT_FLAGS     := -fPIC -fno-builtin-malloc -fno-builtin-calloc -fno-builtin-realloc -fno-builtin-free \
                 -ftls-model=initial-exec -fno-omit-frame-pointer -gdwarf-4 -Iruntime
 
-all: $(B)/bin/vigil-cc $(B)/bin/vigil $(B)/lib/libvigil.a $(B)/lib/libvigil.so $(B)/lib/vigil.dynlist $(B)/include/vigil/vigil.h
+all: $(B)/bin/vigil-cc $(B)/bin/vigil $(B)/lib/libvigil.a $(B)/lib/libvigil_common.a $(B)/lib/libvigil.so $(B)/lib/vigil.dynlist $(B)/include/vigil/vigil.h
 
 $(B)/obj/host/compiler/%.o: compiler/%.c
 	@mkdir -p $(dir $@)
@@ -53,8 +57,11 @@ $(B)/bin/vigil: $(CMD_OBJ) $(COMMON_OBJ)
 $(B)/lib/libvigil.a: $(RT_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@.tmp && ar rcs $@.tmp $^ && mv -f $@.tmp $@
+$(B)/lib/libvigil_common.a: $(RT_COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@.tmp && ar rcs $@.tmp $^ && mv -f $@.tmp $@
 # nodelete: the runtime's exit and fork handlers must outlive a dlclose of libvigil.so.
-$(B)/lib/libvigil.so: $(RT_OBJ)
+$(B)/lib/libvigil.so: $(RT_OBJ) $(RT_COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) -shared -Wl,-z,nodelete $^ -o $@.tmp -ldl -lpthread -lm && mv -f $@.tmp $@
 # Symbols an executable built with vigil-cc exports, so that instrumented shared libraries it
@@ -79,7 +86,7 @@ demo: all
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/vigil
 	install -m 755 $(B)/bin/vigil-cc $(B)/bin/vigil $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(B)/lib/libvigil.a $(B)/lib/vigil.dynlist $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(B)/lib/libvigil.a $(B)/lib/libvigil_common.a $(B)/lib/vigil.dynlist $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/lib/libvigil.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/vigil/*.h $(DESTDIR)$(PREFIX)/include/vigil/
 

@@ -57,7 +57,7 @@ def snapshot_vigil():
     for attempt in range(10):
         try:
             digest = hashlib.sha1()
-            for rel in ("bin/vigil-cc", "lib/libvigil.a"):
+            for rel in ("bin/vigil-cc", "lib/libvigil.a", "lib/libvigil_common.a"):
                 with open(os.path.join(build_dir, rel), "rb") as f:
                     digest.update(f.read())
             target = os.path.join(REAL_DIR, "snapshots", digest.hexdigest()[:16])
@@ -69,8 +69,9 @@ def snapshot_vigil():
                         shutil.copytree(os.path.join(build_dir, sub), os.path.join(tmp, sub))
                 with open(os.path.join(tmp, "bin", "vigil-cc"), "rb") as f:
                     check = hashlib.sha1(f.read())
-                with open(os.path.join(tmp, "lib", "libvigil.a"), "rb") as f:
-                    check.update(f.read())
+                for lib in ("libvigil.a", "libvigil_common.a"):
+                    with open(os.path.join(tmp, "lib", lib), "rb") as f:
+                        check.update(f.read())
                 if check.hexdigest()[:16] != digest.hexdigest()[:16]:
                     raise OSError("build/ changed while copying")
                 os.rename(tmp, target)

@@ -13,14 +13,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "textfmt.h"   /* vigil_escape, vigil_unescape */
+
 #define VIGIL_RUN_FORMAT_VERSION 2   /* the reader also accepts 1 (no crash line) */
 #define VIGIL_RUN_FILE "run.txt"
 
-/* Percent-escape s into out (space, '%', control bytes and bytes >= 0x7f become %XX; the empty
- * string becomes "%"). Returns the length that was needed (like snprintf). No allocation. */
-size_t vigil_escape(const char *s, char *out, size_t outlen);
-/* Undo vigil_escape in place; -1 on a malformed escape. */
-int vigil_unescape(char *s);
 
 /* ---- Reader (used by the vigil command; allocates with malloc) ---- */
 

@@ -261,3 +261,62 @@ int vigil_text_load_file(const char *path, size_t max_bytes, char **text, size_t
     *len = n;
     return 0;
 }
+
+/* ---- Percent-escaped fields ---- */
+
+static const char hex_digits[] = "0123456789ABCDEF";
+
+/* Bytes that may appear raw in an escaped field; everything else is %XX. */
+static int is_plain_byte(unsigned char c)
+{
+    return c > 0x20 && c < 0x7f && c != '%';
+}
+
+size_t vigil_escape(const char *s, char *out, size_t outlen)
+{
+    size_t n = 0;
+#define PUT(ch) do { if (n + 1 < outlen) out[n] = (ch); n++; } while (0)
+    if (*s == '\0') {
+        PUT('%');
+    } else {
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+            if (is_plain_byte(*p)) {
+                PUT((char)*p);
+            } else {
+                PUT('%');
+                PUT(hex_digits[*p >> 4]);
+                PUT(hex_digits[*p & 15]);
+            }
+        }
+    }
+#undef PUT
+    if (outlen > 0)
+        out[n < outlen ? n : outlen - 1] = '\0';
+    return n;
+}
+
+int vigil_unescape(char *s)
+{
+    if (strcmp(s, "%") == 0) {
+        s[0] = '\0';
+        return 0;
+    }
+    char *w = s;
+    for (const char *r = s; *r; ) {
+        unsigned char c = (unsigned char)*r;
+        if (c == '%') {
+            int hi = vigil_text_hex_digit(r[1]), lo = hi < 0 ? -1 : vigil_text_hex_digit(r[2]);
+            /* %00 would cut the string short: vigil_escape never writes it. */
+            if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+                return -1;
+            *w++ = (char)(hi << 4 | lo);
+            r += 3;
+        } else if (is_plain_byte(c)) {
+            *w++ = *r++;
+        } else {
+            return -1;   /* a raw byte that vigil_escape would have escaped */
+        }
+    }
+    *w = '\0';
+    return 0;
+}

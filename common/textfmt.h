@@ -96,4 +96,12 @@ int vigil_text_grow(void **items, size_t *cap, size_t n, size_t size);
 int vigil_text_load_file(const char *path, size_t max_bytes, char **text, size_t *len,
                          char *err, size_t errlen);
 
+/* String fields are percent-escaped, so they never contain spaces, newlines or '%'.
+ * vigil_escape writes s into out (space, '%', control bytes and bytes >= 0x7f become %XX; the
+ * empty string becomes "%") and returns the length that was needed (like snprintf). No
+ * allocation: the runtime writes its run report with it. */
+size_t vigil_escape(const char *s, char *out, size_t outlen);
+/* Undo vigil_escape in place; -1 on a malformed escape. */
+int vigil_unescape(char *s);
+
 #endif

@@ -402,13 +402,15 @@ int vcc_link(struct vcc_job *job)
 {
     const struct vcc_args *a = &job->args;
     int runtime = !a->shared && !a->nostdlib && !a->relocatable;
-    char archive[PATH_MAX + 32], dynlist[PATH_MAX + 64];
+    char archive[PATH_MAX + 32], formats[PATH_MAX + 32], dynlist[PATH_MAX + 64];
     snprintf(archive, sizeof archive, "%s/libvigil.a", job->libdir);
+    snprintf(formats, sizeof formats, "%s/libvigil_common.a", job->libdir);
     snprintf(dynlist, sizeof dynlist, "-Wl,--dynamic-list=%s/vigil.dynlist", job->libdir);
-    if (runtime && access(archive, R_OK) != 0) {
-        fprintf(stderr, "vigil-cc: the vigil runtime is missing: %s\n", archive);
-        return 1;
-    }
+    for (const char *lib = archive; runtime && lib; lib = lib == archive ? formats : NULL)
+        if (access(lib, R_OK) != 0) {
+            fprintf(stderr, "vigil-cc: the vigil runtime is missing: %s\n", lib);
+            return 1;
+        }
     struct vcc_cmd cmd = {0};
     vcc_cmd_push(&cmd, job->clang);
     int k = 0;
@@ -437,6 +439,7 @@ int vcc_link(struct vcc_job *job)
         vcc_cmd_push(&cmd, "-Wl,--whole-archive");
         vcc_cmd_push(&cmd, archive);
         vcc_cmd_push(&cmd, "-Wl,--no-whole-archive");
+        vcc_cmd_push(&cmd, formats);   /* on demand: only what the runtime calls */
         if (!a->static_link) vcc_cmd_push(&cmd, dynlist);
         vcc_cmd_push(&cmd, "-lpthread");
         vcc_cmd_push(&cmd, "-ldl");

@@ -100,7 +100,7 @@ real_compiler_identity() {
     {
         sha1sum <"$path" 2>/dev/null || true
         if [ "$(basename "$path")" = vigil-cc ]; then
-            sha1sum <"$(dirname "$path")/../lib/libvigil.a" 2>/dev/null || true
+            cat "$(dirname "$path")"/../lib/libvigil.a "$(dirname "$path")"/../lib/libvigil_common.a 2>/dev/null | sha1sum
         fi
         "$path" --version 2>/dev/null | head -n1 || true
         # vigil-cc settings change the code it emits: a build with other settings is another build.

@@ -17,7 +17,7 @@ fail() { echo "FAIL runtime/$1: $2"; failed=$((failed + 1)); }
 CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -I$ROOT/common -I$ROOT/include"
 $CC $CFLAGS "$ROOT/tests/runtime/rt_report.c" "$ROOT"/common/*.c -o "$W/rt_report" -lm || { fail build "rt_report"; exit 1; }
 $CC $CFLAGS "$ROOT/tests/runtime/rt_abi.c" -o "$W/rt_abi_static" \
-    -Wl,--whole-archive "$ROOT/build/lib/libvigil.a" -Wl,--no-whole-archive -ldl -lpthread -lm \
+    -Wl,--whole-archive "$ROOT/build/lib/libvigil.a" -Wl,--no-whole-archive "$ROOT/build/lib/libvigil_common.a" -ldl -lpthread -lm \
     || { fail build "rt_abi with libvigil.a"; exit 1; }
 $CC $CFLAGS "$ROOT/tests/runtime/rt_abi.c" -o "$W/rt_abi_shared" \
     -L"$ROOT/build/lib" -lvigil -Wl,-rpath,"$ROOT/build/lib" -lpthread \
