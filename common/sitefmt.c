@@ -108,11 +108,7 @@ int vigil_sitefmt_walk(const void *buf, size_t len,
     const unsigned char *p = buf;
     size_t pos = 0;
     int ntables = 0;
-    while (pos < len) {
-        if (p[pos] == 0) {          /* padding the linker put between tables */
-            pos++;
-            continue;
-        }
+    while ((pos = skip_padding(p, len, pos)) < len) {
         struct vigil_sitefmt_table t;
         char why[160];
         if (vigil_sitefmt_open(p + pos, len - pos, &t, why, sizeof why) != 0)

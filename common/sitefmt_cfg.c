@@ -11,11 +11,7 @@ int vigil_sitefmt_attach_cfg(const void *buf, size_t len, struct vigil_sitefmt_t
     const unsigned char *p = buf;
     size_t pos = 0;
     int attached = 0;
-    while (pos < len) {
-        if (p[pos] == 0) {          /* padding the linker put between blobs */
-            pos++;
-            continue;
-        }
+    while ((pos = skip_padding(p, len, pos)) < len) {
         if (len - pos < CFG_HEADER_SIZE || memcmp(p + pos + C_MAGIC, VIGIL_CFGFMT_MAGIC, 8) != 0)
             return fail(err, errlen, "at offset %zu: not control-flow facts (bad magic or truncated header)", pos);
         uint32_t version = get32(p + pos + C_VERSION), header_size = get32(p + pos + C_HEADER_SIZE);

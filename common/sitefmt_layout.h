@@ -80,6 +80,14 @@ static inline uint32_t fit(uint32_t v, unsigned bits)
     return v >> bits ? 0 : v;
 }
 
+/* The linker may pad between the tables (or blobs) it concatenates: where the next one starts. */
+static inline size_t skip_padding(const unsigned char *p, size_t len, size_t pos)
+{
+    while (pos < len && p[pos] == 0)
+        pos++;
+    return pos;
+}
+
 struct record {
     uint32_t kind, function, file, line, column, aux;
 };

@@ -42,6 +42,20 @@ static int run(const char *cmd)
     return rc;
 }
 
+/* Load a copy of bin whose byte at `offset` after the first `magic` is `value`. */
+static int load_patched(const char *bin, const char *magic, int offset, int value, struct vigil_elf_sites *s,
+                        char *err, size_t errlen)
+{
+    char cmd[1024], bad[300];
+    snprintf(bad, sizeof bad, "%s.%s", bin, magic);
+    snprintf(cmd, sizeof cmd,
+             "python3 -c \"import sys; d=bytearray(open(sys.argv[1],'rb').read()); "
+             "i=d.find(b'%s'); d[i+%d]=%d; open(sys.argv[2],'wb').write(d)\" %s %s", magic, offset, value, bin, bad);
+    if (run(cmd) != 0)
+        return 0;
+    return vigil_elf_sites_load(bad, s, err, errlen);
+}
+
 static void test_two_tables(void)
 {
     struct vigil_sitefmt_builder *a = vigil_sitefmt_builder_new("src/a.c");
@@ -117,29 +131,13 @@ static void test_two_tables(void)
     }
     vigil_elf_sites_free(&s);
 
-    /* A corrupted table is an error naming the file and the section. */
-    snprintf(cmd, sizeof cmd,
-             "python3 -c \"import sys; p=sys.argv[1]; d=bytearray(open(p,'rb').read()); "
-             "i=d.find(b'VGLSITES'); d[i+8]=9; open(p+'.bad','wb').write(d)\" %s", bin);
-    if (run(cmd) == 0) {
-        char bad[300];
-        snprintf(bad, sizeof bad, "%s.bad", bin);
-        rc = vigil_elf_sites_load(bad, &s, err, sizeof err);
-        CHECK(rc == -1 && strstr(err, bad) == err && strstr(err, "vigil_sites"),
-              "corrupt table: rc %d \"%s\"", rc, err);
-        CHECK(s.tables == NULL && s.section == NULL, "failed load leaves nothing allocated");
-    }
-    /* So are malformed facts, naming their section. */
-    snprintf(cmd, sizeof cmd,
-             "python3 -c \"import sys; p=sys.argv[1]; d=bytearray(open(p,'rb').read()); "
-             "i=d.find(b'VGLCFLOW'); d[i+28]=3; open(p+'.badcfg','wb').write(d)\" %s", bin);
-    if (run(cmd) == 0) {
-        char bad[300];
-        snprintf(bad, sizeof bad, "%s.badcfg", bin);
-        rc = vigil_elf_sites_load(bad, &s, err, sizeof err);
-        CHECK(rc == -1 && strstr(err, bad) == err && strstr(err, "vigil_cfg") && strstr(err, "multiple of 4"),
-              "corrupt facts: rc %d \"%s\"", rc, err);
-    }
+    /* A corrupted table is an error naming the file and the section; so are malformed facts. */
+    rc = load_patched(bin, "VGLSITES", 8, 9, &s, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, bin) == err && strstr(err, "vigil_sites"), "corrupt table: rc %d \"%s\"", rc, err);
+    CHECK(s.tables == NULL && s.section == NULL, "failed load leaves nothing allocated");
+    rc = load_patched(bin, "VGLCFLOW", 28, 3, &s, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, bin) == err && strstr(err, "vigil_cfg") && strstr(err, "multiple of 4"),
+          "corrupt facts: rc %d \"%s\"", rc, err);
 }
 
 static void test_plain_and_bad_files(void)
