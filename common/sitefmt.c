@@ -42,6 +42,9 @@ static int open_table(const void *buf, size_t len, struct vigil_sitefmt_table *t
     uint32_t cfg_size = version == 1 ? 0 : get32(p + H_CFG_SIZE);
     if (cfg_size % 4 != 0 || (version > 1 && get32(p + H_RESERVED) != 0))
         return fail(err, errlen, "site table control-flow size %u not a multiple of 4 (or reserved field set)", cfg_size);
+    if (version >= 3 && cfg_size != 0)
+        return fail(err, errlen, "site table version %u with %u bytes of inline control-flow facts; "
+                    "expected 0 (they live in the \"" VIGIL_CFG_SECTION "\" section)", version, cfg_size);
     uint32_t nsites = get32(p + H_NSITES), strtab_size = get32(p + H_STRTAB_SIZE);
     uint32_t total_size = get32(p + H_TOTAL_SIZE);
     /* 64-bit sums: 32-bit fields cannot overflow them. */

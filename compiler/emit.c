@@ -280,8 +280,9 @@ static void emit_access_stubs(struct vigil_xform *x)
  * allocated section from the back end. */
 static void emit_unloaded_blob(struct vigil_xform *x, const char *section, const unsigned char *bytes, size_t len)
 {
-    size_t cap = 128 + len * 3, used = 0;   /* ".long " lines of 16 decimal words: < 11 chars a word */
-    char *text = xf_calloc(1, cap + len / 4 * 8);
+    /* ".long" lines of 16 decimal words: at most 11 characters a word, 8 more a line */
+    size_t words = len / 4, used = 0;
+    char *text = xf_calloc(1, 128 + words * 11 + (words / 16 + 1) * 8);
     used += (size_t)sprintf(text, "\t.pushsection %s,\"\",@progbits\n\t.p2align 3\n", section);
     for (size_t i = 0; i < len; i += 4) {
         uint32_t w = (uint32_t)bytes[i] | (uint32_t)bytes[i + 1] << 8 | (uint32_t)bytes[i + 2] << 16 |

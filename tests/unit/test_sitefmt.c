@@ -181,6 +181,10 @@ static void test_bad_header(void)
     CHECK(open_copy(bad, len, err, sizeof err) != 0, "total_size beyond buffer accepted");
 
     memcpy(bad, buf, len);
+    put32(bad + 48, 8);             /* version 3 with inline control-flow facts */
+    CHECK(open_copy(bad, len, err, sizeof err) != 0 && strstr(err, "vigil_cfg"), "inline facts: %s", err);
+
+    memcpy(bad, buf, len);
     put32(bad + 40, 4096);          /* source offset */
     CHECK(open_copy(bad, len, err, sizeof err) != 0 && strstr(err, "source"), "bad source: %s", err);
     free(bad);
@@ -297,7 +301,8 @@ static void test_cfg(void)
     memcpy(section + 8, cfgblob, cfg_len);
     put32(section + 8 + 16, 8);                   /* another tu_hash */
     memcpy(section + 8 + cfg_len, cfgblob, cfg_len);
-    free(vigil_sitefmt_finish(vigil_sitefmt_builder_new("x.c"), 8, &other_len, &other_cfg, NULL));
+    size_t other_cfg_len = 0;
+    free(vigil_sitefmt_finish(vigil_sitefmt_builder_new("x.c"), 8, &other_len, &other_cfg, &other_cfg_len));
     CHECK(other_cfg == NULL, "a table without functions has no facts");
     CHECK(vigil_sitefmt_attach_cfg(section, section_len, &t, 1, err, sizeof err) == 1, "attach: %s", err);
     CHECK(t.cfg == section + 8 + cfg_len + 32, "attached to the blob with the table's hash");
