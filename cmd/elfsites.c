@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,21 +171,7 @@ const struct vigil_sitefmt_table *vigil_elf_sites_find(const struct vigil_elf_si
                                                        uint64_t tu_hash, uint32_t nsites)
 {
     for (size_t i = 0; i < s->ntables; i++)
-        if (vigil_table_tu_hash(&s->tables[i]) == tu_hash && s->tables[i].nsites == nsites)
+        if (vigil_sitefmt_tu_hash(&s->tables[i]) == tu_hash && s->tables[i].nsites == nsites)
             return &s->tables[i];
     return NULL;
-}
-
-uint64_t vigil_table_tu_hash(const struct vigil_sitefmt_table *t)
-{
-    uint64_t v;
-    memcpy(&v, (const char *)t->header + offsetof(struct vigil_sitefmt_header, tu_hash), sizeof v);
-    return v;   /* the format is little-endian, like every host vigil supports */
-}
-
-const char *vigil_table_source(const struct vigil_sitefmt_table *t)
-{
-    uint32_t off;
-    memcpy(&off, (const char *)t->header + offsetof(struct vigil_sitefmt_header, source), sizeof off);
-    return t->strings + off;   /* validated by vigil_sitefmt_open */
 }

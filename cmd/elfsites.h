@@ -22,10 +22,6 @@ struct vigil_elf_sites {
  * (has_section = 0, ntables = 0). Returns 0, or -1 with "PATH: what was expected" in err. */
 int vigil_elf_sites_load(const char *path, struct vigil_elf_sites *s, char *err, size_t errlen);
 void vigil_elf_sites_free(struct vigil_elf_sites *s);
-/* Header fields of a table, read without assuming alignment (tables in a section start
- * wherever the linker put them). */
-uint64_t vigil_table_tu_hash(const struct vigil_sitefmt_table *t);
-const char *vigil_table_source(const struct vigil_sitefmt_table *t);
 /* The table with this identity (tu_hash and site count), or NULL. */
 const struct vigil_sitefmt_table *vigil_elf_sites_find(const struct vigil_elf_sites *s,
                                                        uint64_t tu_hash, uint32_t nsites);

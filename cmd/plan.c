@@ -164,7 +164,7 @@ static int load_program(const char *path, struct program *p, char *err, size_t e
         int rc = vigil_sitefmt_cfg(&p->elf.tables[t], &p->cfg[t], why, sizeof why);
         if (rc <= 0) {
             snprintf(err, errlen, "%s: site table %zu (tu %016" PRIx64 "): %s", path, t,
-                     vigil_table_tu_hash(&p->elf.tables[t]),
+                     vigil_sitefmt_tu_hash(&p->elf.tables[t]),
                      rc == 0 ? "no control-flow facts (expected site table version 2: rebuild with this vigil-cc)" : why);
             return -1;
         }
@@ -212,7 +212,7 @@ static int table_of(const struct program *p, const char *hash)
 {
     for (size_t t = 0; t < p->elf.ntables; t++) {
         char h[17];
-        snprintf(h, sizeof h, "%016" PRIx64, vigil_table_tu_hash(&p->elf.tables[t]));
+        snprintf(h, sizeof h, "%016" PRIx64, vigil_sitefmt_tu_hash(&p->elf.tables[t]));
         if (strcmp(h, hash) == 0)
             return (int)t;
     }
@@ -276,7 +276,7 @@ static void write_set(FILE *f, const struct program *p, const struct siteset *s,
     for (size_t t = 0; t < p->elf.ntables; t++)
         for (uint32_t i = 0; i < p->elf.tables[t].nsites; i++)
             if (set_has(s, (uint32_t)t, i))
-                fprintf(f, "%s %016" PRIx64 " %u%s\n", key, vigil_table_tu_hash(&p->elf.tables[t]), i, suffix);
+                fprintf(f, "%s %016" PRIx64 " %u%s\n", key, vigil_sitefmt_tu_hash(&p->elf.tables[t]), i, suffix);
 }
 
 static int write_state(const char *path, const struct program *p, const struct state *st)
@@ -332,7 +332,7 @@ static int write_plan(const char *path, const struct program *p, const struct si
             if (!set_has(plan, (uint32_t)t, i))
                 continue;
             if (!used)
-                out.modules[out.nmodules++] = (struct vigil_plan_module){vigil_table_tu_hash(&p->elf.tables[t]),
+                out.modules[out.nmodules++] = (struct vigil_plan_module){vigil_sitefmt_tu_hash(&p->elf.tables[t]),
                                                                         p->elf.tables[t].nsites, 0};
             used = 1;
             out.sites[out.nsites++] = (struct vigil_plan_site){(uint32_t)out.nmodules - 1, i, 0};

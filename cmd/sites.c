@@ -20,7 +20,7 @@ static void print_text(const char *path, const struct vigil_elf_sites *s)
     for (size_t t = 0; t < s->ntables; t++) {
         const struct vigil_sitefmt_table *table = &s->tables[t];
         printf("\ntable %zu tu %016llx source %s (%u sites)\n", t,
-               (unsigned long long)vigil_table_tu_hash(table), vigil_table_source(table),
+               (unsigned long long)vigil_sitefmt_tu_hash(table), vigil_sitefmt_source(table),
                table->nsites);
         printf("  %6s  %-8s  %-24s  %s\n", "local", "kind", "function", "location");
         for (uint32_t i = 0; i < table->nsites; i++) {
@@ -95,14 +95,14 @@ static void print_json(const char *path, const struct vigil_elf_sites *s)
     for (size_t t = 0; t < s->ntables; t++) {
         const struct vigil_sitefmt_table *table = &s->tables[t];
         char hash[17];
-        snprintf(hash, sizeof hash, "%016llx", (unsigned long long)vigil_table_tu_hash(table));
+        snprintf(hash, sizeof hash, "%016llx", (unsigned long long)vigil_sitefmt_tu_hash(table));
         vigil_json_object_begin(&j);
         vigil_json_key(&j, "table");
         vigil_json_uint(&j, t);
         vigil_json_key(&j, "tu_hash");
         vigil_json_string(&j, hash);
         vigil_json_key(&j, "source");
-        vigil_json_string(&j, vigil_table_source(table));
+        vigil_json_string(&j, vigil_sitefmt_source(table));
         vigil_json_key(&j, "sites");
         vigil_json_array_begin(&j);
         for (uint32_t i = 0; i < table->nsites; i++) {

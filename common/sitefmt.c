@@ -92,6 +92,16 @@ int vigil_sitefmt_open_lazy(const void *buf, size_t len, struct vigil_sitefmt_ta
     return open_table(buf, len, t, 0, err, errlen);
 }
 
+uint64_t vigil_sitefmt_tu_hash(const struct vigil_sitefmt_table *t)
+{
+    return get64((const unsigned char *)t->header + H_TU_HASH);
+}
+
+const char *vigil_sitefmt_source(const struct vigil_sitefmt_table *t)
+{
+    return t->strings + get32((const unsigned char *)t->header + H_SOURCE);   /* checked at open */
+}
+
 void vigil_sitefmt_get(const struct vigil_sitefmt_table *t, uint32_t i, struct vigil_site_view *out)
 {
     struct record r = read_record(t->records + (size_t)i * t->record_size, t->record_size);

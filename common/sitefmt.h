@@ -113,6 +113,9 @@ int vigil_sitefmt_open(const void *buf, size_t len, struct vigil_sitefmt_table *
  * resident: lua's is 940 KB). vigil_sitefmt_get stays in bounds all the same. */
 int vigil_sitefmt_open_lazy(const void *buf, size_t len, struct vigil_sitefmt_table *t,
                             char *err, size_t errlen);
+/* Header fields of an open table: its identity and its main source file. */
+uint64_t vigil_sitefmt_tu_hash(const struct vigil_sitefmt_table *t);
+const char *vigil_sitefmt_source(const struct vigil_sitefmt_table *t);
 /* Site i of an open table (i < t->nsites). A record that a lazy open did not check reads as
  * kind 0 ("?") with empty names when its kind or a string offset is out of range. */
 void vigil_sitefmt_get(const struct vigil_sitefmt_table *t, uint32_t i, struct vigil_site_view *out);

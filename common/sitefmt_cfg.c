@@ -31,7 +31,7 @@ int vigil_sitefmt_attach_cfg(const void *buf, size_t len, struct vigil_sitefmt_t
         uint32_t nsites = get32(p + pos + C_NSITES);
         for (size_t k = 0; k < ntables; k++) {
             struct vigil_sitefmt_table *t = &tables[k];
-            if (t->cfg || t->nsites != nsites || get64((const unsigned char *)t->header + H_TU_HASH) != tu_hash)
+            if (t->cfg || t->nsites != nsites || vigil_sitefmt_tu_hash(t) != tu_hash)
                 continue;
             t->cfg = p + pos + CFG_HEADER_SIZE;
             t->cfg_size = cfg_size;

@@ -59,6 +59,14 @@ static struct __vigil_module module3 = {
     .dispatch_sites = dispatch_sites3, .ndispatch = 1,
 };
 
+/* The encoded table of b becomes m's, with its identity. */
+static void give_table(struct __vigil_module *m, struct vigil_sitefmt_builder *b, uint64_t tu_hash)
+{
+    size_t len;
+    m->site_blob = vigil_sitefmt_finish(b, tu_hash, &len, NULL, NULL);
+    m->tu_hash = tu_hash;
+}
+
 static void build_tables(void)
 {
     struct vigil_sitefmt_builder *b = vigil_sitefmt_builder_new("rt_abi.c");
@@ -70,13 +78,10 @@ static void build_tables(void)
     vigil_sitefmt_add(b, VIGIL_SITE_BRANCH, "hot", "rt_abi.c", 13, 7, 0);
     vigil_sitefmt_add(b, VIGIL_SITE_RETURN, "hot", "rt_abi.c", 14, 7, 0);
     vigil_sitefmt_add(b, VIGIL_SITE_CALL, "hot", "rt_abi.c", 15, 7, 0);
-    size_t len;
-    module.site_blob = vigil_sitefmt_finish(b, 0x1122334455667788ull, &len, NULL, NULL);
-    module.tu_hash = 0x1122334455667788ull;
+    give_table(&module, b, 0x1122334455667788ull);
     b = vigil_sitefmt_builder_new("rt_lazy.c");
     vigil_sitefmt_add(b, VIGIL_SITE_ENTRY, "lazy", "rt_lazy.c", 1, 1, 0);
-    module2.site_blob = vigil_sitefmt_finish(b, 0xabcdefull, &len, NULL, NULL);
-    module2.tu_hash = 0xabcdefull;
+    give_table(&module2, b, 0xabcdefull);
     b = vigil_sitefmt_builder_new("rt_probe_first.c");
     vigil_sitefmt_add(b, VIGIL_SITE_ENTRY, "first", "rt_probe_first.c", 1, 1, 0);
     vigil_sitefmt_add(b, VIGIL_SITE_LOAD, "first", "rt_probe_first.c", 2, 1, 4);
@@ -84,8 +89,7 @@ static void build_tables(void)
     vigil_sitefmt_add(b, VIGIL_SITE_BRANCH, "first", "rt_probe_first.c", 4, 1, 0);
     vigil_sitefmt_add(b, VIGIL_SITE_RETURN, "first", "rt_probe_first.c", 5, 1, 0);
     vigil_sitefmt_add(b, VIGIL_SITE_CALL, "first", "rt_probe_first.c", 6, 1, 0);
-    module3.site_blob = vigil_sitefmt_finish(b, 0x5eedull, &len, NULL, NULL);
-    module3.tu_hash = 0x5eedull;
+    give_table(&module3, b, 0x5eedull);
 }
 
 /* The dispatch check of common/abi.h; returns 1 when the code after it runs instrumented. */

@@ -112,9 +112,9 @@ static void test_two_tables(void)
         CHECK(t == &s.tables[0], "find table a");
         CHECK(vigil_elf_sites_find(&s, 0x1122334455667788ull, 4) == NULL,
               "same hash, other site count: not the same table");
-        CHECK(vigil_table_tu_hash(&s.tables[1]) == 0xfedcba9876543210ull, "tu hash of b");
-        CHECK(strcmp(vigil_table_source(&s.tables[1]), "lib/b c.c") == 0, "source of b: %s",
-              vigil_table_source(&s.tables[1]));
+        CHECK(vigil_sitefmt_tu_hash(&s.tables[1]) == 0xfedcba9876543210ull, "tu hash of b");
+        CHECK(strcmp(vigil_sitefmt_source(&s.tables[1]), "lib/b c.c") == 0, "source of b: %s",
+              vigil_sitefmt_source(&s.tables[1]));
         struct vigil_site_view v;
         vigil_sitefmt_get(&s.tables[0], 1, &v);
         CHECK(v.kind == VIGIL_SITE_BACKEDGE && strcmp(v.function, "main") == 0 &&
