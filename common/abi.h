@@ -115,6 +115,11 @@ struct __vigil_module {
  * Accessed with the initial-exec TLS model from instrumented code. */
 extern __thread uint32_t __vigil_burst_left;
 
+/* The events (enum vigil_event of <vigil/tool.h>) some enabled tool wants; 0 = nobody listens.
+ * Written by the runtime at start-up and exit. Instrumented code reads it before each probe
+ * (VIGIL_CC_GUARD_PROBES), shared libraries included: default visibility. */
+extern uint32_t __vigil_active_events __attribute__((visibility("default")));
+
 /* On x86-64 the emitted code reaches the two slow paths through inline asm, as
  *     call __vigil_dispatch_enter_x86 / __vigil_burst_end_x86
  * with the module in r11 and the site in eax, the answer in eax, and only r11, the flags and

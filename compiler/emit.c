@@ -311,6 +311,12 @@ void xe_declare_runtime(struct vigil_xform *x)
     LLVMSetThreadLocal(x->burst_left, 1);
     LLVMSetThreadLocalMode(x->burst_left, burst_tls_model(x->module));
 
+    x->active_events = LLVMGetNamedGlobal(x->module, "__vigil_active_events");
+    if (!x->active_events) {
+        x->active_events = LLVMAddGlobal(x->module, i32, "__vigil_active_events");
+        LLVMSetAlignment(x->active_events, 4);
+    }
+
     x->descriptor = LLVMAddGlobal(x->module, x->module_type, "__vigil_module");
     LLVMSetLinkage(x->descriptor, LLVMInternalLinkage);
     LLVMSetAlignment(x->descriptor, 8);

@@ -3,6 +3,8 @@
  * get a guarded counter (preds.c) in both copies, under the same site id. */
 #include "xform.h"
 
+#include <vigil/tool.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,14 +111,18 @@ static int shares_function_with_checking_copy(const struct xfunc *f)
     return f->instr_fn == NULL;
 }
 
-/* A probe call just inserted. In the outlined copy of a giant function (outline.c, f->big),
- * which runs to its return once entered, it only fires while the thread's burst lasts: the
- * call moves into a block of its own behind `if (__vigil_burst_left != 0)`. */
-static void probe(struct xfunc *f, LLVMValueRef call)
+/* A probe call just inserted moves into a block of its own behind a test:
+ * - in the outlined copy of a giant function (outline.c, f->big), which runs to its return once
+ *   entered, `if (__vigil_burst_left != 0)`: it fires only while the thread's burst lasts;
+ * - elsewhere (VIGIL_CC_GUARD_PROBES), `if (__vigil_active_events & event)`: with no tool
+ *   wanting the event, the copy skips the call and its arguments instead of calling a stub that
+ *   returns at once. The leak tool wants no branch or return events, and these tests are
+ *   predicted unlikely; access tests are left to the hardware (a tool that wants them wants all). */
+static void probe(struct xfunc *f, LLVMValueRef call, unsigned event)
 {
-    if (!f->big)
-        return;
     struct vigil_xform *x = f->x;
+    if (!f->big && !x->settings->guard_probes)
+        return;
     LLVMBuilderRef b = x->builder;
     LLVMBasicBlockRef old = LLVMGetInstructionParent(call);
     LLVMBasicBlockRef cont = xf_split_before(f, LLVMGetNextInstruction(call), "vigil.probe.cont");
@@ -128,9 +134,18 @@ static void probe(struct xfunc *f, LLVMValueRef call)
     xf_insert_keeping_loc(b, call, "");
     LLVMBuildBr(b, cont);
     LLVMPositionBuilderAtEnd(b, old);
-    LLVMValueRef left = LLVMBuildLoad2(b, x->i32, x->burst_left, "");
-    LLVMValueRef on = LLVMBuildICmp(b, LLVMIntNE, left, LLVMConstInt(x->i32, 0, 0), "");
-    xe_set_weights(x, LLVMBuildCondBr(b, on, fire, cont), 1, 2000);
+    if (f->big) {
+        LLVMValueRef left = LLVMBuildLoad2(b, x->i32, x->burst_left, "");
+        LLVMValueRef on = LLVMBuildICmp(b, LLVMIntNE, left, LLVMConstInt(x->i32, 0, 0), "");
+        xe_set_weights(x, LLVMBuildCondBr(b, on, fire, cont), 1, 2000);
+        return;
+    }
+    LLVMValueRef events = LLVMBuildLoad2(b, x->i32, x->active_events, "");
+    LLVMValueRef wanted = LLVMBuildAnd(b, events, LLVMConstInt(x->i32, event, 0), "");
+    LLVMValueRef on = LLVMBuildICmp(b, LLVMIntNE, wanted, LLVMConstInt(x->i32, 0, 0), "");
+    LLVMValueRef br = LLVMBuildCondBr(b, on, fire, cont);
+    if (event != VIGIL_EV_ACCESS)
+        xe_set_weights(x, br, 1, 2000);
 }
 
 /* The outlined copy of a giant function has no dispatch checks; its back-edges count the
@@ -161,7 +176,7 @@ static void probe_access(struct xfunc *f, LLVMValueRef at, int is_store, LLVMVal
                            LLVMInstructionGetDebugLoc(at), aux);
     locate(f, at, site);
     LLVMPositionBuilderBefore(x->builder, at);
-    probe(f, xe_access_probe(x, is_store, site, address, size, !shares_function_with_checking_copy(f)));
+    probe(f, xe_access_probe(x, is_store, site, address, size, !shares_function_with_checking_copy(f)), VIGIL_EV_ACCESS);
     x->stats->probes++;
 }
 
@@ -229,7 +244,7 @@ static void probe_call(struct xfunc *f, LLVMValueRef call)
         LLVMPositionBuilderBefore(x->builder, call);
         LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0),
                                LLVMBuildPointerCast(x->builder, callee, x->ptr, "")};
-        probe(f, xe_call(x, &x->probe_call, args, 3));
+        probe(f, xe_call(x, &x->probe_call, args, 3), VIGIL_EV_CALL);
         x->stats->probes++;
     }
     /* Nothing may come between a musttail call and its ret. */
@@ -244,7 +259,7 @@ static void probe_call(struct xfunc *f, LLVMValueRef call)
         if (x->settings->probe_returns) {
             LLVMPositionBuilderBefore(x->builder, LLVMGetNextInstruction(call));
             LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0), result_as_i64(x, call)};
-            probe(f, xe_call(x, &x->probe_return, args, 3));
+            probe(f, xe_call(x, &x->probe_return, args, 3), VIGIL_EV_RETURN);
             x->stats->probes++;
         }
     }
@@ -261,7 +276,7 @@ static void probe_branch(struct xfunc *f, LLVMValueRef br)
         LLVMPositionBuilderBefore(x->builder, br);
         LLVMValueRef taken = LLVMBuildZExt(x->builder, LLVMGetCondition(br), x->i32, "");
         LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0), taken};
-        probe(f, xe_call(x, &x->probe_branch, args, 3));
+        probe(f, xe_call(x, &x->probe_branch, args, 3), VIGIL_EV_BRANCH);
         x->stats->probes++;
     }
     if (x->pred_enable)

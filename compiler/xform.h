@@ -49,6 +49,7 @@ struct vigil_xform {
     LLVMTypeRef void_t, i1, i8, i32, i64, ptr;   /* ptr: i8* (typed) or ptr (opaque) */
     LLVMTypeRef module_type;                     /* struct __vigil_module */
     LLVMValueRef burst_left;                     /* TLS uint32_t __vigil_burst_left */
+    LLVMValueRef active_events;                  /* uint32_t __vigil_active_events (runtime/tools.c) */
     LLVMValueRef descriptor;                     /* this module's struct __vigil_module */
     LLVMValueRef counters, state;                /* i32 / i64 placeholders, replaced by emit */
     LLVMValueRef pred_enable, pred_counts;       /* i8 / i64 placeholders (pred_counters only) */

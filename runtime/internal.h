@@ -101,12 +101,13 @@ void __vigil_modules_check_unloaded(void) HIDDEN;
 
 /* ---- tools.c: enabled tools and event delivery ---- */
 
-/* OR of the event masks of the enabled tools; 0 = nobody listens (the hooks' one branch).
- * Written by __vigil_tools_start (init) and __vigil_tools_fini (exit); read everywhere. */
-extern uint32_t __vigil_active_events HIDDEN;
+/* __vigil_active_events (common/abi.h): the OR of the event masks of the enabled tools.
+ * Written by __vigil_tools_start (init) and __vigil_tools_fini (exit); read everywhere,
+ * inside the runtime through this hidden alias (tools.c). */
+extern uint32_t __vigil_events_here HIDDEN;
 static inline uint32_t __vigil_wants(uint32_t ev)
 {
-    return RELAXED_LOAD(&__vigil_active_events) & ev;
+    return RELAXED_LOAD(&__vigil_events_here) & ev;
 }
 
 /* Sampled accesses wait in a per-thread buffer and reach the tools in batches (probes.c,

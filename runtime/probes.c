@@ -61,7 +61,7 @@ extern unsigned __vigil_enabled_count HIDDEN;
             ".type " #name ",@function\n"                                              \
             ".p2align 4\n" #name ":\n"                                                 \
             "    .cfi_startproc\n"                                                     \
-            "    testl $" #event ", __vigil_active_events(%rip)\n"                      \
+            "    testl $" #event ", __vigil_events_here(%rip)\n"                      \
             "    jnz " #name "_body\n"                                                 \
             "    ret\n"                                                                \
             "    .cfi_endproc\n"                                                       \
@@ -174,7 +174,7 @@ _Static_assert(sizeof(((struct vigil_thread *)0)->in_runtime) == 4 && sizeof(((s
                "ACCESS_ENTRY compares and loads these as 32-bit");
 _Static_assert(VIGIL_EV_ACCESS == 0x100, "the probe stubs and the module stubs of compiler/emit.c test this bit");
 
-#define TEST_EVENT "    testl %[event], __vigil_active_events(%%rip)\n    jnz 0f\n    ret\n0:\n"
+#define TEST_EVENT "    testl %[event], __vigil_events_here(%%rip)\n    jnz 0f\n    ret\n0:\n"
 /* The size field from a size register, clamped as buffer_access does (r11 is spent by then). */
 #define STORE_SIZE_FROM(reg, is_store)                                                         \
     "    movl $0x7fffffff, %%r11d\n"                                                           \

@@ -19,8 +19,10 @@ extern const struct vigil_tool *const __stop_vigil_tools[] __attribute__((weak))
 const struct vigil_tool *__vigil_enabled_tools[MAX_TOOLS] HIDDEN;
 unsigned __vigil_enabled_count HIDDEN;
 
-/* See internal.h. */
+/* See internal.h. The runtime itself reads the hidden alias: libvigil.so's code must not go
+ * through the GOT (or a text relocation) for it. */
 uint32_t __vigil_active_events;
+extern uint32_t __vigil_events_here HIDDEN __attribute__((alias("__vigil_active_events")));
 __thread struct vigil_thread __vigil_thread __attribute__((tls_model("initial-exec")));
 
 static const struct vigil_tool *find_tool(const char *name, size_t len)
@@ -94,14 +96,14 @@ void __vigil_tools_start(void)
             list++;
     }
     th->in_runtime = 0;
-    __atomic_store_n(&__vigil_active_events, events, __ATOMIC_RELEASE);
+    __atomic_store_n(&__vigil_events_here, events, __ATOMIC_RELEASE);
 }
 
 void __vigil_tools_fini(void)
 {
     __vigil_deliver_accesses();
     /* Events stop first: a tool writing its report must not receive events meanwhile. */
-    __atomic_store_n(&__vigil_active_events, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&__vigil_events_here, 0, __ATOMIC_RELEASE);
     __vigil_preds_fini();
     for (unsigned i = 0; i < __vigil_enabled_count; i++)
         if (__vigil_enabled_tools[i]->fini)
