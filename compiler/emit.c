@@ -122,16 +122,19 @@ static int is_local_symbol(LLVMValueRef v)
  * register, which every call of the function then saved and restored for a call that runs
  * only when a burst starts (sqlite3's moveToRoot: 6 pushes against plain's 2). */
 static LLVMValueRef x86_kept_registers_call(struct vigil_xform *x, const char *entry, LLVMValueRef in_rax,
-                                            LLVMValueRef in_r11)
+                                            LLVMValueRef in_r11, int rax_is_frame)
 {
     int r11_symbol = is_local_symbol(in_r11);
     LLVMTypeRef params[] = {LLVMTypeOf(in_rax), LLVMTypeOf(in_r11)};
-    LLVMTypeRef type = LLVMFunctionType(params[0], params, 2, 0);
-    char text[200];
+    LLVMTypeRef type = LLVMFunctionType(rax_is_frame ? x->ptr : params[0], params, 2, 0);
+    char text[220];
     /* Through the GOT, not a PLT stub: lazy binding may clobber r11. The linker relaxes it to a
-     * direct call when the entry is in the same executable. */
-    snprintf(text, sizeof text, "%slea -128(%%rsp), %%rsp\n\tcall *%s@GOTPCREL(%%rip)\n\tlea 128(%%rsp), %%rsp",
-             r11_symbol ? "lea ${2:P}(%rip), %r11\n\t" : "", entry);
+     * direct call when the entry is in the same executable. A frame (a stack object) is a
+     * memory operand whose address the asm takes itself: as a register input, its `lea` was
+     * hoisted out of loops into a callee-saved register (59 of lua's 608 transfer calls, among
+     * them luaD_precall's, whose `nresults` then lived on the stack). */
+    snprintf(text, sizeof text, "%s%slea -128(%%rsp), %%rsp\n\tcall *%s@GOTPCREL(%%rip)\n\tlea 128(%%rsp), %%rsp",
+             rax_is_frame ? "lea $1, %rax\n\t" : "", r11_symbol ? "lea ${2:P}(%rip), %r11\n\t" : "", entry);
     static const char clobbers[] =
         "~{r11},~{dirflag},~{fpsr},~{flags},~{memory},"
         "~{xmm0},~{xmm1},~{xmm2},~{xmm3},~{xmm4},~{xmm5},~{xmm6},~{xmm7},"
@@ -143,18 +146,23 @@ static LLVMValueRef x86_kept_registers_call(struct vigil_xform *x, const char *e
         ",~{xmm16},~{xmm17},~{xmm18},~{xmm19},~{xmm20},~{xmm21},~{xmm22},~{xmm23},"
         "~{xmm24},~{xmm25},~{xmm26},~{xmm27},~{xmm28},~{xmm29},~{xmm30},~{xmm31},"
         "~{k0},~{k1},~{k2},~{k3},~{k4},~{k5},~{k6},~{k7}";
-    char all[32 + sizeof clobbers + sizeof avx512];
-    snprintf(all, sizeof all, "={ax},{ax},%s,%s%s", r11_symbol ? "i" : "{r11}", clobbers,
+    char all[40 + sizeof clobbers + sizeof avx512];
+    snprintf(all, sizeof all, "={ax},%s,%s,%s%s", rax_is_frame ? "*m" : "{ax}", r11_symbol ? "i" : "{r11}", clobbers,
              has_avx512(x) ? avx512 : "");
     LLVMValueRef asm_fn = LLVMGetInlineAsm(type, text, strlen(text), all, strlen(all), 1, 0, LLVMInlineAsmDialectATT, 0);
     LLVMValueRef args[] = {in_rax, in_r11};
-    return LLVMBuildCall2(x->builder, type, asm_fn, args, 2, "");
+    LLVMValueRef call = LLVMBuildCall2(x->builder, type, asm_fn, args, 2, "");
+    if (rax_is_frame) {   /* an indirect operand names the type it points to */
+        unsigned kind = LLVMGetEnumAttributeKindForName("elementtype", 11);
+        LLVMAddCallSiteAttribute(call, 1, LLVMCreateTypeAttribute(x->ctx, kind, x->i8));
+    }
+    return call;
 }
 
 /* The x86-64 slow-path call: the module in r11 and the site in eax, the answer in eax. */
 static LLVMValueRef x86_slow_call(struct vigil_xform *x, const char *entry, uint32_t site)
 {
-    return x86_kept_registers_call(x, entry, LLVMConstInt(x->i32, site, 0), x->descriptor);
+    return x86_kept_registers_call(x, entry, LLVMConstInt(x->i32, site, 0), x->descriptor, 0);
 }
 
 int xe_can_call_keeping_registers(struct vigil_xform *x)
@@ -164,7 +172,8 @@ int xe_can_call_keeping_registers(struct vigil_xform *x)
 
 void xe_call_keeping_registers(struct vigil_xform *x, LLVMValueRef fn, LLVMValueRef arg)
 {
-    x86_kept_registers_call(x, "__vigil_call_keeping_registers_x86", LLVMBuildPointerCast(x->builder, arg, x->ptr, ""), fn);
+    x86_kept_registers_call(x, "__vigil_call_keeping_registers_x86", LLVMBuildPointerCast(x->builder, arg, x->ptr, ""), fn,
+                            LLVMIsAAllocaInst(arg) != NULL);
 }
 
 LLVMValueRef xe_call_slow_path(struct vigil_xform *x, const struct rt_fn *fn, uint32_t site)

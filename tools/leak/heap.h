@@ -66,11 +66,22 @@ void heap_inherit(struct heap_obj *o, const struct heap_history *from);
 struct heap_obj *heap_find(uintptr_t addr);
 /* The object starting exactly at addr, or NULL. Lock-free. */
 struct heap_obj *heap_find_exact(uintptr_t addr);
+/* The bounds of every object ever modelled; only widen (written by heap_insert). */
+extern _Atomic uintptr_t heap_addr_lo __attribute__((visibility("hidden")));
+extern _Atomic uintptr_t heap_addr_hi __attribute__((visibility("hidden")));
 /* Cheap pre-filter: could addr be inside a modelled object at all? */
-int heap_maybe_contains(uintptr_t addr);
+static inline int heap_maybe_contains(uintptr_t addr)
+{
+    return addr >= atomic_load_explicit(&heap_addr_lo, memory_order_relaxed) &&
+           addr < atomic_load_explicit(&heap_addr_hi, memory_order_relaxed);
+}
 /* Could [lo, hi) hold part of a modelled object? 0 means no object of the model starts or ends
  * there; the answer stays valid until the next insert (which may widen the bounds). */
-int heap_maybe_overlaps(uintptr_t lo, uintptr_t hi);
+static inline int heap_maybe_overlaps(uintptr_t lo, uintptr_t hi)
+{
+    return hi > atomic_load_explicit(&heap_addr_lo, memory_order_relaxed) &&
+           lo < atomic_load_explicit(&heap_addr_hi, memory_order_relaxed);
+}
 
 /* Record a sampled access at now_ms (allocation clock seq) from site. */
 static inline void heap_touch(struct heap_obj *o, uint32_t now_ms, uint32_t seq, uint32_t site)
