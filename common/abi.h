@@ -159,8 +159,9 @@ VIGIL_PROBE_CC void __vigil_probe_call(struct __vigil_module *m, uint32_t site, 
 /* Access probes of code built for x86-64 ELF call a stub of their own module instead
  * (compiler/emit.c, module asm, a local symbol `__vigil_mprobe_<load|store>[N]`, N = 1, 2, 4,
  * 8 or 16 bytes, none when the size is an argument): edi = site, rsi = address, rdx = size
- * (no N only), preserve_most. The stub returns at once when no tool wants accesses (code for an
- * executable tests __vigil_active_events itself), else puts the module in r11 and jumps to
+ * (no N only), preserve_most. In code for an executable built with VIGIL_CC_GUARD_PROBES=0 the
+ * stub first returns at once when no tool wants accesses (a guarded probe tested that before
+ * the call); it puts the module in r11 and jumps to
  * `__vigil_probe_<load|store>[N]_m` (runtime/probes.c), which tests the bit, handles the access
  * and keeps every register but r11. The call is 13-14 bytes instead of 25-26. An instrumented
  * copy that shares its function with the checking copy calls the probes above. */

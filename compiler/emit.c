@@ -249,14 +249,16 @@ LLVMValueRef xe_access_probe(struct vigil_xform *x, int is_store, uint32_t site,
     return xe_call(x, stub, args + 1, k ? 2 : 3);
 }
 
-/* The module asm defining the stubs the probes call. In an executable the stub tests the event
- * bit itself, so that a probe nobody listens to costs the call, the test and the return, as the
- * runtime's own probe stubs do. */
+/* The module asm defining the stubs the probes call. In an executable whose probes are not
+ * guarded (probes.c `probe`) the stub tests the event bit itself, so that a probe nobody listens
+ * to costs the call, the test and the return, as the runtime's own probe stubs do; a guarded
+ * probe was tested before the call. */
 static void emit_access_stubs(struct vigil_xform *x)
 {
     size_t module_len = 0;
     const char *module = LLVMGetValueName2(x->descriptor, &module_len);
     int executable = code_for_executable(x->module);
+    int test_here = executable && !x->settings->guard_probes;
     for (int is_store = 0; is_store < 2; is_store++)
         for (unsigned k = 0; k < XE_STUB_SIZE_CLASSES; k++) {
             if (!x->access_stubs[is_store][k].fn)
@@ -277,7 +279,7 @@ static void emit_access_stubs(struct vigil_xform *x)
                      "\t.size %s, .-%s\n"
                      "\t.popsection\n",
                      x->cold_section, stub, stub,
-                     executable ? "\ttestl $0x100, __vigil_active_events(%rip)\n\tjnz 1f\n\tret\n" : "",
+                     test_here ? "\ttestl $0x100, __vigil_active_events(%rip)\n\tjnz 1f\n\tret\n" : "",
                      (int)module_len, module, executable ? "" : "*", entry, executable ? "" : "@GOTPCREL(%rip)",
                      stub, stub);
             LLVMAppendModuleInlineAsm(x->module, text, strlen(text));

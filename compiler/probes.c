@@ -111,17 +111,19 @@ static int shares_function_with_checking_copy(const struct xfunc *f)
     return f->instr_fn == NULL;
 }
 
-/* A probe call just inserted moves into a block of its own behind a test:
+/* A probe call just inserted moves into a block of its own behind a test, made of:
  * - in the outlined copy of a giant function (outline.c, f->big), which runs to its return once
- *   entered, `if (__vigil_burst_left != 0)`: it fires only while the thread's burst lasts;
- * - elsewhere (VIGIL_CC_GUARD_PROBES), `if (__vigil_active_events & event)`: with no tool
- *   wanting the event, the copy skips the call and its arguments instead of calling a stub that
- *   returns at once. The leak tool wants no branch or return events, and these tests are
- *   predicted unlikely; access tests are left to the hardware (a tool that wants them wants all). */
+ *   entered, `__vigil_burst_left != 0`: it fires only while the thread's burst lasts;
+ * - with VIGIL_CC_GUARD_PROBES, `__vigil_active_events & event`: with no tool wanting the
+ *   event, the copy skips the call and its arguments (the module's access stubs then test
+ *   nothing themselves, emit.c). The leak tool wants no branch or return events: those tests
+ *   are predicted unlikely, as the burst test is; access tests are left to the hardware (a tool
+ *   that wants them wants all). */
 static void probe(struct xfunc *f, LLVMValueRef call, unsigned event)
 {
     struct vigil_xform *x = f->x;
-    if (!f->big && !x->settings->guard_probes)
+    int guard = x->settings->guard_probes;
+    if (!f->big && !guard)
         return;
     LLVMBuilderRef b = x->builder;
     LLVMBasicBlockRef old = LLVMGetInstructionParent(call);
@@ -134,17 +136,17 @@ static void probe(struct xfunc *f, LLVMValueRef call, unsigned event)
     xf_insert_keeping_loc(b, call, "");
     LLVMBuildBr(b, cont);
     LLVMPositionBuilderAtEnd(b, old);
-    if (f->big) {
-        LLVMValueRef left = LLVMBuildLoad2(b, x->i32, x->burst_left, "");
-        LLVMValueRef on = LLVMBuildICmp(b, LLVMIntNE, left, LLVMConstInt(x->i32, 0, 0), "");
-        xe_set_weights(x, LLVMBuildCondBr(b, on, fire, cont), 1, 2000);
-        return;
+    LLVMValueRef zero = LLVMConstInt(x->i32, 0, 0), on = NULL;
+    if (f->big)
+        on = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildLoad2(b, x->i32, x->burst_left, ""), zero, "");
+    if (guard) {
+        LLVMValueRef events = LLVMBuildLoad2(b, x->i32, x->active_events, "");
+        LLVMValueRef wanted = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, events, LLVMConstInt(x->i32, event, 0), ""),
+                                            zero, "");
+        on = on ? LLVMBuildAnd(b, on, wanted, "") : wanted;
     }
-    LLVMValueRef events = LLVMBuildLoad2(b, x->i32, x->active_events, "");
-    LLVMValueRef wanted = LLVMBuildAnd(b, events, LLVMConstInt(x->i32, event, 0), "");
-    LLVMValueRef on = LLVMBuildICmp(b, LLVMIntNE, wanted, LLVMConstInt(x->i32, 0, 0), "");
     LLVMValueRef br = LLVMBuildCondBr(b, on, fire, cont);
-    if (event != VIGIL_EV_ACCESS)
+    if (f->big || event != VIGIL_EV_ACCESS)
         xe_set_weights(x, br, 1, 2000);
 }
 

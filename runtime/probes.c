@@ -116,8 +116,8 @@ static PRESERVING __attribute__((used)) void access_slow_store(struct __vigil_mo
  *    rcx = size; the body `<probe>_body` is entered from the probe's stub, which tested the bit;
  *  - the entries behind the module stubs of code built for x86-64 ELF (compiler/emit.c):
  *    r11 = module, edi = local site, rsi = address and, for the entries without a size in their
- *    name, rdx = size. They test the event bit themselves (a stub of code for a shared library
- *    jumps here without testing it).
+ *    name, rdx = size. They test the event bit themselves: only a module stub of code for an
+ *    executable built without guarded probes has tested it already (compiler/emit.c).
  * Only r11 and the flags change. The TLS block is addressed through r10, the entry through r9.
  * The slow path (`slow_call`) is a preserve_most call made with the three saves on the stack
  * (which leaves it 16-byte aligned), so every way out passes one restore. */

@@ -377,10 +377,6 @@ __attribute__((noinline)) static void access_slow(uintptr_t addr, vigil_site_t s
             tl.slot_hits[i]++;
             return;
         }
-    } else if (o == &tl.outside) {
-        tl.slot_hits[i]++;
-        sl->stamp = stamp_of(seq);
-        return;
     }
     tl.slot_hits[i]++;
     heap_touch(o, tl.now_ms, (uint32_t)seq, site);
