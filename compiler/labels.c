@@ -98,7 +98,7 @@ static LLVMValueRef base_of(LLVMValueRef v)
     }
 }
 
-static LLVMValueRef strip_casts(LLVMValueRef v)
+LLVMValueRef xf_strip_bitcasts(LLVMValueRef v)
 {
     while (LLVMIsABitCastInst(v) || (LLVMIsAConstantExpr(v) && LLVMGetConstOpcode(v) == LLVMBitCast))
         v = LLVMGetOperand(v, 0);
@@ -116,7 +116,7 @@ static int in_list(const struct valvec *list, LLVMValueRef v)
 /* v is a load from one of the jump tables. */
 static int is_table_load(LLVMValueRef v, const struct valvec *tables)
 {
-    v = strip_casts(v);
+    v = xf_strip_bitcasts(v);
     return LLVMIsALoadInst(v) && in_list(tables, base_of(LLVMGetOperand(v, 0)));
 }
 
@@ -124,7 +124,7 @@ static int is_table_load(LLVMValueRef v, const struct valvec *tables)
  * directly, or through a stack slot that an earlier store of the block filled with one. */
 static int jumps_within_block(LLVMValueRef br, const struct valvec *tables)
 {
-    LLVMValueRef addr = strip_casts(LLVMGetOperand(br, 0));
+    LLVMValueRef addr = xf_strip_bitcasts(LLVMGetOperand(br, 0));
     if (!LLVMIsALoadInst(addr) || LLVMGetInstructionParent(addr) != LLVMGetInstructionParent(br))
         return 0;
     if (is_table_load(addr, tables))
@@ -135,7 +135,7 @@ static int jumps_within_block(LLVMValueRef br, const struct valvec *tables)
     for (LLVMValueRef i = LLVMGetPreviousInstruction(addr); i; i = LLVMGetPreviousInstruction(i)) {
         if (LLVMIsAStoreInst(i) && LLVMGetOperand(i, 1) == slot)
             return is_table_load(LLVMGetOperand(i, 0), tables) &&
-                   LLVMGetInstructionParent(strip_casts(LLVMGetOperand(i, 0))) == LLVMGetInstructionParent(br);
+                   LLVMGetInstructionParent(xf_strip_bitcasts(LLVMGetOperand(i, 0))) == LLVMGetInstructionParent(br);
         if (LLVMIsACallInst(i) && !xf_is_call_to_prefix(i, "llvm."))
             return 0;   /* a demoted slot does not escape, but stay on the safe side */
     }

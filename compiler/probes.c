@@ -111,9 +111,17 @@ static int shares_function_with_checking_copy(const struct xfunc *f)
     return f->instr_fn == NULL;
 }
 
+/* Whether f's instrumented copy runs outside bursts, so that its probes test the thread's
+ * burst: the outlined copy of a giant function (outline.c, f->big) runs to its return once
+ * entered, and a folded dispatch check (checks.c) enters the clone when no burst starts. */
+static int probes_test_burst(const struct xfunc *f)
+{
+    return f->big || f->dispatch_folded;
+}
+
 /* A probe call just inserted moves into a block of its own behind a test, made of:
- * - in the outlined copy of a giant function (outline.c, f->big), which runs to its return once
- *   entered, `__vigil_burst_left != 0`: it fires only while the thread's burst lasts;
+ * - where probes_test_burst, `__vigil_burst_left != 0`: it fires only while the thread's burst
+ *   lasts;
  * - with VIGIL_CC_GUARD_PROBES, `__vigil_active_events & event`: with no tool wanting the
  *   event, the copy skips the call and its arguments (the module's access stubs then test
  *   nothing themselves, emit.c). The leak tool wants no branch or return events: those tests
@@ -123,7 +131,7 @@ static void probe(struct xfunc *f, LLVMValueRef call, unsigned event)
 {
     struct vigil_xform *x = f->x;
     int guard = x->settings->guard_probes;
-    if (!f->big && !guard)
+    if (!probes_test_burst(f) && !guard)
         return;
     LLVMBuilderRef b = x->builder;
     LLVMBasicBlockRef old = LLVMGetInstructionParent(call);
@@ -137,7 +145,7 @@ static void probe(struct xfunc *f, LLVMValueRef call, unsigned event)
     LLVMBuildBr(b, cont);
     LLVMPositionBuilderAtEnd(b, old);
     LLVMValueRef zero = LLVMConstInt(x->i32, 0, 0), on = NULL;
-    if (f->big)
+    if (probes_test_burst(f))
         on = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildLoad2(b, x->i32, x->burst_left, ""), zero, "");
     if (guard) {
         LLVMValueRef events = LLVMBuildLoad2(b, x->i32, x->active_events, "");
@@ -146,7 +154,7 @@ static void probe(struct xfunc *f, LLVMValueRef call, unsigned event)
         on = on ? LLVMBuildAnd(b, on, wanted, "") : wanted;
     }
     LLVMValueRef br = LLVMBuildCondBr(b, on, fire, cont);
-    if (f->big || event != VIGIL_EV_ACCESS)
+    if (probes_test_burst(f) || event != VIGIL_EV_ACCESS)
         xe_set_weights(x, br, 1, 2000);
 }
 

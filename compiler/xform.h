@@ -97,6 +97,7 @@ struct xfunc {
     LLVMBasicBlockRef instr_prologue;    /* its entry block: clones of the prologue's slots */
     LLVMMetadataRef instr_subprogram;    /* its DISubprogram, NULL without debug info */
     int big;                             /* outlined although it has loops (over dual_max) */
+    int dispatch_folded;                 /* checks.c: a back-edge check folded into a computed goto */
     uint32_t entry_site;                 /* the entry check's site: its enable byte pins f (checks.c) */
     int labels_mapped;                   /* labels.c: the clone's computed gotos stay in the clone */
     struct xt_transfer *transfer;        /* transfer.c: outlined copy of a function with loops */
@@ -134,6 +135,8 @@ void xf_clone_blocks_into(struct xfunc *f, LLVMValueRef target);
  * xf_map_labels (clone blocks made, operands not yet remapped) records f's jump tables -> the
  * clone's in f->clones, or returns 0 when a label address could cross between the copies. */
 void xf_split_computed_gotos(struct xfunc *f);
+/* v without the bitcasts around it (instructions or constant expressions). */
+LLVMValueRef xf_strip_bitcasts(LLVMValueRef v);
 int xf_map_labels(struct xfunc *f);
 void xf_remap_operands(struct xfunc *f, LLVMValueRef clone);
 LLVMMetadataRef xf_outlined_loc(struct xfunc *f, LLVMMetadataRef loc);

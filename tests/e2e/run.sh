@@ -439,10 +439,11 @@ short_loops_check() {
 # count_events DIR BINARY KIND [ARG...]: runs DIR/BINARY [ARG...] in mode=full with the count
 # tool (stdout in DIR/BINARY.out) and prints the events of KIND it counted (load, store, call,
 # load_bytes...), or nothing.
+# COUNT_MODE (default full) sets the mode.
 count_events() {
     local d=$1 bin=$2 kind=$3
     rm -rf "$d/out"
-    (cd "$d" && VIGIL_OPTIONS="mode=full:tools=count:out=$d/out" timeout -k 5 "$E2E_TIMEOUT" "./$bin" "${@:4}") >"$d/$bin.out" 2>/dev/null
+    (cd "$d" && VIGIL_OPTIONS="mode=${COUNT_MODE:-full}:tools=count:out=$d/out" timeout -k 5 "$E2E_TIMEOUT" "./$bin" "${@:4}") >"$d/$bin.out" 2>/dev/null
     cat "$d"/out/*/count.txt 2>/dev/null | awk -v k="$kind" '$1 == k {print $2}'
 }
 # count_sites BINARY KIND [FUNCTION]: how many sites of KIND the binary (or that function) has.
@@ -464,6 +465,30 @@ call_probes_check() {
     [ "$sites" -gt 5 ] && [ "${events:-0}" -gt 10 ] || why+="VIGIL_CC_PROBE_CALLS=1: $sites call sites, ${events:-no} call events; "
     cmp -s "$d/plain.out" "$d/default.out" && cmp -s "$d/plain.out" "$d/with_calls.out" || why+="output differs from plain; "
     if [ -z "$why" ]; then pass "e2e-cmd/call-probes"; else fail "e2e-cmd/call-probes" "$why"; fi
+}
+# ---- Computed gotos keep threaded dispatch (compiler/checks.c fold_check_into_dispatch) ----
+# The interpreter's back-edge check is folded into its computed goto, so the back end still
+# copies the dispatch into every handler; when a check expires without a burst (mode=off) the
+# thread runs one handler in the clone, whose probes must then report nothing.
+threaded_dispatch_check() {
+    local d=$E2E_WORK/threaded src=$PROGS/switch_dispatch.c why="" jumps plain_jumps off adaptive
+    mkdir -p "$d"
+    if ! (cd "$d" && $VIGILCC -O2 -g -o vm "$src" && $PLAINCC -O2 -o plain "$src") >"$d/build.log" 2>&1; then
+        fail "e2e-cmd/threaded-dispatch" "build failed: $(first_error "$d/build.log")"
+        return
+    fi
+    indirect_jumps() { objdump -d --no-show-raw-insn "$1" | awk '/<run_program>:/,/^$/' | grep -c 'jmp  *\*'; }
+    jumps=$(indirect_jumps "$d/vm") plain_jumps=$(indirect_jumps "$d/plain")
+    [ "$plain_jumps" -gt 3 ] && [ "$jumps" -ge "$plain_jumps" ] ||
+        why+="run_program has $jumps indirect jumps, plain $plain_jumps; "
+    (cd "$d" && ./plain) >"$d/plain.out" 2>/dev/null
+    off=$(COUNT_MODE=off count_events "$d" vm load)
+    cmp -s "$d/plain.out" "$d/vm.out" || why+="mode=off output differs from plain; "
+    adaptive=$(COUNT_MODE=adaptive count_events "$d" vm load)
+    cmp -s "$d/plain.out" "$d/vm.out" || why+="adaptive output differs from plain; "
+    [ "${off:-0}" = 0 ] || why+="mode=off counted $off loads; "
+    [ "${adaptive:-0}" -gt 0 ] || why+="adaptive counted no loads; "
+    if [ -z "$why" ]; then pass "e2e-cmd/threaded-dispatch"; else fail "e2e-cmd/threaded-dispatch" "$why"; fi
 }
 # ---- Merged accesses (compiler/probes.c, VIGIL_CC_MERGE_SPAN): one probe per run of loads ----
 merged_accesses_check() {
@@ -514,6 +539,7 @@ if [ -z "$E2E_ONLY" ] && [ "$(basename "$VIGILCC")" = vigil-cc ]; then
     access_sizes_check
     report_checks
     short_loops_check
+    threaded_dispatch_check
     call_probes_check
     merged_accesses_check
 fi
