@@ -14,7 +14,8 @@
 #
 # usage: bench/leak.sh [PROGRAM...]        programs: sqlite3 lua bzip2 gzip bc (default: all)
 # Environment: RUNS, SLOW_RUNS (rounds of vigil-full and valgrind, default 1), BENCH_VALGRIND,
-# VARIANTS (a subset of the columns, plain first), VIGIL_REAL_DIR (shared with tests/real), SQL_ROWS, LUA_N.
+# VARIANTS (a subset of the columns, plain first), VIGIL_REAL_DIR (shared with tests/real), SQL_ROWS, LUA_N,
+# BC_DIGITS (digits of pi and e that bc computes; 1700 is about 1 s, as in bench/run.py).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO_ROOT=$(cd "$HERE/.." && pwd)
@@ -25,6 +26,7 @@ SLOW_RUNS=${SLOW_RUNS:-1}
 BENCH_VALGRIND=${BENCH_VALGRIND:-1}
 SQL_ROWS=${SQL_ROWS:-200000}
 LUA_N=${LUA_N:-10}
+BC_DIGITS=${BC_DIGITS:-1700}
 programs=("$@")
 [ ${#programs[@]} = 0 ] && programs=(sqlite3 lua bzip2 gzip bc)
 command -v /usr/bin/time >/dev/null || real_die "/usr/bin/time missing: apt-get install time"
@@ -50,6 +52,7 @@ asan_build() {
 WORK=$(mktemp -d /tmp/vigil-bench-leak.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 sed "s/@ROWS@/$SQL_ROWS/g" "$HERE/workloads/bench.sql" >"$WORK/bench.sql"
+sed "s/@SCALE@/$BC_DIGITS/" "$REPO_ROOT/tests/real/workloads/bc_pi.bc" >"$WORK/pi.bc"
 text_input() {   # a large text file: the sqlite3 amalgamation, concatenated twice
     [ -s "$WORK/input.txt" ] || cat "$(real_sqlite_amalgamation)/sqlite3.c" "$(real_sqlite_amalgamation)/sqlite3.c" >"$WORK/input.txt"
     echo "$WORK/input.txt"
@@ -62,7 +65,7 @@ workload() {
         lua) echo "$1 $HERE/workloads/bench.lua $LUA_N" ;;
         bzip2) echo "$1 -9 -c < $(text_input)" ;;
         gzip) echo "$1 -9 -c < $(text_input)" ;;
-        bc) echo "$1 -l $REPO_ROOT/tests/real/workloads/bc_pi.bc" ;;
+        bc) echo "$1 -l $WORK/pi.bc < /dev/null" ;;
     esac
 }
 
@@ -103,8 +106,8 @@ for prog in "${programs[@]}"; do
     for ((r = 0; r < RUNS; r++)); do
         for v in "${variants[@]}"; do
             [ -n "${bin[$v]}" ] || continue
-            # 10-50x slower: SLOW_RUNS rounds only (bc's workload is short: every round)
-            case "$v" in valgrind|vigil-full) [ "$r" -ge "$SLOW_RUNS" ] && [ "$prog" != bc ] && continue ;; esac
+            # 10-50x slower: SLOW_RUNS rounds only
+            case "$v" in valgrind|vigil-full) [ "$r" -ge "$SLOW_RUNS" ] && continue ;; esac
             read -r t m < <(measure "$v" "${bin[$v]}" "$prog")
             echo "$t" >>"$WORK/t.$v"
             echo "$m" >>"$WORK/m.$v"
