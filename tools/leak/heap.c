@@ -132,6 +132,18 @@ static int page_map_add(uintptr_t addr, uint64_t size)
     return 0;
 }
 
+/* Whether an object of the model may start at addr: 0 only when the page map says none does. */
+static int may_start_at(uintptr_t addr)
+{
+    if (!in_page_map(addr))
+        return 1;
+    struct page_entry *p = page_get(addr >> PAGE_SHIFT, 0);
+    if (!p)   /* a region never modelled, or one whose entry could not be mapped: walk */
+        return 1;
+    unsigned g = (addr & (PAGE_SIZE_ - 1)) >> GRANULE_SHIFT;
+    return (atomic_load_explicit(&p->starts[g >> 6], memory_order_relaxed) >> (g & 63)) & 1;
+}
+
 static void page_map_del(uintptr_t addr, uint64_t size)
 {
     if (!in_page_map(addr))
@@ -379,7 +391,9 @@ struct heap_obj *heap_insert(uintptr_t addr, size_t size, uint32_t site, uint32_
     struct shard *s = shard_of(h);
     spin_lock(&s->lock);
     shard_write_begin(s);
-    struct heap_obj *old = shard_unlink(s, addr, h);
+    /* An object already starting at addr (a free we never saw) has its start bit set: only then
+     * walk the chain, whose records are cache misses. The bit changes under this shard's lock. */
+    struct heap_obj *old = may_start_at(addr) ? shard_unlink(s, addr, h) : NULL;
     if (old) {   /* a free we never saw (e.g. realloc in place reported as a fresh block) */
         uint64_t old_size = atomic_load_explicit(&old->size, memory_order_relaxed);
         s->count--;
@@ -422,7 +436,10 @@ struct heap_obj *heap_insert(uintptr_t addr, size_t size, uint32_t site, uint32_
     return o;
 }
 
-int heap_remove_history(uintptr_t addr, struct heap_history *out)
+/* Unlink the record of the object starting at addr and return it to the free list. The record's
+ * first fields (address, size, site) are read anyway; the access history, which may sit on the
+ * record's next cache line, only when `history` asks for it (a realloc's release). */
+static int remove_object(uintptr_t addr, struct heap_history *out, int history)
 {
     if (!addr || !atomic_load_explicit(&initialized, memory_order_acquire)) {
         atomic_fetch_add_explicit(&n_unknown_early, 1, memory_order_relaxed);
@@ -438,16 +455,15 @@ int heap_remove_history(uintptr_t addr, struct heap_history *out)
         return 0;
     }
     uint64_t sz = atomic_load_explicit(&o->size, memory_order_relaxed);
-    if (out)
-        *out = (struct heap_history){
-            .size = sz,
-            .site = atomic_load_explicit(&o->site_flags, memory_order_relaxed) & HEAP_SITE_MASK,
-            .alloc_ms = o->alloc_ms,
-            .touch_ms = atomic_load_explicit(&o->touch_ms, memory_order_relaxed),
-            .touch_seq = atomic_load_explicit(&o->touch_seq, memory_order_relaxed),
-            .access_site = atomic_load_explicit(&o->access_site, memory_order_relaxed),
-            .max_gap = atomic_load_explicit(&o->max_gap, memory_order_relaxed),
-        };
+    out->size = sz;
+    out->site = atomic_load_explicit(&o->site_flags, memory_order_relaxed) & HEAP_SITE_MASK;
+    if (history) {
+        out->alloc_ms = o->alloc_ms;
+        out->touch_ms = atomic_load_explicit(&o->touch_ms, memory_order_relaxed);
+        out->touch_seq = atomic_load_explicit(&o->touch_seq, memory_order_relaxed);
+        out->access_site = atomic_load_explicit(&o->access_site, memory_order_relaxed);
+        out->max_gap = atomic_load_explicit(&o->max_gap, memory_order_relaxed);
+    }
     s->count--;
     s->bytes -= sz;
     s->removes++;
@@ -463,10 +479,16 @@ int heap_remove_history(uintptr_t addr, struct heap_history *out)
     return 1;
 }
 
+int heap_remove_history(uintptr_t addr, struct heap_history *out)
+{
+    struct heap_history h;
+    return remove_object(addr, out ? out : &h, 1);
+}
+
 int heap_remove(uintptr_t addr, uint32_t *site, uint64_t *size)
 {
     struct heap_history h;
-    if (!heap_remove_history(addr, &h))
+    if (!remove_object(addr, &h, 0))
         return 0;
     if (site)
         *site = h.site;

@@ -41,7 +41,7 @@ static atomic_int snapshot_requested;     /* set by the SIGUSR2 handler */
 static _Atomic uint32_t next_snapshot_ms; /* periodic deadline */
 static struct timespec start_time;        /* written by init */
 
-/* Per-thread state of the access path (see leak_access): one TLS block, so that the hot path
+/* Per-thread state of the access path (see leak_on_accesses): one TLS block, so that the hot path
  * finds all of it from one thread-pointer offset. */
 #define SLOT_BITS 8       /* 256 slots, 11 KB of TLS per thread: sqlite3 with the leak tool 1.42x -> 1.33x plain against 32 slots */
 #define SLOT_SHIFT 8      /* indexed by 256-byte granule: small objects on one page no longer evict each other */
@@ -55,7 +55,7 @@ struct access_slot {
 };
 struct leak_tls {
     uint32_t now_ms;          /* this thread's view of the tool clock */
-    uint32_t budget, window;  /* accesses left in the current clock window, its size */
+    uint32_t since_clock;     /* sampled accesses since now_ms was read */
     uint32_t sampled, nonheap;/* tallies not yet flushed */
     uint64_t clock_key;       /* now_ms, as mixed into the slots' stamps */
     struct access_slot slot[1u << SLOT_BITS];
@@ -129,8 +129,6 @@ static void flush_slots(void);
 
 static void flush_tallies(void)
 {
-    tl.sampled += tl.window - tl.budget;
-    tl.window = tl.budget;
     atomic_fetch_add_explicit(&leak_accesses_sampled, tl.sampled, memory_order_relaxed);
     /* modulo 2^64: a negative slot's accesses may reach nonheap a flush after they were sampled */
     atomic_fetch_add_explicit(&leak_accesses_heap, (uint64_t)tl.sampled - tl.nonheap, memory_order_relaxed);
@@ -267,12 +265,16 @@ static void leak_on_free(void *ptr)
     tl_released.valid = 0;
     if (!ptr)
         return;
-    if (heap_remove_history((uintptr_t)ptr, &tl_released.history)) {
-        struct site_tally *t = tally_of(tl_released.history.site);
+    /* Only a realloc's release needs the object's access history (its next allocation inherits
+     * it); a plain free reads the record's first line alone. */
+    int realloc_release = vigil_alloc_is_realloc();
+    struct heap_history *h = &tl_released.history;
+    if (realloc_release ? heap_remove_history((uintptr_t)ptr, h) : heap_remove((uintptr_t)ptr, &h->site, &h->size)) {
+        struct site_tally *t = tally_of(h->site);
         t->frees++;
-        t->bytes_freed += (int64_t)tl_released.history.size;
+        t->bytes_freed += (int64_t)h->size;
         tally_done(t);
-        tl_released.valid = vigil_alloc_is_realloc();
+        tl_released.valid = realloc_release;
     }
     if (__builtin_expect(leak_cfg.snapshot_every_ms || atomic_load_explicit(&snapshot_requested, memory_order_relaxed), 0)) {
         set_now(leak_now_ms());
@@ -297,9 +299,11 @@ static void leak_on_free(void *ptr)
  *   clock, so that the first access after an allocation stores it in the record.
  * - A page entirely outside the bounds of every object seen (stack, globals) gets a negative
  *   slot pointing at tl.outside, valid while the page stays outside the bounds (heap.h).
- * - The tool clock is read once per window of CLOCK_EVERY accesses (and on every allocation or
- *   free of the thread): a touch time is at most that many samples old, far below stale_after.
- * - Counters: sampled accesses are counted by windows, heap accesses as the sampled ones minus
+ * - The tool clock is read at the start of a batch once CLOCK_EVERY accesses have gone by since
+ *   the last read (and on every allocation or free of the thread): a touch time is at most that
+ *   many samples plus one batch old, far below stale_after. The allocation clock is read once
+ *   per batch too, so the fast path is the slot's compares and two stores.
+ * - Counters: sampled accesses are counted by batches, heap accesses as the sampled ones minus
  *   the misses; each slot counts the accesses to its object for the allocation site's (lossy)
  *   tally, added when the slot is refilled, at a flush and at thread exit. */
 static inline uint64_t stamp_of(uint64_t seq)
@@ -340,16 +344,11 @@ static void flush_slots(void)
         slot_flush_hits(i);
 }
 
-__attribute__((noinline)) static void access_slow(uintptr_t addr, vigil_site_t site, unsigned i, uint64_t seq)
+/* The access missed its slot, or the slot's stamp is older than the batch's: look the object up,
+ * touch its record and refill the slot. */
+__attribute__((noinline)) static void access_slow(uintptr_t addr, vigil_site_t site, unsigned i, uint32_t seq,
+                                                  uint64_t stamp)
 {
-    if (tl.budget == 0) {   /* a new window: count the last one, read the clock */
-        tl.sampled += tl.window;
-        tl.window = tl.budget = CLOCK_EVERY;
-        set_now(leak_now_ms());
-        if (__builtin_expect(tl.sampled >= FLUSH_EVERY, 0))
-            flush_tallies();
-    }
-    tl.budget--;
     struct access_slot *sl = &tl.slot[i];
     struct heap_obj *o = sl->obj;
     if (!(sl->len && addr - sl->start < sl->len && o != &tl.outside && slot_holds(sl, addr)))
@@ -373,40 +372,45 @@ __attribute__((noinline)) static void access_slow(uintptr_t addr, vigil_site_t s
             sl->start = page;
             sl->len = 4096;
             sl->obj = &tl.outside;
-            sl->stamp = stamp_of(seq);
+            sl->stamp = stamp;
             tl.slot_hits[i]++;
             return;
         }
     }
     tl.slot_hits[i]++;
-    heap_touch(o, tl.now_ms, (uint32_t)seq, site);
-    sl->stamp = stamp_of(seq);
-}
-
-static inline __attribute__((always_inline)) void leak_access(const void *addr, vigil_site_t site)
-{
-    uintptr_t a = (uintptr_t)addr;
-    unsigned i = (a >> SLOT_SHIFT) & ((1u << SLOT_BITS) - 1);
-    struct access_slot *sl = &tl.slot[i];
-    uint64_t seq = atomic_load_explicit(&leak_alloc_clock, memory_order_relaxed);
-    if (__builtin_expect(a - sl->start < sl->len && sl->stamp == stamp_of(seq) && tl.budget != 0 &&
-                         slot_holds(sl, a), 1)) {
-        tl.budget--;
-        tl.slot_hits[i]++;
-        struct heap_obj *o = sl->obj;
-        if (__builtin_expect(atomic_load_explicit(&o->access_site, memory_order_relaxed) != site, 0))
-            atomic_store_explicit(&o->access_site, site, memory_order_relaxed);
-        return;
-    }
-    access_slow(a, site, i, seq);
+    heap_touch(o, tl.now_ms, seq, site);
+    sl->stamp = stamp;
 }
 
 /* A batch of sampled accesses (the runtime buffers them per thread): the loop over the batch is
- * here, so each access costs the cache lookup alone, with no call. */
+ * here, so each access costs the cache lookup alone, with no call; the clocks are read once per
+ * batch. */
 static void leak_on_accesses(const struct vigil_access *accesses, uint32_t n)
 {
-    for (uint32_t k = 0; k < n; k++)
-        leak_access(accesses[k].addr, accesses[k].site);
+    tl.since_clock += n;
+    if (tl.since_clock >= CLOCK_EVERY) {
+        tl.since_clock = 0;
+        set_now(leak_now_ms());
+    }
+    tl.sampled += n;
+    if (__builtin_expect(tl.sampled >= FLUSH_EVERY, 0))
+        flush_tallies();
+    uint32_t seq = (uint32_t)atomic_load_explicit(&leak_alloc_clock, memory_order_relaxed);
+    uint64_t stamp = stamp_of(seq);
+    for (uint32_t k = 0; k < n; k++) {
+        uintptr_t a = (uintptr_t)accesses[k].addr;
+        vigil_site_t site = accesses[k].site;
+        unsigned i = (a >> SLOT_SHIFT) & ((1u << SLOT_BITS) - 1);
+        struct access_slot *sl = &tl.slot[i];
+        if (__builtin_expect(a - sl->start < sl->len && sl->stamp == stamp && slot_holds(sl, a), 1)) {
+            tl.slot_hits[i]++;
+            struct heap_obj *o = sl->obj;
+            if (__builtin_expect(atomic_load_explicit(&o->access_site, memory_order_relaxed) != site, 0))
+                atomic_store_explicit(&o->access_site, site, memory_order_relaxed);
+            continue;
+        }
+        access_slow(a, site, i, seq, stamp);
+    }
 }
 
 static void leak_on_thread(enum vigil_thread_op op, uint64_t thread_id)
