@@ -93,6 +93,23 @@ grep -q '"reason": "signal"' "$WORK/report-live_regular/leak.json" 2>/dev/null \
 grep -q '"reason": "timer"' "$WORK/report-never_freed/leak.json" 2>/dev/null \
     && ok "periodic snapshots" || bad "no timer snapshot in never_freed's leak.json"
 
+# Threads (tests/leak/threads.c): objects modelled while the process had one thread (no locks
+# then) are freed by the threads, four threads churn at once, and each drops 50 records. Every
+# free must find its object, and exactly the 200 dropped records remain in thread_leak's groups.
+if [ -d "$WORK/report-threads" ]; then
+    "$VIGIL" leaks --json "$WORK/report-threads" >"$WORK/threads.json" 2>&1
+    verdict=$(python3 - "$WORK/threads.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+dropped = sum(g["objects"] for g in d["groups"] if g["stack"] and g["stack"][0].get("function") == "thread_leak")
+print("ok" if d["unknown_frees"] == 0 and dropped == 200 and d["allocs"] - d["frees"] >= 200
+      else "unknown_frees=%d thread_leak objects=%d allocs-frees=%d" % (d["unknown_frees"], dropped, d["allocs"] - d["frees"]))
+PY
+)
+    [ "$verdict" = ok ] && ok "threads: every free found its object, 200 dropped records reported" \
+        || bad "threads: $verdict"
+fi
+
 # Output formats and suppressions, on never_freed's report.
 rep="$WORK/report-never_freed"
 if [ -d "$rep" ]; then

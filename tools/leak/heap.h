@@ -2,10 +2,10 @@
  * address inside it.
  *
  * Exact addresses (free, realloc) go through a sharded chained hash keyed by the start
- * address; each shard has its own spin lock, taken by writers only. Interior addresses (sampled
- * accesses, the reachability scan) go through a page map: per 4 KiB page a bitmap of object
- * starts at 16-byte granularity plus, for pages covered by an object larger than a page, that
- * object's start. A lookup reads at most two bitmaps and one hash chain, without a lock.
+ * address; each shard has its own spin lock, taken by writers only (not while the process has
+ * one thread: heap_one_thread). Interior addresses (sampled accesses, the reachability scan) go
+ * through a page map: per 4 KiB page a bitmap of object starts at 16-byte granularity plus, for
+ * pages covered by an object larger than a page, that object's start. A lookup reads at most two bitmaps and one hash chain, without a lock.
  *
  * Everything lives in mmap'd memory that is never returned to the system, so a lock-free reader
  * racing with a free reads a stale or recycled record (a mis-attributed sample) but never
@@ -41,6 +41,25 @@ struct heap_stats {
     uint64_t resident_bytes;              /* of which resident now (mincore) */
     uint64_t record_bytes;                /* live records x sizeof(struct heap_obj) */
 };
+
+/* Whether the process has one thread (glibc keeps the flag; 0 where it is unknown). Only this
+ * thread can then create another, so while it runs a model operation no other thread exists:
+ * the operation may skip its locked instructions (shard lock, page-map bits, allocation clock),
+ * which were most of an allocation's cost in programs whose heap stays in cache (bc). */
+#if defined(__has_include)
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#define HEAP_HAVE_SINGLE_THREADED 1
+#endif
+#endif
+static inline int heap_one_thread(void)
+{
+#ifdef HEAP_HAVE_SINGLE_THREADED
+    return __libc_single_threaded;
+#else
+    return 0;
+#endif
+}
 
 /* Set up the empty model; 0, or -1 when memory cannot be mapped. Idempotent. */
 int heap_init(void);
