@@ -36,22 +36,6 @@ static inline void spin_lock(atomic_int *l)
 }
 static inline void spin_unlock(atomic_int *l) { atomic_store_explicit(l, 0, memory_order_release); }
 
-/* A start bit set or cleared: a locked instruction only when another thread may race it. */
-static inline void bits_or(_Atomic uint64_t *w, uint64_t mask)
-{
-    if (heap_one_thread())
-        atomic_store_explicit(w, atomic_load_explicit(w, memory_order_relaxed) | mask, memory_order_relaxed);
-    else
-        atomic_fetch_or_explicit(w, mask, memory_order_release);
-}
-static inline void bits_and(_Atomic uint64_t *w, uint64_t mask)
-{
-    if (heap_one_thread())
-        atomic_store_explicit(w, atomic_load_explicit(w, memory_order_relaxed) & mask, memory_order_relaxed);
-    else
-        atomic_fetch_and_explicit(w, mask, memory_order_release);
-}
-
 /* ---- memory: mmap only, so the model never re-enters the program's malloc ---- */
 static _Atomic uint64_t mapped_bytes;   /* written by heap_map/heap_unmap, any thread */
 
@@ -131,48 +115,56 @@ static uintptr_t page_highest_start(struct page_entry *p, uintptr_t page_base, u
     return 0;
 }
 
-static int page_map_add(uintptr_t addr, uint64_t size)
+/* The page entry holding addr's start bit, created when asked; NULL outside the page map (or
+ * when the entry cannot be mapped). */
+static inline struct page_entry *start_page(uintptr_t addr, int create)
 {
-    if (!in_page_map(addr))
-        return 0;
-    uintptr_t pn = addr >> PAGE_SHIFT;
-    struct page_entry *p = page_get(pn, 1);
-    if (!p)
-        return -1;
+    return in_page_map(addr) ? page_get(addr >> PAGE_SHIFT, create) : NULL;
+}
+
+static inline int start_bit_test(struct page_entry *p, uintptr_t addr)
+{
     unsigned g = (addr & (PAGE_SIZE_ - 1)) >> GRANULE_SHIFT;
-    bits_or(&p->starts[g >> 6], 1ull << (g & 63));
-    uintptr_t last = (addr + (size ? size : 1) - 1) >> PAGE_SHIFT;
+    return (atomic_load_explicit(&p->starts[g >> 6], memory_order_relaxed) >> (g & 63)) & 1;
+}
+
+/* Set or clear addr's start bit: a locked instruction only when another thread may race it
+ * (another shard's writer on a neighbouring object's bit of the same word). */
+static inline void start_bit_set(struct page_entry *p, uintptr_t addr, int on)
+{
+    unsigned g = (addr & (PAGE_SIZE_ - 1)) >> GRANULE_SHIFT;
+    _Atomic uint64_t *w = &p->starts[g >> 6];
+    uint64_t bit = 1ull << (g & 63);
+    if (heap_one_thread()) {
+        uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
+        atomic_store_explicit(w, on ? v | bit : v & ~bit, memory_order_relaxed);
+    } else if (on) {
+        atomic_fetch_or_explicit(w, bit, memory_order_release);
+    } else {
+        atomic_fetch_and_explicit(w, ~bit, memory_order_release);
+    }
+}
+
+/* Enter the object [addr, addr + size) whose start page entry is p. */
+static void page_map_add(struct page_entry *p, uintptr_t addr, uint64_t size)
+{
+    start_bit_set(p, addr, 1);
+    uintptr_t pn = addr >> PAGE_SHIFT, last = (addr + (size ? size : 1) - 1) >> PAGE_SHIFT;
     if (size > PAGE_SIZE_)   /* smaller objects are found from their start page or the next */
         for (uintptr_t q = pn + 1; q <= last && q < (1ul << (ADDR_BITS - PAGE_SHIFT)); q++) {
             struct page_entry *e = page_get(q, 1);
             if (e)
                 atomic_store_explicit(&e->span, addr, memory_order_release);
         }
-    return 0;
-}
-
-/* Whether an object of the model may start at addr: 0 only when the page map says none does. */
-static int may_start_at(uintptr_t addr)
-{
-    if (!in_page_map(addr))
-        return 1;
-    struct page_entry *p = page_get(addr >> PAGE_SHIFT, 0);
-    if (!p)   /* a region never modelled, or one whose entry could not be mapped: walk */
-        return 1;
-    unsigned g = (addr & (PAGE_SIZE_ - 1)) >> GRANULE_SHIFT;
-    return (atomic_load_explicit(&p->starts[g >> 6], memory_order_relaxed) >> (g & 63)) & 1;
 }
 
 static void page_map_del(uintptr_t addr, uint64_t size)
 {
-    if (!in_page_map(addr))
-        return;
-    uintptr_t pn = addr >> PAGE_SHIFT;
-    struct page_entry *p = page_get(pn, 0);
+    struct page_entry *p = start_page(addr, 0);
     if (!p)
         return;
-    unsigned g = (addr & (PAGE_SIZE_ - 1)) >> GRANULE_SHIFT;
-    bits_and(&p->starts[g >> 6], ~(1ull << (g & 63)));
+    start_bit_set(p, addr, 0);
+    uintptr_t pn = addr >> PAGE_SHIFT;
     if (size > PAGE_SIZE_) {
         uintptr_t last = (addr + size - 1) >> PAGE_SHIFT;
         for (uintptr_t q = pn + 1; q <= last && q < (1ul << (ADDR_BITS - PAGE_SHIFT)); q++) {
@@ -422,11 +414,13 @@ struct heap_obj *heap_insert(uintptr_t addr, size_t size, uint32_t site, uint32_
         return NULL;
     uint64_t h = addr_hash(addr);
     struct shard *s = shard_of(h);
+    struct page_entry *pe = start_page(addr, 1);
     int held = shard_lock(s);
     shard_write_begin(s);
     /* An object already starting at addr (a free we never saw) has its start bit set: only then
-     * walk the chain, whose records are cache misses. The bit changes under this shard's lock. */
-    struct heap_obj *old = may_start_at(addr) ? shard_unlink(s, addr, h) : NULL;
+     * walk the chain, whose records are cache misses. The bit changes under this shard's lock.
+     * Without a page entry (outside the page map, or no memory for it) the chain is walked. */
+    struct heap_obj *old = !pe || start_bit_test(pe, addr) ? shard_unlink(s, addr, h) : NULL;
     if (old) {   /* a free we never saw (e.g. realloc in place reported as a fresh block) */
         uint64_t old_size = atomic_load_explicit(&old->size, memory_order_relaxed);
         s->count--;
@@ -462,7 +456,8 @@ struct heap_obj *heap_insert(uintptr_t addr, size_t size, uint32_t site, uint32_
     if (s->count > (2ul << a->log))
         shard_grow(s);
     shard_write_end(s);
-    page_map_add(addr, size);
+    if (pe)
+        page_map_add(pe, addr, size);
     shard_unlock(s, held);
     bounds_widen(addr, addr + (size ? size : 1));
     live_add((int64_t)size);

@@ -5,7 +5,8 @@
  * address; each shard has its own spin lock, taken by writers only (not while the process has
  * one thread: heap_one_thread). Interior addresses (sampled accesses, the reachability scan) go
  * through a page map: per 4 KiB page a bitmap of object starts at 16-byte granularity plus, for
- * pages covered by an object larger than a page, that object's start. A lookup reads at most two bitmaps and one hash chain, without a lock.
+ * pages covered by an object larger than a page, that object's start. A lookup reads at most
+ * two bitmaps and one hash chain, without a lock.
  *
  * Everything lives in mmap'd memory that is never returned to the system, so a lock-free reader
  * racing with a free reads a stale or recycled record (a mis-attributed sample) but never
@@ -59,6 +60,16 @@ static inline int heap_one_thread(void)
 #else
     return 0;
 #endif
+}
+
+/* *c += 1, returning the new value: a locked add only when another thread may race it. */
+static inline uint64_t heap_count_up(_Atomic uint64_t *c)
+{
+    if (!heap_one_thread())
+        return atomic_fetch_add_explicit(c, 1, memory_order_relaxed) + 1;
+    uint64_t v = atomic_load_explicit(c, memory_order_relaxed) + 1;
+    atomic_store_explicit(c, v, memory_order_relaxed);
+    return v;
 }
 
 /* Set up the empty model; 0, or -1 when memory cannot be mapped. Idempotent. */

@@ -230,12 +230,7 @@ static void leak_on_alloc(void *ptr, size_t size, const struct vigil_stack *wher
     tl_released.valid = 0;
     if (!ptr)
         return;
-    uint64_t clock = atomic_load_explicit(&leak_alloc_clock, memory_order_relaxed) + 1;
-    if (heap_one_thread())
-        atomic_store_explicit(&leak_alloc_clock, clock, memory_order_relaxed);
-    else
-        clock = atomic_fetch_add_explicit(&leak_alloc_clock, 1, memory_order_relaxed) + 1;
-    uint32_t seq = (uint32_t)clock;
+    uint32_t seq = (uint32_t)heap_count_up(&leak_alloc_clock);
     uint32_t now = leak_now_ms();
     set_now(now);
     if (moved) {
