@@ -35,7 +35,7 @@ extern _Atomic uint64_t leak_realloc_moves;
 struct leak_site {
     uint64_t hash;
     uint32_t depth;
-    uint32_t pad;
+    uint32_t from_loader;                    /* called from the dynamic loader (leak_site_intern) */
     uintptr_t pc[VIGIL_MAX_STACK];           /* return addresses, innermost first */
     _Atomic uint64_t allocs, frees, bytes_allocated, bytes_freed;
     _Atomic uint64_t accesses;               /* sampled accesses to objects from this site (lossy) */

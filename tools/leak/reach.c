@@ -1,6 +1,7 @@
 /* Reachability at exit: a conservative mark phase, as LeakSanitizer does, over the heap model.
  *
  * Roots: the writable PT_LOAD segments of every loaded object (dl_iterate_phdr: .data, .bss),
+ * the objects the dynamic loader allocated (sites.c),
  * the calling thread's TLS blocks, its stack from the current frame up (its callee-saved
  * registers are spilled into that frame first), and the whole stack mapping of every other
  * thread seen starting (other threads keep running: their registers are not captured, and their
@@ -170,6 +171,17 @@ static int scan_module(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
+/* The dynamic loader's objects are roots (sites.c, from_loader). */
+static void mark_loader_object(struct heap_obj *o, void *arg)
+{
+    uint32_t f = atomic_load_explicit(&o->site_flags, memory_order_relaxed);
+    if (leak_site_get(f & HEAP_SITE_MASK)->from_loader && !(f & HEAP_FLAG_MARKED)) {
+        atomic_store_explicit(&o->site_flags, f | HEAP_FLAG_MARKED, memory_order_relaxed);
+        ((struct mark_state *)arg)->st->marked_objects++;
+        push(arg, o);
+    }
+}
+
 static void clear_mark(struct heap_obj *o, void *arg)
 {
     (void)arg;
@@ -198,6 +210,7 @@ void leak_reach_run(struct leak_reach_stats *st)
     heap_foreach(clear_mark, NULL);
 
     dl_iterate_phdr(scan_module, &m);
+    heap_foreach(mark_loader_object, &m);
     drain(&m);
 
     /* This thread: from here up to its stack top. */

@@ -3,7 +3,10 @@
  * a new site is filled completely before its index is published with a CAS. */
 #include "leak.h"
 
+#include <elf.h>
+#include <link.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #define SITE_SLOTS_LOG 17
 #define SITE_SLOTS (1u << SITE_SLOTS_LOG)
@@ -22,8 +25,33 @@ struct leak_site *leak_site_entries;    /* LEAK_MAX_SITES entries, touched as th
 static _Atomic uint32_t *site_slots;    /* 0 = empty, else entry index */
 static _Atomic uint32_t site_count = 1; /* entry 0 is LEAK_SITE_UNKNOWN */
 
+/* The dynamic loader's code, [lo, hi): what it allocates (a thread's DTV, dlopen's and dynamic
+ * TLS's bookkeeping) is held from memory no root scan reads (a cached thread stack's TCB), so
+ * such objects are never reported, and the reachability scan starts from them, as LeakSanitizer
+ * does. Written once by leak_sites_init. */
+static uintptr_t loader_lo, loader_hi;
+
+static int find_loader(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    if (info->dlpi_addr != *(uintptr_t *)arg)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (!loader_hi || lo < loader_lo) loader_lo = lo;
+        if (hi > loader_hi) loader_hi = hi;
+    }
+    return 1;
+}
+
 int leak_sites_init(void)
 {
+    uintptr_t base = (uintptr_t)getauxval(AT_BASE);   /* 0: linked statically, no loader */
+    if (base)
+        dl_iterate_phdr(find_loader, &base);
     site_entries = heap_map(sizeof(struct leak_site) * MAX_SITES);
     site_slots = heap_map(sizeof(uint32_t) * SITE_SLOTS);
     return site_entries && site_slots ? 0 : -1;
@@ -68,6 +96,7 @@ uint32_t leak_site_intern(const struct vigil_stack *st, uint32_t depth)
                 struct leak_site *e = &site_entries[reserved];
                 e->hash = h;
                 e->depth = depth;
+                e->from_loader = st->pc[0] - loader_lo < loader_hi - loader_lo;
                 memcpy(e->pc, st->pc, depth * sizeof(uintptr_t));
             }
             uint32_t expected = 0;

@@ -81,6 +81,8 @@ static void visit(struct heap_obj *o, void *arg)
     w->snap->live_objects++;
     w->snap->live_bytes += size;
 
+    if (leak_site_get(site)->from_loader)
+        return;   /* the loader's bookkeeping (sites.c): live, never a leak */
     int stale = is_stale(o, w->now_ms, w->now_seq);
     /* Objects allocated after the scan began were not candidates for marking. */
     int unreachable = w->with_reach && !(flags & HEAP_FLAG_MARKED) &&
