@@ -36,6 +36,7 @@ uint32_t __vigil_walk_stack(void *frame, uintptr_t *pcs, uint32_t max)
     if (!frame || !stack_bounds(&lo, &hi))
         return 0;
     uintptr_t fp = (uintptr_t)frame;
+    int entry_frame = 0;   /* the record just read was a transfer entry's own */
     while (depth < max) {
         if (fp < lo || fp > hi - 2 * sizeof(uintptr_t) || (fp & (sizeof(uintptr_t) - 1)))
             break;
@@ -44,9 +45,14 @@ uint32_t __vigil_walk_stack(void *frame, uintptr_t *pcs, uint32_t max)
         if (pc < 4096)
             break;
         if (__vigil_in_transfer_entry(pc)) {
-            /* f -> transfer entry -> <f>.vigil.xfer -> <f>.vigil.instr: the thunk's return
-             * address came just before; the program made one call of f, not three. */
+            /* f -> transfer entry -> <f>.vigil.xfer -> <f>.vigil.instr: the program made one
+             * call of f, not three. The thunk's return address came just before; the entry's
+             * own frame (it always makes one) comes next and holds f's call of the entry,
+             * which <f>.vigil.instr's frame already stands for. */
             depth -= depth > 0;
+            entry_frame = 1;
+        } else if (entry_frame) {
+            entry_frame = 0;
         } else {
             pcs[depth++] = pc;
         }
