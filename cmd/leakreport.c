@@ -647,6 +647,16 @@ int leak_report_prepare(struct leak_report_view *r, const char *suppress_path, c
     return rc < 0 ? -1 : 0;
 }
 
+int leak_report_stacks_shallow(const struct leak_report_view *r)
+{
+    if (r->depth <= 1 || r->ngroups == 0)
+        return 0;
+    for (size_t i = 0; i < r->ngroups; i++)
+        if (r->groups[i].nframes > 1)
+            return 0;
+    return 1;
+}
+
 void leak_report_free(struct leak_report_view *r)
 {
     for (size_t i = 0; i < r->ngroups; i++) {

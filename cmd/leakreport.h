@@ -77,6 +77,9 @@ int leak_report_load(const char *rundir, struct leak_report_view *r, char *err, 
  * 0, or -1 with a message (a bad suppression file). */
 int leak_report_prepare(struct leak_report_view *r, const char *suppress_path, char *err, size_t errlen);
 void leak_report_free(struct leak_report_view *r);
+/* After prepare: every reported group has at most one frame while the run asked for more, as
+ * when the program was built without frame pointers (the runtime walks them). */
+int leak_report_stacks_shallow(const struct leak_report_view *r);
 
 /* Parse a suppression file's text: lines "leak:PAT", "function:PAT", "file:PAT" ('#' comments;
  * PAT is a substring, or a glob when it holds '*' or '?'). Returns the number of patterns, or

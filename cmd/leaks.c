@@ -102,6 +102,10 @@ static void print_text(const struct leak_report_view *r, int all)
     for (size_t m = 0; m < r->nmodules; m++)
         if (r->modules[m].problem)
             printf("note: %s\n", r->modules[m].problem);
+    if (leak_report_stacks_shallow(r))
+        printf("note: allocation stacks are one frame deep, not %llu: the runtime follows frame pointers, "
+               "so build with -fno-omit-frame-pointer for the callers of the allocating function\n",
+               (unsigned long long)r->depth);
     size_t rank = 0;
     for (size_t i = 0; i < r->ngroups; i++) {
         const struct leak_group_view *g = &r->groups[i];

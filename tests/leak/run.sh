@@ -124,6 +124,16 @@ fi
 # Output formats and suppressions, on never_freed's report.
 rep="$WORK/report-never_freed"
 if [ -d "$rep" ]; then
+    # Built with frame pointers: full stacks, no note. Without them the runtime's walk stops at the
+    # allocating function, and the report says how to get its callers.
+    "$VIGIL" leaks "$rep" | grep -q '^note: allocation stacks are one frame deep' \
+        && bad "frame pointers: a note about shallow stacks in a build with frame pointers"
+    if "$VIGILCC" -O2 -g -fomit-frame-pointer -I"$ROOT/include" "$HERE/never_freed.c" -o "$WORK/never_freed_nofp" \
+            2>"$WORK/nofp.cc.log" &&
+       VIGIL_OPTIONS="$OPTS:out=$WORK/out-nofp" "$WORK/never_freed_nofp" >/dev/null 2>&1 &&
+       "$VIGIL" leaks "$(ls -d "$WORK"/out-nofp/*/ | head -n1)" | grep -q '^note: allocation stacks are one frame deep, not 4'; then
+        ok "frame pointers: a build without them gets a note naming -fno-omit-frame-pointer"
+    else bad "frame pointers: no note on a build with -fomit-frame-pointer"; fi
     "$VIGIL" leaks --sarif "$rep" >"$WORK/sarif.json" 2>&1
     if grep -q '"version": "2.1.0"' "$WORK/sarif.json" && grep -q '"ruleId": "leak/' "$WORK/sarif.json" \
        && grep -q '"startLine"' "$WORK/sarif.json"; then ok "SARIF 2.1.0 output with located results"
