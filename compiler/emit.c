@@ -359,8 +359,18 @@ void xe_declare_runtime(struct vigil_xform *x)
     if (arch == ARCH_X86_64) {
         const struct rt_fn *probes[] = {&x->probe_load, &x->probe_store, &x->probe_branch, &x->probe_return,
                                         &x->probe_call};
-        for (size_t i = 0; i < sizeof probes / sizeof *probes; i++)
+        /* nonlazybind: called through the GOT, bound at load time. A lazy PLT entry's first
+         * call runs the dynamic linker's resolver, which keeps the argument registers but not
+         * r10 or r11, which a preserve_most caller keeps values in (a vigil-cc -shared library
+         * lost its caller's r10 on each probe's first call). An executable has the runtime
+         * linked in: its calls are direct. */
+        unsigned nonlazybind = LLVMGetEnumAttributeKindForName("nonlazybind", 11);
+        for (size_t i = 0; i < sizeof probes / sizeof *probes; i++) {
             LLVMSetFunctionCallConv(probes[i]->fn, LLVMPreserveMostCallConv);
+            if (!code_for_executable(x->module))
+                LLVMAddAttributeAtIndex(probes[i]->fn, LLVMAttributeFunctionIndex,
+                                        LLVMCreateEnumAttribute(x->ctx, nonlazybind, 0));
+        }
     }
     x->prof_kind = LLVMGetMDKindIDInContext(x->ctx, "prof", 4);
     x->cold_section = cold_section(x->module);

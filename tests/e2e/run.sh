@@ -535,7 +535,29 @@ access_sizes_check() {
     grep -q '^160 4000 4000 4000 4000 gfe$' "$d/access_sizes.out" || why+="output: $(head -c 100 "$d/access_sizes.out"); "
     if [ -z "$why" ]; then pass "e2e-cmd/access-sizes"; else fail "e2e-cmd/access-sizes" "$why"; fi
 }
+# ---- A shared library's probes and lazy binding ----
+# Probes are preserve_most calls: the caller may keep values in r10 and r11 across them. The
+# dynamic linker's lazy resolver keeps neither, so a vigil-cc -shared library calls them through
+# the GOT (compiler/emit.c, nonlazybind). Every probe fires (mode=full, a tool that takes it);
+# both rounds must print what plain clang's build prints, with lazy binding.
+shlib_probe_registers_check() {
+    local d=$E2E_WORK/shlib_probe_registers why="" tool
+    build_program "$VIGILCC" -O2 shlib_probe_registers "$d"
+    if [ ! -x "$d/shlib_probe_registers" ]; then
+        fail "e2e-cmd/shlib-probe-registers" "build failed: $(first_error "$d/build.log")"
+        return
+    fi
+    for tool in count leak; do
+        rm -rf "$d/out"
+        (cd "$d" && env -u LD_BIND_NOW VIGIL_OPTIONS="mode=full:tools=$tool:out=$d/out" \
+            timeout -k 5 "$E2E_TIMEOUT" ./shlib_probe_registers) >"$d/$tool.out" 2>/dev/null
+        [ "$(tr '\n' ' ' <"$d/$tool.out")" = "2693 3693 2693 3693 " ] ||
+            why+="tools=$tool: $(tr '\n' ' ' <"$d/$tool.out" | head -c 120), expected 2693 3693 twice; "
+    done
+    if [ -z "$why" ]; then pass "e2e-cmd/shlib-probe-registers"; else fail "e2e-cmd/shlib-probe-registers" "$why"; fi
+}
 if [ -z "$E2E_ONLY" ] && [ "$(basename "$VIGILCC")" = vigil-cc ]; then
+    shlib_probe_registers_check
     access_sizes_check
     report_checks
     short_loops_check
