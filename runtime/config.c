@@ -82,6 +82,10 @@ void __vigil_read_options(struct vigil_options *o)
         tool_items_len = len;
     }
     const char *plan = getenv("VIGIL_PLAN");
+    /* Asked for nothing: no report, so that a vigil build leaves no files where it runs (a test
+     * suite that lists its working directory, a daemon whose working directory is /). */
+    if (!text && !(plan && plan[0]))
+        o->report = 0;
     if (plan && plan[0]) {
         if (strlen(plan) >= sizeof plan_path)
             __vigil_message("VIGIL_PLAN is longer than %zu bytes: ignored", sizeof plan_path - 1);

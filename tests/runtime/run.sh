@@ -66,6 +66,16 @@ for bin in rt_abi_static rt_abi_shared; do
     has "$facts" "site 0 1 backedge 20000000 1109 0.001" && pass "hot loop reaches the 0.1% floor ($tag)" \
         || fail "hot loop reaches the 0.1% floor ($tag)" "$(grep backedge <<<"$facts")"
 
+    # Asked for nothing (no VIGIL_OPTIONS, no VIGIL_PLAN): the program leaves no files behind.
+    # An empty VIGIL_OPTIONS (the floor run above) still asks for the report.
+    dir=$W/unasked-$tag
+    mkdir -p "$dir"
+    (cd "$dir" && env -u VIGIL_OPTIONS -u VIGIL_PLAN timeout 60 "$W/$bin" >"$dir/stdout" 2>"$dir/stderr")
+    status=$?
+    if [ "$status" = 3 ] && [ -z "$(ls -A "$dir" | grep -v '^std')" ] && [ ! -s "$dir/stderr" ]; then
+        pass "no VIGIL_OPTIONS: no report, no files ($tag)"
+    else fail "no VIGIL_OPTIONS: no report, no files ($tag)" "status $status, files: $(ls -A "$dir" | tr '\n' ' ')"; fi
+
     run off-$tag $bin "mode=off:tools=count"
     why=""
     has "$facts" "site 0 1 backedge 1000000 0 0" || why+="back-edge: $(grep backedge <<<"$facts"); "
@@ -147,7 +157,7 @@ for bin in rt_abi_static rt_abi_shared; do
     # SIGTERM while waiting
     dir=$W/term-$tag
     mkdir -p "$dir"
-    (cd "$dir" && exec "$W/$bin" wait >"$dir/stdout" 2>"$dir/stderr") &
+    (cd "$dir" && VIGIL_OPTIONS= exec "$W/$bin" wait >"$dir/stdout" 2>"$dir/stderr") &
     pid=$!
     for _ in $(seq 100); do grep -q waiting "$dir/stdout" 2>/dev/null && break; sleep 0.05; done
     kill -TERM $pid
