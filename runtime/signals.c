@@ -1,6 +1,6 @@
 /* Fatal signals: write the report, then die of the same signal so that the exit status does
  * not change. A handler is installed only where the program (or its parent) left the default
- * disposition; the program may replace it later. SA_RESETHAND puts the default back on entry,
+ * disposition; the program may replace it later, and it reads SIG_DFL where ours stands. SA_RESETHAND puts the default back on entry,
  * so a second fault (in the report itself, or another Ctrl-C) ends the process at once. */
 #include "internal.h"
 
@@ -11,6 +11,10 @@
 #include <unistd.h>
 
 struct vigil_crash __vigil_crash;
+
+/* glibc's own entry points, under names the program does not define. */
+extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+extern __sighandler_t bsd_signal(int sig, __sighandler_t handler);
 
 /* The interrupted PC, for the signals whose PC is the culprit. */
 static uintptr_t fault_pc(int sig, void *context)
@@ -45,25 +49,82 @@ static void fatal_handler(int sig, siginfo_t *info, void *context)
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
-    sigaction(sig, &dfl, NULL);
+    __sigaction(sig, &dfl, NULL);
     /* Blocked while this handler runs: delivered, with the default action, when it returns
      * (a faulting instruction would also fault again). */
     raise(sig);
     errno = saved;
 }
 
+/* The disposition that stands in for SIG_DFL on a fatal signal. */
+static void standing_in(struct sigaction *sa)
+{
+    memset(sa, 0, sizeof *sa);
+    sa->sa_sigaction = fatal_handler;
+    sa->sa_flags = SA_SIGINFO | SA_RESETHAND | SA_RESTART;
+    sigemptyset(&sa->sa_mask);
+}
+
+static int is_fatal(int sig)
+{
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+        if (fatal_signals[i] == sig)
+            return 1;
+    return 0;
+}
+
+static int is_default(const struct sigaction *sa)
+{
+    return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_DFL;
+}
+
 void __vigil_signals_install(void)
 {
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
         struct sigaction old, sa;
-        if (sigaction(fatal_signals[i], NULL, &old) != 0)
+        if (__sigaction(fatal_signals[i], NULL, &old) != 0 || !is_default(&old))
             continue;
-        if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
-            continue;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_sigaction = fatal_handler;
-        sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_RESTART;
-        sigemptyset(&sa.sa_mask);
-        sigaction(fatal_signals[i], &sa, NULL);
+        standing_in(&sa);
+        __sigaction(fatal_signals[i], &sa, NULL);
     }
+}
+
+/* The program sees the disposition it would have without vigil: where the runtime's handler
+ * stands in for the default, a query answers SIG_DFL, and setting SIG_DFL puts the handler back
+ * (it ends the process as the default would, after the report). Interpreters install their
+ * SIGINT handler only over SIG_DFL (an inherited SIG_IGN means "run in the background"), so a
+ * handler of ours that showed through would change what Ctrl-C does. */
+static int is_ours(const struct sigaction *sa)
+{
+    return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == fatal_handler;
+}
+
+INTERPOSE int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    struct sigaction ours;
+    if (act && is_default(act) && is_fatal(sig)) {
+        standing_in(&ours);
+        act = &ours;
+    }
+    int r = __sigaction(sig, act, old);
+    if (r == 0 && old && is_ours(old)) {
+        memset(old, 0, sizeof *old);
+        old->sa_handler = SIG_DFL;
+    }
+    return r;
+}
+
+INTERPOSE __sighandler_t signal(int sig, __sighandler_t handler)
+{
+    __sighandler_t old;
+    if (handler == SIG_DFL && is_fatal(sig)) {
+        struct sigaction ours, was;
+        standing_in(&ours);
+        if (__sigaction(sig, &ours, &was) != 0)
+            return SIG_ERR;
+        old = (was.sa_flags & SA_SIGINFO) ? (__sighandler_t)(void *)was.sa_sigaction : was.sa_handler;
+    } else {
+        old = bsd_signal(sig, handler);
+    }
+    return old == (__sighandler_t)(void *)fatal_handler ? SIG_DFL : old;
 }
