@@ -327,6 +327,7 @@ int leak_report_load(const char *rundir, struct leak_report_view *r, char *err, 
     const struct jnode *re = jget(&root, "reachability");
     r->reach_done = (int)ju(re, "done");
     r->reach_method = js(re, "method");
+    r->reach_error = js(re, "error");
     r->reach_root_bytes = ju(re, "root_bytes");
     r->reach_marked = ju(re, "marked_objects");
     r->reach_threads = ju(re, "threads");
@@ -671,6 +672,7 @@ void leak_report_free(struct leak_report_view *r)
         free(r->snapshots[i].reason);
     free(r->snapshots);
     free(r->reach_method);
+    free(r->reach_error);
     free(r->dir);
     if (r->have_run)
         vigil_run_report_free(&r->run);

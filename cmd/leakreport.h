@@ -58,6 +58,7 @@ struct leak_report_view {
     uint64_t stale_allocs, depth;
     int reach_enabled, reach_done;
     char *reach_method;
+    char *reach_error;              /* why a scan that was enabled did not finish, or "" */
     uint64_t reach_root_bytes, reach_marked, reach_threads;
     uint64_t allocs, frees, unknown_frees, realloc_moves, live_objects, live_bytes, peak_live_bytes;
     uint64_t model_mapped_bytes, model_resident_bytes, sites;

@@ -89,7 +89,10 @@ static void print_text(const struct leak_report_view *r, int all)
         printf("stale: idle for more than %llu allocations", (unsigned long long)r->stale_allocs);
     else
         printf("stale: idle for more than %.3g s and %.3g x the object's longest gap", r->stale_after_s, r->gap_factor);
-    printf("; reachability at exit: %s\n", r->reach_done ? "done" : r->reach_enabled ? "failed" : "off");
+    printf("; reachability at exit: %s", r->reach_done ? "done" : r->reach_enabled ? "failed" : "off");
+    if (!r->reach_done && r->reach_enabled)
+        printf(" (%s)", r->reach_error && r->reach_error[0] ? r->reach_error : "no reason recorded");
+    putchar('\n');
     human_bytes(r->model_resident_bytes, b1, sizeof b1);
     human_bytes(r->peak_live_bytes, b2, sizeof b2);
     printf("heap: %llu allocations, %llu frees, %llu frees of unknown pointers, %llu realloc moves; "

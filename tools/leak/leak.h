@@ -105,6 +105,7 @@ const struct leak_snapshot *leak_history_get(uint32_t i);
 struct leak_reach_stats {
     int done;
     const char *method;          /* how memory was read: "process_vm_readv" or "direct" */
+    const char *error;           /* why the scan did not finish (done = 0), or NULL */
     uint64_t root_bytes, heap_bytes_scanned, marked_objects, threads;
     uint32_t scan_start_ms, duration_ms;
 };

@@ -88,6 +88,7 @@ struct mark_state {
     size_t len, cap;
     unsigned char *buf;          /* CHUNK bytes of copied memory */
     struct leak_reach_stats *st;
+    int overflow;                /* the mark stack could not grow: some marked objects went unscanned */
 };
 
 static void push(struct mark_state *m, struct heap_obj *o)
@@ -95,8 +96,10 @@ static void push(struct mark_state *m, struct heap_obj *o)
     if (m->len == m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 65536;
         struct heap_obj **bigger = heap_map(cap * sizeof *bigger);
-        if (!bigger)
-            return;   /* out of memory: o stays marked but unscanned (may under-mark children) */
+        if (!bigger) {   /* o stays marked but unscanned: its children may look unreachable */
+            m->overflow = 1;
+            return;
+        }
         if (m->stack) {
             memcpy(bigger, m->stack, m->len * sizeof *bigger);
             heap_unmap(m->stack, m->cap * sizeof *bigger);
@@ -205,8 +208,10 @@ void leak_reach_run(struct leak_reach_stats *st)
     st->scan_start_ms = leak_now_ms();
     struct mark_state m = { .st = st };
     m.buf = heap_map(CHUNK);
-    if (!m.buf)
+    if (!m.buf) {
+        st->error = "no memory for the scan buffer (mmap failed)";
         return;
+    }
     heap_foreach(clear_mark, NULL);
 
     dl_iterate_phdr(scan_module, &m);
@@ -243,7 +248,10 @@ void leak_reach_run(struct leak_reach_stats *st)
         drain(&m);
     }
     st->method = direct_reads ? "direct" : "process_vm_readv";
-    st->done = 1;
+    /* An incomplete mark would turn reachable objects into definite leaks: no verdict instead. */
+    if (m.overflow)
+        st->error = "no memory for the mark stack (mmap failed): reachability left out";
+    st->done = !m.overflow;
     st->duration_ms = leak_now_ms() - st->scan_start_ms;
     heap_unmap(m.buf, CHUNK);
     heap_unmap(m.stack, m.cap * sizeof *m.stack);

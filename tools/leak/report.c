@@ -251,6 +251,9 @@ void leak_report_write(const struct leak_snapshot *final, const struct leak_reac
         u(&j, "marked_objects", reach->marked_objects);
         u(&j, "threads", reach->threads);
         u(&j, "duration_ms", reach->duration_ms);
+    } else if (reach->error) {
+        vigil_json_key(&j, "error");
+        vigil_json_string(&j, reach->error);
     }
     vigil_json_object_end(&j);
 
