@@ -1,12 +1,15 @@
 // leak-test: threads -- objects allocated while the process has one thread and freed by threads
-// started later, churn in four threads at once, and 50 records per thread dropped unfreed
+// started later, churn in four threads at once, 50 records per thread dropped unfreed, and a
+// thread that allocates a few objects and is still blocked when the program exits
 // expect: found thread_leak unreachable
+// expect: found parked_alloc stale
 // expect: absent shared_alloc
 // expect: absent churn_alloc
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "common.h"
 
 #define THREADS 4
@@ -34,6 +37,26 @@ static __attribute__((noinline)) void thread_leak(int id, int i)
     char *p = malloc(48);
     snprintf(p, 48, "thread %d record %d", id, i);
     leak_test_sink += strlen(p);   /* the pointer is dropped here */
+}
+
+#define PARKED 10
+static char *parked[PARKED];   /* still referenced at exit, never read again: stale */
+
+static __attribute__((noinline)) char *parked_alloc(int i)
+{
+    char *p = malloc(32);
+    snprintf(p, 32, "parked %d", i);
+    return p;
+}
+
+static void *parked_thread(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < PARKED; i++)
+        parked[i] = parked_alloc(i);
+    for (;;)
+        pause();   /* blocked when main exits: its site's counts must be in the report all the same */
+    return NULL;
 }
 
 static void *worker(void *arg)
@@ -65,7 +88,9 @@ int main(void)
 {
     for (int i = 0; i < SHARED; i++)
         shared[i] = shared_alloc(i);
-    pthread_t t[THREADS];
+    pthread_t t[THREADS], parker;
+    if (pthread_create(&parker, NULL, parked_thread, NULL) != 0)
+        return 1;
     for (long i = 0; i < THREADS; i++)
         if (pthread_create(&t[i], NULL, worker, (void *)i) != 0)
             return 1;

@@ -66,11 +66,11 @@ struct leak_tls {
 static __thread struct leak_tls tl;
 
 /* Allocation-site counters, gathered per thread: four atomic adds on a shared site per
- * allocation and free were a quarter of the tool's cost on lua's allocation path. A thread keeps
- * a few sites' pending counts (direct-mapped by site index) and adds them to the site when the
- * entry is taken by another site, after TALLY_EVERY events, at a snapshot it takes and at its
- * exit. So a site's counters lag by at most TALLY_EVERY events per live thread, and are exact
- * for the thread that writes the final report. */
+ * allocation and free were a quarter of the tool's cost on lua's allocation path. While the
+ * process has one thread, it keeps a few sites' pending counts (direct-mapped by site index) and
+ * adds them to the site when the entry is taken by another site, after TALLY_EVERY events, at a
+ * snapshot it takes and at its exit; the thread that writes the final report flushes its own, so
+ * the counts are exact. With other threads each event is added at once. */
 #define TALLY_BITS 4
 #define TALLY_EVERY 64
 struct site_tally {
@@ -115,7 +115,9 @@ static inline struct site_tally *tally_of(uint32_t site)
 
 static inline void tally_done(struct site_tally *t)
 {
-    if (++t->events >= TALLY_EVERY)
+    /* With other threads, at once: a thread blocked at exit (a worker pool) would otherwise keep
+     * its last counts, and the report would show sites with more live objects than allocations. */
+    if (++t->events >= TALLY_EVERY || !heap_one_thread())
         tally_flush(t);
 }
 
