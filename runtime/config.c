@@ -82,11 +82,12 @@ void __vigil_read_options(struct vigil_options *o)
         tool_items_len = len;
     }
     const char *plan = getenv("VIGIL_PLAN");
+    int planned = plan && plan[0];
     /* Asked for nothing: no report, so that a vigil build leaves no files where it runs (a test
      * suite that lists its working directory, a daemon whose working directory is /). */
-    if (!text && !(plan && plan[0]))
+    if (!text && !planned)
         o->report = 0;
-    if (plan && plan[0]) {
+    if (planned) {
         if (strlen(plan) >= sizeof plan_path)
             __vigil_message("VIGIL_PLAN is longer than %zu bytes: ignored", sizeof plan_path - 1);
         else

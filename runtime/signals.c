@@ -1,7 +1,8 @@
 /* Fatal signals: write the report, then die of the same signal so that the exit status does
  * not change. A handler is installed only where the program (or its parent) left the default
- * disposition; the program may replace it later, and it reads SIG_DFL where ours stands. SA_RESETHAND puts the default back on entry,
- * so a second fault (in the report itself, or another Ctrl-C) ends the process at once. */
+ * disposition; the program may replace it later, and it reads SIG_DFL where ours stands.
+ * SA_RESETHAND puts the default back on entry, so a second fault (in the report itself, or
+ * another Ctrl-C) ends the process at once. */
 #include "internal.h"
 
 #include <errno.h>
@@ -99,7 +100,8 @@ static int is_ours(const struct sigaction *sa)
     return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == fatal_handler;
 }
 
-INTERPOSE int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+/* sigaction as the program sees it (both interposers below go through it). */
+static int program_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     struct sigaction ours;
     if (act && is_default(act) && is_fatal(sig)) {
@@ -114,17 +116,21 @@ INTERPOSE int sigaction(int sig, const struct sigaction *act, struct sigaction *
     return r;
 }
 
+INTERPOSE int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    return program_sigaction(sig, act, old);
+}
+
 INTERPOSE __sighandler_t signal(int sig, __sighandler_t handler)
 {
-    __sighandler_t old;
     if (handler == SIG_DFL && is_fatal(sig)) {
-        struct sigaction ours, was;
-        standing_in(&ours);
-        if (__sigaction(sig, &ours, &was) != 0)
+        struct sigaction dfl, was;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        if (program_sigaction(sig, &dfl, &was) != 0)
             return SIG_ERR;
-        old = (was.sa_flags & SA_SIGINFO) ? (__sighandler_t)(void *)was.sa_sigaction : was.sa_handler;
-    } else {
-        old = bsd_signal(sig, handler);
+        return (was.sa_flags & SA_SIGINFO) ? (__sighandler_t)(void *)was.sa_sigaction : was.sa_handler;
     }
+    __sighandler_t old = bsd_signal(sig, handler);   /* glibc's flags and mask for signal() */
     return old == (__sighandler_t)(void *)fatal_handler ? SIG_DFL : old;
 }

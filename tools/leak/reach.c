@@ -110,19 +110,23 @@ static void push(struct mark_state *m, struct heap_obj *o)
     m->stack[m->len++] = o;
 }
 
-static void consider(struct mark_state *m, uintptr_t word)
+/* Mark o (its site_flags read as f) and queue it for scanning, unless it is marked already. */
+static void mark(struct mark_state *m, struct heap_obj *o, uint32_t f)
 {
-    if (!heap_maybe_contains(word))
-        return;
-    struct heap_obj *o = heap_find(word);
-    if (!o)
-        return;
-    uint32_t f = atomic_load_explicit(&o->site_flags, memory_order_relaxed);
     if (f & HEAP_FLAG_MARKED)
         return;
     atomic_store_explicit(&o->site_flags, f | HEAP_FLAG_MARKED, memory_order_relaxed);
     m->st->marked_objects++;
     push(m, o);
+}
+
+static void consider(struct mark_state *m, uintptr_t word)
+{
+    if (!heap_maybe_contains(word))
+        return;
+    struct heap_obj *o = heap_find(word);
+    if (o)
+        mark(m, o, atomic_load_explicit(&o->site_flags, memory_order_relaxed));
 }
 
 /* Scan [lo, hi) for pointers, reading it through the bounce buffer. */
@@ -174,21 +178,14 @@ static int scan_module(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-/* The dynamic loader's objects are roots (sites.c, from_loader). */
-static void mark_loader_object(struct heap_obj *o, void *arg)
+/* One walk over the heap before the scan: every mark cleared, and the dynamic loader's objects
+ * (sites.c, from_loader) marked as roots. */
+static void start_marking(struct heap_obj *o, void *arg)
 {
-    uint32_t f = atomic_load_explicit(&o->site_flags, memory_order_relaxed);
-    if (leak_site_get(f & HEAP_SITE_MASK)->from_loader && !(f & HEAP_FLAG_MARKED)) {
-        atomic_store_explicit(&o->site_flags, f | HEAP_FLAG_MARKED, memory_order_relaxed);
-        ((struct mark_state *)arg)->st->marked_objects++;
-        push(arg, o);
-    }
-}
-
-static void clear_mark(struct heap_obj *o, void *arg)
-{
-    (void)arg;
-    atomic_fetch_and_explicit(&o->site_flags, ~HEAP_FLAG_MARKED, memory_order_relaxed);
+    uint32_t f = atomic_fetch_and_explicit(&o->site_flags, ~HEAP_FLAG_MARKED, memory_order_relaxed) &
+                 ~HEAP_FLAG_MARKED;
+    if (leak_site_get(f & HEAP_SITE_MASK)->from_loader)
+        mark(arg, o, f);
 }
 
 /* Scans from its own frame up: it must not be inlined into a caller whose locals hold program
@@ -212,10 +209,8 @@ void leak_reach_run(struct leak_reach_stats *st)
         st->error = "no memory for the scan buffer (mmap failed)";
         return;
     }
-    heap_foreach(clear_mark, NULL);
-
+    heap_foreach(start_marking, &m);
     dl_iterate_phdr(scan_module, &m);
-    heap_foreach(mark_loader_object, &m);
     drain(&m);
 
     /* This thread: from here up to its stack top. */
