@@ -121,7 +121,9 @@ INTERPOSE int sigaction(int sig, const struct sigaction *act, struct sigaction *
     return program_sigaction(sig, act, old);
 }
 
-INTERPOSE __sighandler_t signal(int sig, __sighandler_t handler)
+/* signal() in its two flavours: a handler replaced through `install` (glibc's own, for its flags
+ * and mask), SIG_DFL on a fatal signal through program_sigaction. */
+static __sighandler_t program_signal(int sig, __sighandler_t handler, __sighandler_t (*install)(int, __sighandler_t))
 {
     if (handler == SIG_DFL && is_fatal(sig)) {
         struct sigaction dfl, was;
@@ -131,6 +133,39 @@ INTERPOSE __sighandler_t signal(int sig, __sighandler_t handler)
             return SIG_ERR;
         return (was.sa_flags & SA_SIGINFO) ? (__sighandler_t)(void *)was.sa_sigaction : was.sa_handler;
     }
-    __sighandler_t old = bsd_signal(sig, handler);   /* glibc's flags and mask for signal() */
+    __sighandler_t old = install(sig, handler);
     return old == (__sighandler_t)(void *)fatal_handler ? SIG_DFL : old;
+}
+
+/* System V semantics (one-shot, not masked while it runs, no restart), as glibc's __sysv_signal
+ * sets them: both of its names are interposed, so the real one cannot be called by name. */
+static __sighandler_t sysv_install(int sig, __sighandler_t handler)
+{
+    struct sigaction sa, old;
+    if (handler == SIG_ERR || sig <= 0 || sig >= NSIG) {
+        errno = EINVAL;
+        return SIG_ERR;
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+    if (__sigaction(sig, &sa, &old) != 0)
+        return SIG_ERR;
+    return (old.sa_flags & SA_SIGINFO) ? (__sighandler_t)(void *)old.sa_sigaction : old.sa_handler;
+}
+
+INTERPOSE __sighandler_t signal(int sig, __sighandler_t handler)
+{
+    return program_signal(sig, handler, bsd_signal);
+}
+
+/* A program built without _DEFAULT_SOURCE (-std=c11) calls __sysv_signal for signal(). */
+INTERPOSE __sighandler_t __sysv_signal(int sig, __sighandler_t handler)
+{
+    return program_signal(sig, handler, sysv_install);
+}
+
+INTERPOSE __sighandler_t sysv_signal(int sig, __sighandler_t handler)
+{
+    return program_signal(sig, handler, sysv_install);
 }

@@ -2,6 +2,8 @@
 // report-writing handler stands in for SIG_DFL, and sigaction() and signal() must say SIG_DFL
 // there (an interpreter installs its SIGINT handler only over SIG_DFL). Also: a handler the
 // program installs reads back as its own, and the default it restores still ends the process.
+// sysv_signal() is what signal() calls in a program built without _DEFAULT_SOURCE (-std=c11).
+#define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,8 +26,11 @@ int main(void)
         const char *by_sigaction = (old.sa_flags & SA_SIGINFO) ? "a siginfo handler" : name_of(old.sa_handler);
         void (*was)(int) = signal(sigs[i], on_signal);
         void (*now)(int) = signal(sigs[i], was);
-        printf("%d: sigaction %s (flags %#x), signal %s, then %s\n", sigs[i], by_sigaction,
-               (unsigned)old.sa_flags, name_of(was), name_of(now));
+        void (*sysv_was)(int) = sysv_signal(sigs[i], on_signal);
+        void (*sysv_now)(int) = sysv_signal(sigs[i], sysv_was);
+        printf("%d: sigaction %s (flags %#x), signal %s, then %s; sysv_signal %s, then %s\n", sigs[i],
+               by_sigaction, (unsigned)old.sa_flags, name_of(was), name_of(now), name_of(sysv_was),
+               name_of(sysv_now));
     }
     fflush(stdout);
     signal(SIGTERM, SIG_DFL);
