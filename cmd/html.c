@@ -205,10 +205,11 @@ static void write_page(FILE *o, const struct leak_report_view *r, int all)
     esc(o, r->have_run ? r->run.program : r->dir);
     fputs("</h1>\n<p class=\"summary\">Report ", o);
     esc(o, r->dir);
-    fprintf(o, ". Stale: idle for more than %.3g s (and %.3g&times; the object's longest gap); "
+    fprintf(o, ". Stale: idle for more than %.3g s%s (and %.3g&times; the object's longest gap); "
                "reachability at exit: %s. %llu allocations, %llu frees, %llu frees of unknown "
                "pointers; %llu accesses sampled, %llu in heap objects.</p>\n",
-            r->stale_after_s, r->gap_factor, r->reach_done ? "done" : "not done",
+            r->stale_after_s, r->active_clock ? " of active time" : "", r->gap_factor,
+            r->reach_done ? "done" : "not done",
             (unsigned long long)r->allocs, (unsigned long long)r->frees,
             (unsigned long long)r->unknown_frees, (unsigned long long)r->accesses_sampled,
             (unsigned long long)r->accesses_heap);

@@ -310,6 +310,8 @@ int leak_report_load(const char *rundir, struct leak_report_view *r, char *err, 
     r->stale_allocs = ju(o, "stale_allocs");
     r->depth = ju(o, "depth");
     r->reach_enabled = (int)ju(o, "reach");
+    const struct jnode *clock = jget(o, "clock");   /* absent before clock=active: wall */
+    r->active_clock = clock && clock->type == J_STR && strcmp(clock->str, "active") == 0;
     const struct jnode *h = jget(&root, "heap");
     r->allocs = ju(h, "allocs");
     r->frees = ju(h, "frees");

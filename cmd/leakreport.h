@@ -56,6 +56,7 @@ struct leak_report_view {
     int have_run;
     double stale_after_s, gap_factor, snapshot_every_s;
     uint64_t stale_allocs, depth;
+    int active_clock;               /* leak.clock=active: times are active time, not wall time */
     int reach_enabled, reach_done;
     char *reach_method;
     char *reach_error;              /* why a scan that was enabled did not finish, or "" */

@@ -88,7 +88,8 @@ static void print_text(const struct leak_report_view *r, int all)
     if (r->stale_allocs)
         printf("stale: idle for more than %llu allocations", (unsigned long long)r->stale_allocs);
     else
-        printf("stale: idle for more than %.3g s and %.3g x the object's longest gap", r->stale_after_s, r->gap_factor);
+        printf("stale: idle for more than %.3g s%s and %.3g x the object's longest gap", r->stale_after_s,
+               r->active_clock ? " of active time (leak.clock=active)" : "", r->gap_factor);
     printf("; reachability at exit: %s", r->reach_done ? "done" : r->reach_enabled ? "failed" : "off");
     if (!r->reach_done && r->reach_enabled)
         printf(" (%s)", r->reach_error && r->reach_error[0] ? r->reach_error : "no reason recorded");
@@ -172,6 +173,7 @@ static void print_json(const struct leak_report_view *r, int all)
     vigil_json_key(&j, "report"); vigil_json_string(&j, r->dir);
     vigil_json_key(&j, "program"); vigil_json_string(&j, r->have_run ? r->run.program : "");
     vigil_json_key(&j, "stale_after_s"); vigil_json_double(&j, r->stale_after_s);
+    vigil_json_key(&j, "clock"); vigil_json_string(&j, r->active_clock ? "active" : "wall");
     vigil_json_key(&j, "reachability"); vigil_json_bool(&j, r->reach_done);
     vigil_json_key(&j, "allocs"); vigil_json_uint(&j, r->allocs);
     vigil_json_key(&j, "frees"); vigil_json_uint(&j, r->frees);

@@ -12,6 +12,13 @@
  * here by vigil_tool_option. Written once by __vigil_read_options (start-up). */
 static char tool_items[4096];
 static size_t tool_items_len;
+/* Per item (by its offset in tool_items): 1 once a tool has asked for it. Written by
+ * __vigil_find_tool_option, in the tools' init (start-up) and, harmlessly, in their fini. */
+static unsigned char tool_item_read[sizeof tool_items];
+/* The keys each tool asked for (string literals of the tools), for the message about an option
+ * no tool asked for. Written by __vigil_find_tool_option during the tools' init (start-up). */
+static struct { const char *tool, *key; } keys_asked[64];
+static unsigned keys_asked_len;
 /* VIGIL_PLAN (a plan file of adaptive bug isolation), copied by __vigil_read_options. */
 static char plan_path[4096];
 
@@ -104,13 +111,43 @@ const char *__vigil_find_tool_option(const char *tool, const char *key)
 {
     size_t tlen = strlen(tool), klen = strlen(key);
     const char *found = NULL;
+    int known = 0;
+    for (unsigned i = 0; i < keys_asked_len; i++)
+        known |= strcmp(keys_asked[i].tool, tool) == 0 && strcmp(keys_asked[i].key, key) == 0;
+    if (!known && keys_asked_len < sizeof keys_asked / sizeof *keys_asked)
+        keys_asked[keys_asked_len++] = (typeof(keys_asked[0])){tool, key};
     for (size_t i = 0; i < tool_items_len; i += strlen(tool_items + i) + 1) {
         const char *item = tool_items + i;
         if (strncmp(item, tool, tlen) == 0 && item[tlen] == '.' &&
-            strncmp(item + tlen + 1, key, klen) == 0 && item[tlen + 1 + klen] == '=')
+            strncmp(item + tlen + 1, key, klen) == 0 && item[tlen + 1 + klen] == '=') {
             found = item + tlen + 1 + klen + 1;   /* the last one given wins */
+            tool_item_read[i] = 1;
+        }
     }
     return found;
+}
+
+void __vigil_tool_keys_asked(const char *tool, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (unsigned i = 0; i < keys_asked_len && n < len; i++)
+        if (strcmp(keys_asked[i].tool, tool) == 0)
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", keys_asked[i].key);
+}
+
+const char *__vigil_unread_tool_option(size_t *cursor)
+{
+    while (*cursor < tool_items_len) {
+        size_t i = *cursor;
+        const char *item = tool_items + i;
+        *cursor = i + strlen(item) + 1;
+        const char *eq = strchr(item, '=');
+        const char *dot = memchr(item, '.', eq ? (size_t)(eq - item) : 0);
+        if (dot && dot != item && !tool_item_read[i])
+            return item;
+    }
+    return NULL;
 }
 
 const char *__vigil_plan_path(void)

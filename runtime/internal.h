@@ -62,6 +62,11 @@ uint64_t __vigil_mono_ns(void) HIDDEN;
 uint64_t __vigil_unix_ns(void) HIDDEN;
 /* The tool options part of VIGIL_OPTIONS ("tool.key=value" items), kept by init. */
 const char *__vigil_find_tool_option(const char *tool, const char *key) HIDDEN;
+/* The next "tool.key=value" item of VIGIL_OPTIONS that no tool has asked for, from *cursor
+ * (start at 0); NULL at the end. */
+const char *__vigil_unread_tool_option(size_t *cursor) HIDDEN;
+/* The keys a tool has asked for so far, comma-separated, into buf. */
+void __vigil_tool_keys_asked(const char *tool, char *buf, size_t len) HIDDEN;
 
 /* ---- config.c: reading VIGIL_OPTIONS (the one place the environment is read) ---- */
 void __vigil_read_options(struct vigil_options *o) HIDDEN;

@@ -58,6 +58,32 @@ void __vigil_tools_help(void)
             __vigil_message("tool %s: %s", (*t)->name, (*t)->description ? (*t)->description : "");
 }
 
+/* A misspelt tool option ("leak.stale_afer=5") would otherwise be ignored in silence. The
+ * options of a tool that is not enabled are left alone: they may wait in the environment. */
+static void warn_unread_tool_options(void)
+{
+    size_t cursor = 0;
+    for (const char *item; (item = __vigil_unread_tool_option(&cursor));) {
+        size_t len = strcspn(item, ".");
+        const struct vigil_tool *t = find_tool(item, len);
+        int enabled = 0;
+        for (unsigned i = 0; t && i < __vigil_enabled_count; i++)
+            enabled |= __vigil_enabled_tools[i] == t;
+        if (!t) {
+            char avail[256];
+            available_tools(avail, sizeof avail);
+            __vigil_message("tools: \"%.80s\" ignored: no tool named \"%.*s\" (available: %s)", item,
+                            (int)(len > 40 ? 40 : len), item, avail);
+        } else if (enabled) {
+            char keys[256];
+            __vigil_tool_keys_asked(t->name, keys, sizeof keys);
+            __vigil_message("tools: \"%.80s\" ignored: %s has no option \"%.*s\" (its options: %s)",
+                            item, t->name, (int)strcspn(item + len + 1, "="), item + len + 1,
+                            keys[0] ? keys : "none");
+        }
+    }
+}
+
 void __vigil_tools_start(void)
 {
     const char *list = __vigil_opts.tools;
@@ -97,6 +123,7 @@ void __vigil_tools_start(void)
     }
     th->in_runtime = 0;
     __atomic_store_n(&__vigil_events_here, events, __ATOMIC_RELEASE);
+    warn_unread_tool_options();
 }
 
 void __vigil_tools_fini(void)

@@ -5,6 +5,7 @@
 #                                                     (unreachable also accepts "both"), whose most
 #                                                     recent last access is in FUNC2
 #   expect: absent FUNC                                no group allocated in FUNC
+# and "// options: K=V:..." adds tool options for that program.
 # A group allocated in the test's own source that no "found" line expects is a false positive.
 # Prints one PASS/FAIL line per check, a found/missed/false-positive table, and a final count.
 # Also checks SARIF and JSON output, suppressions, the snapshot triggers (API, SIGUSR2, timer)
@@ -40,7 +41,8 @@ for src in "$HERE"/*.c; do
         continue
     fi
     out="$WORK/out-$name"
-    VIGIL_OPTIONS="$OPTS:out=$out" "$exe" >"$WORK/$name.stdout" 2>"$WORK/$name.stderr" &
+    # "// options: K=V:..." adds to OPTS for this program
+    VIGIL_OPTIONS="$OPTS$(sed -n 's,^// options: ,:,p' "$src" | head -n1):out=$out" "$exe" >"$WORK/$name.stdout" 2>"$WORK/$name.stderr" &
     pid=$!
     if [ "$name" = live_regular ]; then sleep 0.6; kill -USR2 "$pid" 2>/dev/null; fi
     wait "$pid" || { bad "$name: exit status $?"; continue; }

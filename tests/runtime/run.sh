@@ -217,5 +217,15 @@ run toolopt rt_abi_static "tools=count:count.print=1"
 grep -q '^vigil: count: alloc [0-9]*, free' "$dir/stderr" && pass "tool options reach the tool (count.print=1)" \
     || fail "tool options reach the tool (count.print=1)" "$(head -c 200 "$dir/stderr")"
 
+run toolkeys rt_abi_static "tools=count:count.depht=2:count.print=0:nosuchtool.x=1:leak.stale_after=5"
+why=""
+[ "$status" = 3 ] || why+="status $status; "
+[ "$(wc -l <"$dir/stderr")" = 2 ] || why+="$(wc -l <"$dir/stderr") lines on stderr, expected 2; "
+grep -q '^vigil: tools: "count.depht=2" ignored: count has no option "depht" (its options: print, depth)$' "$dir/stderr" \
+    || why+="no line for count.depht listing count's options; "
+grep -q '^vigil: tools: "nosuchtool.x=1" ignored: no tool named "nosuchtool"' "$dir/stderr" || why+="no line for nosuchtool.x; "
+[ -z "$why" ] && pass "a tool option no tool asked for: one line naming the tool's options (a disabled tool's are left alone)" \
+    || fail "a tool option no tool asked for: one line naming the tool's options (a disabled tool's are left alone)" "$why $(head -c 300 "$dir/stderr")"
+
 echo "runtime: $passed passed, $failed failed" >&2
 [ "$failed" = 0 ]

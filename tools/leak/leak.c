@@ -8,9 +8,12 @@
  * module path and load bias of each: `vigil leaks` symbolizes them with the binary's debug
  * info, so the program itself never parses DWARF.
  *
- * Options, "leak.<key>=value" in VIGIL_OPTIONS:
+ * Options, "leak.<key>=value" in VIGIL_OPTIONS (a key the tool does not ask for gets a warning):
  *   stale_after=S      idle seconds before an object is stale (default 30; fractions allowed)
  *   stale_allocs=N     measure idleness in allocations instead of time (default 0: time)
+ *   clock=wall|active  time is wall-clock time since start (default), or active time: time in
+ *                      which the process used the CPU, so that a pause (a server waiting for
+ *                      requests, a filter waiting for input) does not make its data stale
  *   gap_factor=F       an object must also be idle for F x its longest gap seen (default 2)
  *   snapshot_every=S   periodic snapshot interval in seconds, 0 = off (default 10)
  *   depth=N            allocation stack depth, 1..16 (default 4)
@@ -137,11 +140,65 @@ static void flush_tallies(void)
     tl.sampled = tl.nonheap = 0;
 }
 
-uint32_t leak_now_ms(void)
+static uint32_t wall_ms(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
     return (uint32_t)((t.tv_sec - start_time.tv_sec) * 1000 + (t.tv_nsec - start_time.tv_nsec) / 1000000);
+}
+
+/* The active clock (clock=active): wall time, except that an interval between two checkpoints
+ * counts only as long as the process's CPU time advanced in it. Checkpoints are taken by the
+ * first reading of the clock at least ACTIVE_TICK_MS after the last one: so a pause, in which
+ * nothing reads the clock, ends in a checkpoint whose CPU time has hardly moved. Between
+ * checkpoints a reading is the last checkpoint's value plus the wall time since (the process is
+ * running: it reads the clock), capped below one tick, so the clock never goes back; a pause
+ * costs at most one tick. One CPU-time system call per tick, not per reading. */
+#define ACTIVE_TICK_MS 100
+static _Atomic uint64_t active_checkpoint;   /* wall_ms << 32 | active_ms, by the tick's taker */
+static uint64_t active_cpu_ns;               /* process CPU time at the checkpoint, under active_lock */
+static atomic_flag active_lock = ATOMIC_FLAG_INIT;
+
+static uint64_t process_cpu_ns(void)
+{
+    struct timespec t;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0)
+        return 0;
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static uint32_t active_ms(uint32_t wall)
+{
+    uint64_t c = atomic_load_explicit(&active_checkpoint, memory_order_acquire);
+    int32_t since = (int32_t)(wall - (uint32_t)(c >> 32));   /* < 0: read before another thread's checkpoint */
+    uint32_t base = (uint32_t)c;
+    if (since < ACTIVE_TICK_MS)
+        return base + (uint32_t)(since > 0 ? since : 0);
+    if (atomic_flag_test_and_set_explicit(&active_lock, memory_order_acquire))
+        return base + ACTIVE_TICK_MS - 1;   /* another thread is taking the checkpoint */
+    c = atomic_load_explicit(&active_checkpoint, memory_order_relaxed);
+    since = (int32_t)(wall - (uint32_t)(c >> 32));
+    base = (uint32_t)c;
+    if (since >= ACTIVE_TICK_MS) {
+        uint64_t cpu = process_cpu_ns();
+        /* A forked child's CPU time starts again from zero: no time counted across the fork. */
+        uint64_t cpu_ms = cpu > active_cpu_ns ? (cpu - active_cpu_ns) / 1000000 : 0;
+        uint32_t step = cpu_ms < (uint64_t)since ? (uint32_t)cpu_ms : (uint32_t)since;
+        if (step < ACTIVE_TICK_MS)
+            step = ACTIVE_TICK_MS;          /* readings before this one went up to a tick */
+        active_cpu_ns = cpu;
+        base += step;
+        since = 0;
+        atomic_store_explicit(&active_checkpoint, (uint64_t)wall << 32 | base, memory_order_release);
+    }
+    atomic_flag_clear_explicit(&active_lock, memory_order_release);
+    return base + (uint32_t)(since > 0 ? since : 0);
+}
+
+uint32_t leak_now_ms(void)
+{
+    uint32_t wall = wall_ms();
+    return leak_cfg.active_clock ? active_ms(wall) : wall;
 }
 
 /* ---- options ---- */
@@ -169,6 +226,11 @@ static void read_options(void)
     leak_cfg.depth = (uint32_t)option_double("depth", leak_cfg.depth, 1, VIGIL_MAX_STACK);
     leak_cfg.reach = option_double("reach", leak_cfg.reach, 0, 1) != 0;
     leak_cfg.use_signal = option_double("signal", leak_cfg.use_signal, 0, 1) != 0;
+    const char *clock = vigil_tool_option(&leak_tool, "clock");
+    if (clock && strcmp(clock, "active") == 0)
+        leak_cfg.active_clock = 1;
+    else if (clock && strcmp(clock, "wall") != 0)
+        vigil_tool_message(&leak_tool, "leak.clock=%s: expected wall or active; using wall", clock);
 }
 
 /* ---- snapshots on demand ---- */
@@ -432,6 +494,7 @@ static int leak_init(void)
 {
     clock_gettime(CLOCK_MONOTONIC_COARSE, &start_time);
     read_options();
+    active_cpu_ns = process_cpu_ns();
     if (heap_init() != 0 || leak_sites_init() != 0) {
         vigil_tool_message(&leak_tool, "cannot map memory for the heap model; leak tool disabled");
         return -1;

@@ -19,11 +19,13 @@ struct leak_config {
     uint32_t depth;              /* depth: allocation stack frames kept (1..VIGIL_MAX_STACK) */
     int reach;                   /* reach: reachability scan at exit */
     int use_signal;              /* signal: SIGUSR2 requests a snapshot */
+    int active_clock;            /* clock=active: time counts only while the process runs */
 };
 extern struct leak_config leak_cfg;     /* written by init only */
 extern struct vigil_tool leak_tool;
 
-/* The tool's clocks: milliseconds since init (coarse monotonic), and allocations so far. */
+/* The tool's clocks: milliseconds since init (coarse monotonic wall time, or active time with
+ * clock=active), and allocations so far. */
 uint32_t leak_now_ms(void);
 extern _Atomic uint64_t leak_alloc_clock __attribute__((visibility("hidden")));   /* read on every sampled access */
 /* Sampled-access tallies, flushed from per-thread counters. */

@@ -215,6 +215,8 @@ void leak_report_write(const struct leak_snapshot *final, const struct leak_reac
     u(&j, "depth", leak_cfg.depth);
     vigil_json_key(&j, "reach");
     vigil_json_bool(&j, leak_cfg.reach);
+    vigil_json_key(&j, "clock");
+    vigil_json_string(&j, leak_cfg.active_clock ? "active" : "wall");
     vigil_json_object_end(&j);
 
     vigil_json_key(&j, "heap");
