@@ -167,23 +167,29 @@ static uint64_t process_cpu_ns(void)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/* Wall time since the checkpoint; 0 for a reading taken just before another thread's checkpoint. */
+static inline uint32_t wall_since(uint32_t wall, uint64_t checkpoint)
+{
+    uint32_t since = wall - (uint32_t)(checkpoint >> 32);
+    return since > UINT32_MAX - 60000 ? 0 : since;
+}
+
 static uint32_t active_ms(uint32_t wall)
 {
     uint64_t c = atomic_load_explicit(&active_checkpoint, memory_order_acquire);
-    int32_t since = (int32_t)(wall - (uint32_t)(c >> 32));   /* < 0: read before another thread's checkpoint */
-    uint32_t base = (uint32_t)c;
+    uint32_t since = wall_since(wall, c), base = (uint32_t)c;
     if (since < ACTIVE_TICK_MS)
-        return base + (uint32_t)(since > 0 ? since : 0);
+        return base + since;
     if (atomic_flag_test_and_set_explicit(&active_lock, memory_order_acquire))
         return base + ACTIVE_TICK_MS - 1;   /* another thread is taking the checkpoint */
     c = atomic_load_explicit(&active_checkpoint, memory_order_relaxed);
-    since = (int32_t)(wall - (uint32_t)(c >> 32));
+    since = wall_since(wall, c);
     base = (uint32_t)c;
     if (since >= ACTIVE_TICK_MS) {
         uint64_t cpu = process_cpu_ns();
         /* A forked child's CPU time starts again from zero: no time counted across the fork. */
         uint64_t cpu_ms = cpu > active_cpu_ns ? (cpu - active_cpu_ns) / 1000000 : 0;
-        uint32_t step = cpu_ms < (uint64_t)since ? (uint32_t)cpu_ms : (uint32_t)since;
+        uint32_t step = cpu_ms < since ? (uint32_t)cpu_ms : since;
         if (step < ACTIVE_TICK_MS)
             step = ACTIVE_TICK_MS;          /* readings before this one went up to a tick */
         active_cpu_ns = cpu;
@@ -192,7 +198,7 @@ static uint32_t active_ms(uint32_t wall)
         atomic_store_explicit(&active_checkpoint, (uint64_t)wall << 32 | base, memory_order_release);
     }
     atomic_flag_clear_explicit(&active_lock, memory_order_release);
-    return base + (uint32_t)(since > 0 ? since : 0);
+    return base + since;
 }
 
 uint32_t leak_now_ms(void)
