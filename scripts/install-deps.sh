@@ -9,6 +9,7 @@ packages=(
   libsqlite3-dev sqlite3       # the embedded report store
   libpq-dev postgresql         # the fleet report store (tests start a throwaway cluster)
   dpkg-dev tcl                 # `apt-get source` of real programs; tcl builds sqlite3's amalgamation
+  ed                           # bc's build edits its generated libmath.h with ed
   valgrind time                # benchmarks: instruction counts, peak RSS
   chromium                     # headless test of the leak viewer page (`vigil html`)
   libclang-rt-14-dev           # libFuzzer for the parser fuzzers
