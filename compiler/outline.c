@@ -128,16 +128,10 @@ LLVMValueRef xf_new_companion(struct xfunc *f, const char *suffix, LLVMTypeRef t
         for (unsigned i = 0; i < nparams; i++)
             copy_attributes(f->fn, copy, i + 1);
     }
-    for (size_t i = 0; i < sizeof dropped_fn_attributes / sizeof *dropped_fn_attributes; i++) {
-        const char *a = dropped_fn_attributes[i];
-        LLVMRemoveEnumAttributeAtIndex(copy, LLVMAttributeFunctionIndex, LLVMGetEnumAttributeKindForName(a, strlen(a)));
-    }
-    for (size_t i = 0; i < sizeof memory_fn_attributes / sizeof *memory_fn_attributes; i++) {
-        const char *a = memory_fn_attributes[i];
-        unsigned kind = LLVMGetEnumAttributeKindForName(a, strlen(a));
-        if (kind)
-            LLVMRemoveEnumAttributeAtIndex(copy, LLVMAttributeFunctionIndex, kind);
-    }
+    for (size_t i = 0; i < sizeof dropped_fn_attributes / sizeof *dropped_fn_attributes; i++)
+        xf_remove_fn_attribute(copy, dropped_fn_attributes[i]);
+    for (size_t i = 0; i < sizeof memory_fn_attributes / sizeof *memory_fn_attributes; i++)
+        xf_remove_fn_attribute(copy, memory_fn_attributes[i]);
     add_enum_attribute(x, copy, "noinline");
     if (x->cold_section)
         LLVMSetSection(copy, x->cold_section);
@@ -166,8 +160,7 @@ LLVMValueRef xf_new_burst_entry(struct xfunc *f)
         LLVMSetVisibility(entry, LLVMGetVisibility(f->fn));
         LLVMSetDLLStorageClass(entry, LLVMGetDLLStorageClass(f->fn));
     }
-    LLVMRemoveEnumAttributeAtIndex(entry, LLVMAttributeFunctionIndex,
-                                   LLVMGetEnumAttributeKindForName("cold", 4));
+    xf_remove_fn_attribute(entry, "cold");
     ptrmap_put(&x->burst_entries, f->fn, entry);
     return entry;
 }

@@ -61,6 +61,13 @@ int xf_has_fn_attribute(LLVMValueRef fn, const char *name)
     return kind && LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind) != NULL;
 }
 
+void xf_remove_fn_attribute(LLVMValueRef fn, const char *name)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    if (kind)
+        LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind);
+}
+
 int xf_has_indirectbr(struct xfunc *f)
 {
     for (size_t i = 0; i < f->blocks.n; i++) {

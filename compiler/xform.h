@@ -260,6 +260,7 @@ void xe_set_weights(struct vigil_xform *x, LLVMValueRef branch, uint32_t first, 
 /* Small helpers (transform.c). */
 int xf_has_indirectbr(struct xfunc *f);   /* a computed goto among f's original blocks */
 int xf_has_fn_attribute(LLVMValueRef fn, const char *name);
+void xf_remove_fn_attribute(LLVMValueRef fn, const char *name);
 /* inst and everything after it move into a new block `name` right after their block, which is
  * left without a terminator (the caller ends it); NULL when a successor has PHIs. */
 LLVMBasicBlockRef xf_split_before(struct xfunc *f, LLVMValueRef inst, const char *name);
