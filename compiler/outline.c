@@ -105,7 +105,7 @@ static const char *const memory_fn_attributes[] = {
     "readnone", "readonly", "writeonly", "argmemonly", "inaccessiblememonly",
     "inaccessiblemem_or_argmemonly", "memory"};
 
-LLVMValueRef xf_new_companion(struct xfunc *f, const char *suffix, LLVMTypeRef type)
+LLVMValueRef xf_new_companion(struct xfunc *f, const char *suffix, LLVMTypeRef type, int exported)
 {
     struct vigil_xform *x = f->x;
     char *name = malloc(strlen(f->name) + strlen(suffix) + 1);
@@ -117,7 +117,15 @@ LLVMValueRef xf_new_companion(struct xfunc *f, const char *suffix, LLVMTypeRef t
     strcat(name, suffix);
     LLVMValueRef copy = LLVMAddFunction(x->module, name, type);
     free(name);
-    LLVMSetLinkage(copy, LLVMInternalLinkage);
+    /* Internal linkage also makes a function dso_local, which a later external linkage keeps
+     * (the C API cannot clear it): an exported companion of shared-library code is made
+     * external from the start, so that calls to it can be interposed on as calls to f are. */
+    if (exported) {
+        LLVMSetVisibility(copy, LLVMGetVisibility(f->fn));
+        LLVMSetDLLStorageClass(copy, LLVMGetDLLStorageClass(f->fn));
+    } else {
+        LLVMSetLinkage(copy, LLVMInternalLinkage);
+    }
     LLVMSetFunctionCallConv(copy, LLVMGetFunctionCallConv(f->fn));
     if (LLVMGetGC(f->fn))
         LLVMSetGC(copy, LLVMGetGC(f->fn));
@@ -140,7 +148,7 @@ LLVMValueRef xf_new_companion(struct xfunc *f, const char *suffix, LLVMTypeRef t
 
 LLVMValueRef xf_new_outlined_function(struct xfunc *f)
 {
-    LLVMValueRef copy = xf_new_companion(f, VIGIL_INSTR_SUFFIX, LLVMGlobalGetValueType(f->fn));
+    LLVMValueRef copy = xf_new_companion(f, VIGIL_INSTR_SUFFIX, LLVMGlobalGetValueType(f->fn), 0);
     f->instr_subprogram = xf_outlined_subprogram(f);
     if (f->instr_subprogram)
         LLVMSetSubprogram(copy, f->instr_subprogram);
@@ -154,8 +162,10 @@ LLVMValueRef xf_new_outlined_function(struct xfunc *f)
 LLVMValueRef xf_new_burst_entry(struct xfunc *f)
 {
     struct vigil_xform *x = f->x;
-    LLVMValueRef entry = xf_new_companion(f, VIGIL_BURST_SUFFIX, LLVMGlobalGetValueType(f->fn));
-    if (LLVMGetLinkage(f->fn) == LLVMExternalLinkage) {
+    int external = LLVMGetLinkage(f->fn) == LLVMExternalLinkage;
+    int interposable = external && x->interposable && LLVMGetVisibility(f->fn) == LLVMDefaultVisibility;
+    LLVMValueRef entry = xf_new_companion(f, VIGIL_BURST_SUFFIX, LLVMGlobalGetValueType(f->fn), interposable);
+    if (external && !interposable) {   /* an executable's, or hidden: dso_local like f */
         LLVMSetLinkage(entry, LLVMExternalLinkage);
         LLVMSetVisibility(entry, LLVMGetVisibility(f->fn));
         LLVMSetDLLStorageClass(entry, LLVMGetDLLStorageClass(f->fn));
@@ -165,12 +175,48 @@ LLVMValueRef xf_new_burst_entry(struct xfunc *f)
     return entry;
 }
 
+/* "<name>.vigil.b", in a new string (free it). */
+static char *burst_entry_name(const char *name, size_t len)
+{
+    char *s = malloc(len + sizeof VIGIL_BURST_SUFFIX);
+    if (!s) {
+        fputs("vigil-cc: out of memory\n", stderr);
+        abort();
+    }
+    memcpy(s, name, len);
+    strcpy(s + len, VIGIL_BURST_SUFFIX);
+    return s;
+}
+
+/* The dynamic linker must bind "<name>.vigil.b" to the module whose <name> it binds: when the
+ * program defines a function that a library exports too, both calls go to the program's. So
+ * every exported function of a vigil-built module exports a burst entry; one that has none of
+ * its own (its instrumented copy stays in it, or it was not transformed) exports itself under
+ * that name. Left: a plain-built module that interposes on a vigil-built library's function is
+ * bypassed by the library's instrumented copies (docs/architecture.md). */
+void xf_export_burst_aliases(struct vigil_xform *x, const struct valvec *functions)
+{
+    for (size_t i = 0; i < functions->n; i++) {
+        LLVMValueRef fn = functions->v[i];
+        size_t len = 0;
+        const char *name = LLVMGetValueName2(fn, &len);
+        if (LLVMGetLinkage(fn) != LLVMExternalLinkage || LLVMGetVisibility(fn) != LLVMDefaultVisibility ||
+            ptrmap_get(&x->burst_entries, fn) || !len || strncmp(name, "__vigil_", 8) == 0)
+            continue;
+        char *alias_name = burst_entry_name(name, len);
+        if (!LLVMGetNamedGlobalAlias(x->module, alias_name, strlen(alias_name)) && !LLVMGetNamedFunction(x->module, alias_name))
+            LLVMAddAlias2(x->module, LLVMGlobalGetValueType(fn), 0, fn, alias_name);
+        free(alias_name);
+    }
+}
+
 /* Instrumented code calls a function through its burst entry, so that a burst goes on in the
  * callee: directly when the entry is in this module; through a weak reference otherwise (the
  * callee's module may not be built by vigil-cc, or may have kept its instrumented copy in the
  * function: then the reference is null and the call goes to the function, whose own entry
- * check tests the burst). Indirect calls go to the function: its burst waits for the next
- * check that tests it. */
+ * check tests the burst). The reference has the callee's visibility: a hidden function binds
+ * within its module, and so must its entry. Indirect calls go to the function: its burst waits
+ * for the next check that tests it. */
 void xf_redirect_instrumented_calls(struct vigil_xform *x)
 {
     LLVMBuilderRef b = x->builder;
@@ -191,17 +237,13 @@ void xf_redirect_instrumented_calls(struct vigil_xform *x)
         if (!len || strncmp(name, "__vigil_", 8) == 0 || LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee)) ||
             xf_has_fn_attribute(callee, "returns_twice"))   /* setjmp and friends stay direct calls */
             continue;
-        char *weak_name = malloc(len + sizeof VIGIL_BURST_SUFFIX);
-        if (!weak_name) {
-            fputs("vigil-cc: out of memory\n", stderr);
-            abort();
-        }
-        memcpy(weak_name, name, len);
-        strcpy(weak_name + len, VIGIL_BURST_SUFFIX);
+        char *weak_name = burst_entry_name(name, len);
         LLVMValueRef weak = LLVMGetNamedFunction(x->module, weak_name);
         if (!weak) {
             weak = LLVMAddFunction(x->module, weak_name, LLVMGlobalGetValueType(callee));
             LLVMSetLinkage(weak, LLVMExternalWeakLinkage);
+            if (LLVMGetVisibility(callee) != LLVMDefaultVisibility)
+                LLVMSetVisibility(weak, LLVMHiddenVisibility);
         }
         free(weak_name);
         LLVMPositionBuilderBefore(b, call);

@@ -447,7 +447,7 @@ static void build_thunk(struct xfunc *f, struct xt_transfer *t)
     struct vigil_xform *x = f->x;
     LLVMBuilderRef b = x->builder;
     LLVMTypeRef frame_ptr = vigil_pointer_to(t->frame_type);
-    t->thunk = xf_new_companion(f, ".vigil.xfer", LLVMFunctionType(x->void_t, &frame_ptr, 1, 0));
+    t->thunk = xf_new_companion(f, ".vigil.xfer", LLVMFunctionType(x->void_t, &frame_ptr, 1, 0), 0);
     xf_remove_fn_attribute(t->thunk, "noreturn");   /* it returns whenever the copy does */
     LLVMSetFunctionCallConv(t->thunk, LLVMCCallConv);   /* called from the runtime, as C */
     static const char *const attrs[] = {"noinline", "nounwind"};
@@ -515,7 +515,7 @@ void xt_outline_body(struct xfunc *f)
     params[nparams] = vigil_pointer_to(t->frame_type);
     LLVMTypeRef instr_type = LLVMFunctionType(LLVMGetReturnType(fn_type), params, nparams + 1, 0);
     free(params);
-    f->instr_fn = xf_new_companion(f, VIGIL_INSTR_SUFFIX, instr_type);
+    f->instr_fn = xf_new_companion(f, VIGIL_INSTR_SUFFIX, instr_type, 0);
     /* A noreturn f (gawk's main, make's die) has loops: its copy returns to f when a burst
      * ends at a back-edge, and a noreturn copy would let the back end drop what follows. */
     xf_remove_fn_attribute(f->instr_fn, "noreturn");

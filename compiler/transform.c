@@ -222,6 +222,7 @@ int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_setting
     x.i64 = LLVMInt64TypeInContext(x.ctx);
     x.ptr = vigil_pointer_to(x.i8);
     ptrmap_init(&x.burst_entries);
+    x.interposable = LLVMGetModuleFlag(m, "PIC Level", 9) && !LLVMGetModuleFlag(m, "PIE Level", 9);
     x.sites = vigil_sitefmt_builder_new(settings->source_name ? settings->source_name : "");
     if (!x.sites) {
         LLVMDisposeBuilder(x.builder);
@@ -262,8 +263,10 @@ int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_setting
             }
         }
     }
-    if (rc == 0)
+    if (rc == 0) {
         xf_redirect_instrumented_calls(&x);
+        xf_export_burst_aliases(&x, &functions);
+    }
     xf_finish_outlining(&x);
     ptrmap_free(&x.burst_entries);
     valvec_free(&x.instr_calls);

@@ -63,6 +63,8 @@ struct vigil_xform {
     enum xe_slow_call { XE_SLOW_C, XE_SLOW_X86_ASM } slow_call;  /* emit.c */
     LLVMDIBuilderRef dib;                        /* outline.c: debug info of outlined copies */
     struct ptrmap burst_entries;                 /* function -> its burst entry (outline.c) */
+    int interposable;                            /* shared-library code: exported definitions
+                                                    may be interposed on (PIC, not PIE) */
     struct valvec instr_calls;                   /* calls cloned into instrumented copies */
     LLVMMetadataRef outline_cu;                  /* their compile unit, made on first use */
 
@@ -125,7 +127,7 @@ void xf_outline_body(struct xfunc *f);              /* clone.c: instead of xf_cl
 LLVMValueRef xf_new_outlined_function(struct xfunc *f);
 /* "<name><suffix>" of the given type: internal, noinline, f's function attributes but those
  * about memory effects; f's parameter attributes too when the type is f's. */
-LLVMValueRef xf_new_companion(struct xfunc *f, const char *suffix, LLVMTypeRef type);
+LLVMValueRef xf_new_companion(struct xfunc *f, const char *suffix, LLVMTypeRef type, int exported);
 LLVMMetadataRef xf_outlined_subprogram(struct xfunc *f);
 /* Clone of the prologue alloca or body instruction inst at the builder's position (clone.c). */
 LLVMValueRef xf_clone_instruction(struct xfunc *f, LLVMValueRef inst);
@@ -144,6 +146,7 @@ LLVMValueRef xf_new_burst_entry(struct xfunc *f);
 /* block (in `from`, of f's type) tail-calls target with from's arguments and returns. */
 void xf_build_tail_call(struct xfunc *f, LLVMBasicBlockRef block, LLVMValueRef from, LLVMValueRef target);
 void xf_redirect_instrumented_calls(struct vigil_xform *x);  /* after all functions */
+void xf_export_burst_aliases(struct vigil_xform *x, const struct valvec *functions);   /* then */
 void xf_finish_outlining(struct vigil_xform *x);    /* once per module, after all functions */
 /* transfer.c: the instrumented copy of a function with loops as a function of its own, entered
  * and left at dispatch checks (instead of xf_outline_body and xf_insert_checks). */

@@ -64,8 +64,12 @@ build_program() {
         [ -n "$compiler_env" ] && export $compiler_env
         local libflags=""
         if [ -n "$shlib" ]; then
-            $cc $CFLAGS_COMMON $opt -shared -fPIC -o "lib${shlib%.c}.so" "$PROGS/$shlib"
-            libflags="-L$dir -l${shlib%.c} -Wl,-rpath,$dir"
+            # The first source names the library; its other sources are separate units.
+            local lib=${shlib%% *} lib_sources=()
+            lib=${lib%.c}
+            for f in $shlib; do lib_sources+=("$PROGS/$f"); done
+            $cc $CFLAGS_COMMON $opt -shared -fPIC -o "lib$lib.so" "${lib_sources[@]}"
+            libflags="-L$dir -l$lib -Wl,-rpath,$dir"
         fi
         if [ -n "$plugin" ]; then
             $cc $CFLAGS_COMMON $opt -shared -fPIC -o "${plugin%.c}.so" "$PROGS/$plugin"
