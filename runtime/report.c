@@ -23,6 +23,9 @@ static int final_claimed;
 /* 1 once this process has flushed a report: only then may the final report replace an
  * existing <prog>.<pid> directory. Written by the report owner; reset in a fork child. */
 static int flushed_here;
+/* The frame of __vigil_write_report while it writes the final report (vigil_report_frame):
+ * written by the report owner only, NULL otherwise. */
+static void *final_report_frame;
 /* The temporary report directory while a report is being written, else "" (for
  * vigil_report_open). Written by the report owner only. */
 static char report_tmp_dir[4200];
@@ -455,7 +458,10 @@ int __vigil_write_report(enum vigil_report_end how, int status)
     struct vigil_thread *th = &__vigil_thread;
     int saved_guard = th->in_runtime, saved_errno = errno;
     th->in_runtime = 1;   /* the report's own work (and the tools' fini) raises no events */
+    if (how != VIGIL_END_FLUSH)
+        final_report_frame = __builtin_frame_address(0);
     int r = write_report_locked(how, status);
+    final_report_frame = NULL;
     th->in_runtime = saved_guard;
     errno = saved_errno;
     __atomic_store_n(&report_owner, 0, __ATOMIC_RELEASE);
@@ -469,6 +475,11 @@ void __vigil_report_after_fork(void)
     __atomic_store_n(&report_owner, 0, __ATOMIC_RELAXED);
     report_tmp_dir[0] = '\0';
     flushed_here = 0;
+}
+
+void *vigil_report_frame(void)
+{
+    return __atomic_load_n(&report_owner, __ATOMIC_ACQUIRE) == my_tid() ? final_report_frame : NULL;
 }
 
 FILE *vigil_report_open(const struct vigil_tool *tool, const char *filename)

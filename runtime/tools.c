@@ -129,6 +129,9 @@ void __vigil_tools_start(void)
 void __vigil_tools_fini(void)
 {
     __vigil_deliver_accesses();
+    /* The buffer keeps the addresses it held: a leak scan would read them as pointers from
+     * this thread's TLS, and the last objects accessed would look reachable. */
+    memset(__vigil_thread.access, 0, sizeof __vigil_thread.access);
     /* Events stop first: a tool writing its report must not receive events meanwhile. */
     __atomic_store_n(&__vigil_events_here, 0, __ATOMIC_RELEASE);
     __vigil_preds_fini();

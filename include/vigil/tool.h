@@ -106,6 +106,12 @@ const char *vigil_tool_option(const struct vigil_tool *tool, const char *key);
 /* Open a file in this process's report directory for the tool's output (called from fini).
  * The file becomes visible atomically with the rest of the report. NULL on failure. */
 FILE *vigil_report_open(const struct vigil_tool *tool, const char *filename);
+/* From fini, during the final report: the frame where the runtime's report writing begins
+ * (the stack grows down). Above it are the program's frames and those of the exit path that
+ * called the runtime (its callee-saved registers are pushed just below it); below it only the
+ * runtime's and the tools' own, whose uninitialized slots hold stale program data. NULL
+ * elsewhere. A leak scan of the calling thread's stack starts there. */
+void *vigil_report_frame(void);
 /* One diagnostic line on stderr, prefixed "vigil: <tool>: ". */
 void vigil_tool_message(const struct vigil_tool *tool, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -1,9 +1,10 @@
 #!/bin/bash
 # The leak tool's labelled test set: each tests/leak/*.c says what must be found (and what must
 # not) in "// expect:" lines:
-#   expect: found FUNC unreachable|stale [last=FUNC2]   a group allocated in FUNC, of that kind
+#   expect: found FUNC unreachable|stale [last=FUNC2] [objects=N]
+#                                                     a group allocated in FUNC, of that kind
 #                                                     (unreachable also accepts "both"), whose most
-#                                                     recent last access is in FUNC2
+#                                                     recent last access is in FUNC2, of N objects
 #   expect: absent FUNC                                no group allocated in FUNC
 # and "// options: K=V:..." adds tool options for that program.
 # A group allocated in the test's own source that no "found" line expects is a false positive.
@@ -24,12 +25,13 @@ bad() { echo "FAIL leak/$*"; fail=$((fail + 1)); }
 [ -x "$VIGILCC" ] && [ -x "$VIGIL" ] || { echo "FAIL leak: build first (make): $VIGILCC, $VIGIL"; exit 1; }
 OPTS="tools=leak:leak.stale_after=0.5:leak.snapshot_every=0.25"
 
-# groups of a report, one per line: KIND ALLOC_FUNCTION ALLOC_FILE LAST_ACCESS_FUNCTION
+# groups of a report, one per line: KIND ALLOC_FUNCTION ALLOC_FILE LAST_ACCESS_FUNCTION OBJECTS
 groups_of() {
     "$VIGIL" leaks "$1" | awk '
-        /^#[0-9]+ / { kind = ($2 == "unreachable" && $3 == "and") ? "both" : $2; fn = "?"; file = "?" }
+        /^#[0-9]+ / { kind = ($2 == "unreachable" && $3 == "and") ? "both" : $2; fn = "?"; file = "?"
+                      objects = $(NF - 1) }
         /^    allocated at/ { fn = $3; file = $4; sub(/:[0-9]+$/, "", file) }
-        /^    last access \(most recent\)/ { la = ($5 == "none") ? "-" : $5; print kind, fn, file, la }'
+        /^    last access \(most recent\)/ { la = ($5 == "none") ? "-" : $5; print kind, fn, file, la, objects }'
 }
 
 declare -A table
@@ -57,10 +59,12 @@ for src in "$HERE"/*.c; do
         case "$verb" in
         found)
             expected_fns+="$fn "
-            want_last=${extra#last=}
-            if awk -v fn="$fn" -v kind="$kind" -v last="$want_last" '
+            want_last=$(sed -n 's/.*last=\([^ ]*\).*/\1/p' <<<"$extra")
+            want_objects=$(sed -n 's/.*objects=\([0-9]*\).*/\1/p' <<<"$extra")
+            if awk -v fn="$fn" -v kind="$kind" -v last="$want_last" -v objects="$want_objects" '
                     $2 == fn && ($1 == kind || (kind == "unreachable" && $1 == "both")) &&
-                    (last == "" || $4 == last) { hit = 1 } END { exit !hit }' "$WORK/$name.groups"; then
+                    (last == "" || $4 == last) && (objects == "" || $5 == objects) { hit = 1 }
+                    END { exit !hit }' "$WORK/$name.groups"; then
                 ok "$name: found $fn ($kind${extra:+, $extra})"; found=$((found + 1))
             else
                 bad "$name: expected a $kind group allocated in $fn${extra:+ with $extra}; got: $(tr '\n' ';' <"$WORK/$name.groups")"
@@ -76,7 +80,7 @@ for src in "$HERE"/*.c; do
         esac
     done < <(sed -n 's,^// expect: ,,p' "$src")
     # groups allocated in the test's own source that nobody expected
-    while read -r kind fn file last; do
+    while read -r kind fn file last objects; do
         case "$file" in */"$name.c") ;; *) continue ;; esac
         case "$expected_fns" in *" $fn "*) continue ;; esac
         case "$(sed -n 's,^// expect: absent ,,p' "$src")" in *"$fn"*) continue ;; esac

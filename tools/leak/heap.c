@@ -232,8 +232,9 @@ static _Thread_local int64_t live_pending;    /* this thread's bytes not yet in 
 static _Atomic int64_t live_estimate;         /* by every thread, at a flush */
 static _Atomic uint64_t peak_live_bytes;      /* max of live_estimate, by every thread */
 static _Atomic uint64_t n_unknown_early;      /* removes before the model was set up */
-_Atomic uintptr_t heap_addr_lo = UINTPTR_MAX, heap_addr_hi;   /* heap.h */
+_Atomic uintptr_t heap_addr_lo_inverted = 0, heap_addr_hi_inverted = UINTPTR_MAX;   /* heap.h: ~lo, ~hi */
 static atomic_int initialized;
+static _Atomic uint32_t new_object_flags;     /* HEAP_FLAG_MARKED once the exit scan begins */
 
 static inline void shard_write_begin(struct shard *s)
 {
@@ -371,11 +372,11 @@ static void shard_grow(struct shard *s)
 
 static void bounds_widen(uintptr_t lo, uintptr_t hi)
 {
-    uintptr_t cur = atomic_load_explicit(&heap_addr_lo, memory_order_relaxed);
-    while (lo < cur && !atomic_compare_exchange_weak(&heap_addr_lo, &cur, lo))
+    uintptr_t cur = atomic_load_explicit(&heap_addr_lo_inverted, memory_order_relaxed);
+    while (~lo > cur && !atomic_compare_exchange_weak(&heap_addr_lo_inverted, &cur, ~lo))
         ;
-    cur = atomic_load_explicit(&heap_addr_hi, memory_order_relaxed);
-    while (hi > cur && !atomic_compare_exchange_weak(&heap_addr_hi, &cur, hi))
+    cur = atomic_load_explicit(&heap_addr_hi_inverted, memory_order_relaxed);
+    while (~hi < cur && !atomic_compare_exchange_weak(&heap_addr_hi_inverted, &cur, ~hi))
         ;
 }
 
@@ -406,6 +407,11 @@ static inline void live_add(int64_t delta)
     live_pending += delta;
     if (live_pending >= LIVE_FLUSH || live_pending <= -LIVE_FLUSH)
         live_flush();
+}
+
+void heap_mark_new_objects(void)
+{
+    atomic_store(&new_object_flags, HEAP_FLAG_MARKED);
 }
 
 struct heap_obj *heap_insert(uintptr_t addr, size_t size, uint32_t site, uint32_t now_ms, uint32_t now_seq)
@@ -439,7 +445,8 @@ struct heap_obj *heap_insert(uintptr_t addr, size_t size, uint32_t site, uint32_
         return NULL;
     }
     atomic_store_explicit(&o->size, size, memory_order_relaxed);
-    atomic_store_explicit(&o->site_flags, site & HEAP_SITE_MASK, memory_order_relaxed);
+    atomic_store_explicit(&o->site_flags, (site & HEAP_SITE_MASK) |
+                          atomic_load_explicit(&new_object_flags, memory_order_relaxed), memory_order_relaxed);
     o->alloc_ms = now_ms;
     atomic_store_explicit(&o->touch_ms, now_ms, memory_order_relaxed);
     atomic_store_explicit(&o->touch_seq, now_seq, memory_order_relaxed);

@@ -74,6 +74,10 @@ static inline uint64_t heap_count_up(_Atomic uint64_t *c)
 
 /* Set up the empty model; 0, or -1 when memory cannot be mapped. Idempotent. */
 int heap_init(void);
+/* From now on, objects inserted are born marked (HEAP_FLAG_MARKED): the exit scan calls it
+ * before reading the roots, so that an object another thread allocates while the scan runs,
+ * whose address may sit in memory already read, does not count as unreachable. */
+void heap_mark_new_objects(void);
 /* Add an object (ptr, size). A start already in the model is overwritten (counted as replaced).
  * Returns the record, or NULL when the model is out of memory (the object is not tracked). */
 struct heap_obj *heap_insert(uintptr_t addr, size_t size, uint32_t site, uint32_t now_ms,
@@ -96,21 +100,29 @@ void heap_inherit(struct heap_obj *o, const struct heap_history *from);
 struct heap_obj *heap_find(uintptr_t addr);
 /* The object starting exactly at addr, or NULL. Lock-free. */
 struct heap_obj *heap_find_exact(uintptr_t addr);
-/* The bounds of every object ever modelled; only widen (written by heap_insert). */
-extern _Atomic uintptr_t heap_addr_lo __attribute__((visibility("hidden")));
-extern _Atomic uintptr_t heap_addr_hi __attribute__((visibility("hidden")));
+/* The bounds of every object ever modelled; only widen (written by heap_insert). Kept
+ * bit-inverted: they live in the program's data, which the exit scan reads as roots (reach.c),
+ * and the lowest object's address stored as is would make that object reachable. */
+extern _Atomic uintptr_t heap_addr_lo_inverted __attribute__((visibility("hidden")));
+extern _Atomic uintptr_t heap_addr_hi_inverted __attribute__((visibility("hidden")));
+static inline uintptr_t heap_addr_lo(void)
+{
+    return ~atomic_load_explicit(&heap_addr_lo_inverted, memory_order_relaxed);
+}
+static inline uintptr_t heap_addr_hi(void)
+{
+    return ~atomic_load_explicit(&heap_addr_hi_inverted, memory_order_relaxed);
+}
 /* Cheap pre-filter: could addr be inside a modelled object at all? */
 static inline int heap_maybe_contains(uintptr_t addr)
 {
-    return addr >= atomic_load_explicit(&heap_addr_lo, memory_order_relaxed) &&
-           addr < atomic_load_explicit(&heap_addr_hi, memory_order_relaxed);
+    return addr >= heap_addr_lo() && addr < heap_addr_hi();
 }
 /* Could [lo, hi) hold part of a modelled object? 0 means no object of the model starts or ends
  * there; the answer stays valid until the next insert (which may widen the bounds). */
 static inline int heap_maybe_overlaps(uintptr_t lo, uintptr_t hi)
 {
-    return hi > atomic_load_explicit(&heap_addr_lo, memory_order_relaxed) &&
-           lo < atomic_load_explicit(&heap_addr_hi, memory_order_relaxed);
+    return hi > heap_addr_lo() && lo < heap_addr_hi();
 }
 
 /* Record a sampled access at now_ms (allocation clock seq) from site. */

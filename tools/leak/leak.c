@@ -51,7 +51,9 @@ static struct timespec start_time;        /* written by init */
 #define CLOCK_EVERY 64    /* sampled accesses per read of the tool clock */
 #define FLUSH_EVERY 4096  /* sampled accesses between flushes of the tallies to the globals */
 struct access_slot {
-    uintptr_t start;          /* the slot matches [start, start + len) ... */
+    uintptr_t neg_start;      /* the slot matches [start, start + len), start stored negated:
+                                 the exit scan reads TLS as roots, and the objects last
+                                 accessed must not look reachable from their slots */
     uint64_t len;             /* ... 0: empty */
     struct heap_obj *obj;     /* the object's record; tl.outside for a page outside the heap */
     uint64_t stamp;           /* (allocation clock << 20) ^ tool clock at the last touch */
@@ -386,10 +388,10 @@ static inline int slot_holds(const struct access_slot *sl, uintptr_t addr)
 {
     const struct heap_obj *o = sl->obj;
     if (o == &tl.outside)
-        return !heap_maybe_overlaps(sl->start, sl->start + 4096);
+        return !heap_maybe_overlaps(-sl->neg_start, -sl->neg_start + 4096);
     uintptr_t start = atomic_load_explicit(&o->addr, memory_order_relaxed);
     uint64_t size = atomic_load_explicit(&o->size, memory_order_relaxed);
-    return start == sl->start && addr - start < (size ? size : 1);
+    return start + sl->neg_start == 0 && addr - start < (size ? size : 1);
 }
 
 static void slot_flush_hits(unsigned i)
@@ -421,7 +423,7 @@ __attribute__((noinline)) static void access_slow(uintptr_t addr, vigil_site_t s
 {
     struct access_slot *sl = &tl.slot[i];
     struct heap_obj *o = sl->obj;
-    if (!(sl->len && addr - sl->start < sl->len && o != &tl.outside && slot_holds(sl, addr)))
+    if (!(sl->len && addr + sl->neg_start < sl->len && o != &tl.outside && slot_holds(sl, addr)))
         o = NULL;
     if (!o) {
         uintptr_t page = addr & ~(uintptr_t)4095;
@@ -434,12 +436,12 @@ __attribute__((noinline)) static void access_slow(uintptr_t addr, vigil_site_t s
         slot_flush_hits(i);
         if (o) {
             uint64_t size = atomic_load_explicit(&o->size, memory_order_relaxed);
-            sl->start = atomic_load_explicit(&o->addr, memory_order_relaxed);
+            sl->neg_start = -atomic_load_explicit(&o->addr, memory_order_relaxed);
             sl->len = size ? size : 1;
             sl->obj = o;
             tl.slot_site[i] = atomic_load_explicit(&o->site_flags, memory_order_relaxed) & HEAP_SITE_MASK;
         } else {   /* the whole page lies outside the heap: a negative slot */
-            sl->start = page;
+            sl->neg_start = -page;
             sl->len = 4096;
             sl->obj = &tl.outside;
             sl->stamp = stamp;
@@ -472,7 +474,7 @@ static void leak_on_accesses(const struct vigil_access *accesses, uint32_t n)
         vigil_site_t site = accesses[k].site;
         unsigned i = (a >> SLOT_SHIFT) & ((1u << SLOT_BITS) - 1);
         struct access_slot *sl = &tl.slot[i];
-        if (__builtin_expect(a - sl->start < sl->len && sl->stamp == stamp && slot_holds(sl, a), 1)) {
+        if (__builtin_expect(a + sl->neg_start < sl->len && sl->stamp == stamp && slot_holds(sl, a), 1)) {
             tl.slot_hits[i]++;
             struct heap_obj *o = sl->obj;
             if (__builtin_expect(atomic_load_explicit(&o->access_site, memory_order_relaxed) != site, 0))

@@ -2,7 +2,8 @@
  *
  * Roots: the writable PT_LOAD segments of every loaded object (dl_iterate_phdr: .data, .bss),
  * the objects the dynamic loader allocated (sites.c),
- * the calling thread's TLS blocks, its stack from the current frame up (its callee-saved
+ * the calling thread's TLS blocks, its stack from the current frame up (the main thread's with
+ * its argument and environment vectors, main_stack_top; its callee-saved
  * registers are spilled into that frame first), and the whole stack mapping of every other
  * thread seen starting (other threads keep running: their registers are not captured, and their
  * stack is read whole, dead frames included, which can only make objects look reachable).
@@ -18,6 +19,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -30,7 +32,24 @@
 struct thread_stack { _Atomic uintptr_t lo, hi; _Atomic(pthread_t) self; };
 static struct thread_stack thread_stacks[MAX_THREADS];
 
-extern void *__libc_stack_end __attribute__((weak));   /* glibc: top of the main stack */
+extern void *__libc_stack_end __attribute__((weak));   /* glibc: main's frames end here */
+
+/* The top of the main thread's stack, 0 when unknown. Above __libc_stack_end the kernel put
+ * argc, argv[], envp[], the auxiliary vector and their strings: a program that sets argv[0] to
+ * a copy on the heap (make) keeps it reachable only from there. The file name of AT_EXECFN is
+ * the last string the kernel wrote, just below the top. */
+static uintptr_t main_stack_top(void)
+{
+    if (!&__libc_stack_end || !__libc_stack_end)
+        return 0;
+    uintptr_t top = (uintptr_t)__libc_stack_end;
+    const char *execfn = (const char *)getauxval(AT_EXECFN);
+    if ((uintptr_t)execfn > top && (uintptr_t)execfn - top < MAIN_STACK_GUESS) {
+        uintptr_t end = (uintptr_t)execfn + strlen(execfn) + 1;
+        top = (end + sizeof(uintptr_t) - 1) & ~(uintptr_t)(sizeof(uintptr_t) - 1);
+    }
+    return top;
+}
 
 void leak_thread_started(void)
 {
@@ -188,13 +207,21 @@ static void start_marking(struct heap_obj *o, void *arg)
         mark(arg, o, f);
 }
 
+/* Callee-saved registers a function pushes below its frame pointer (x86-64: rbx, r12-r15). */
+#define SAVED_REGISTERS_BYTES (6 * sizeof(uintptr_t))
+
 /* Scans from its own frame up: it must not be inlined into a caller whose locals hold program
- * pointers we do not want to count, and it spills callee-saved registers into its frame. */
+ * pointers we do not want to count, and it spills callee-saved registers into its frame. In
+ * the final report the scan starts at the runtime's report frame instead (with the registers
+ * it saved): the report writer's and the tools' frames reuse the stack the program used before
+ * (4 KB path buffers), and what it left there made leaked lists look reachable. */
 static __attribute__((noinline)) void scan_current_stack(struct mark_state *m, uintptr_t top)
 {
     volatile uintptr_t here = 0;
     __builtin_unwind_init();
-    uintptr_t lo = (uintptr_t)&here;
+    uintptr_t lo = (uintptr_t)&here, report = (uintptr_t)vigil_report_frame();
+    if (report > lo + SAVED_REGISTERS_BYTES && report < top)
+        lo = report - SAVED_REGISTERS_BYTES;
     if (top > lo)
         m->st->root_bytes += scan_range(m, lo, top);
 }
@@ -202,7 +229,6 @@ static __attribute__((noinline)) void scan_current_stack(struct mark_state *m, u
 void leak_reach_run(struct leak_reach_stats *st)
 {
     memset(st, 0, sizeof *st);
-    st->scan_start_ms = leak_now_ms();
     struct mark_state m = { .st = st };
     m.buf = heap_map(CHUNK);
     if (!m.buf) {
@@ -210,6 +236,12 @@ void leak_reach_run(struct leak_reach_stats *st)
         return;
     }
     heap_foreach(start_marking, &m);
+    /* Every object in the model now was there before the roots are read: a candidate. The
+     * snapshot takes the unmarked objects allocated up to scan_start_ms, the same
+     * millisecond included (a short run's last leaks); later ones (a racing insert that read
+     * the flag just before it was set) are left out. */
+    heap_mark_new_objects();
+    st->scan_start_ms = leak_now_ms();
     dl_iterate_phdr(scan_module, &m);
     drain(&m);
 
@@ -220,16 +252,17 @@ void leak_reach_run(struct leak_reach_stats *st)
     for (int i = 0; i < MAX_THREADS; i++)
         if (atomic_load(&thread_stacks[i].hi) && pthread_equal(atomic_load(&thread_stacks[i].self), me))
             my_top = atomic_load(&thread_stacks[i].hi);
-    if (!my_top && is_main && &__libc_stack_end)
-        my_top = (uintptr_t)__libc_stack_end;
+    if (!my_top && is_main)
+        my_top = main_stack_top();
     if (my_top)
         scan_current_stack(&m, my_top);
     st->threads = 1;
     drain(&m);
 
     /* The main thread, when another thread is exiting: its whole stack, as far as it is mapped. */
-    if (!is_main && &__libc_stack_end && __libc_stack_end) {
-        uintptr_t top = (uintptr_t)__libc_stack_end;
+    uintptr_t main_top = is_main ? 0 : main_stack_top();
+    if (main_top) {
+        uintptr_t top = main_top;
         st->root_bytes += scan_range(&m, top - MAIN_STACK_GUESS, top);
         st->threads++;
         drain(&m);

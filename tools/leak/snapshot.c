@@ -84,9 +84,9 @@ static void visit(struct heap_obj *o, void *arg)
     if (leak_site_get(site)->from_loader)
         return;   /* the loader's bookkeeping (sites.c): live, never a leak */
     int stale = is_stale(o, w->now_ms, w->now_seq);
-    /* Objects allocated after the scan began were not candidates for marking. */
+    /* Objects allocated once the scan began are born marked (heap_mark_new_objects). */
     int unreachable = w->with_reach && !(flags & HEAP_FLAG_MARKED) &&
-                      (int32_t)(o->alloc_ms - w->scan_start_ms) < 0;
+                      (int32_t)(o->alloc_ms - w->scan_start_ms) <= 0;
     if (!stale && !unreachable)
         return;
     uint32_t idle = w->now_ms - atomic_load_explicit(&o->touch_ms, memory_order_relaxed);
