@@ -10,11 +10,26 @@
 
 #include "vigil/vigil.h"
 
+/* getpid without a call through the PLT. A libc function's first call binds it lazily, some
+ * microseconds, and _exit runs this first: in the plain build _exit ends every thread at once,
+ * so the sooner this thread claims the final report, the less other threads run meanwhile
+ * (pigz's worker saw the SIGINT handler's cleanup and called _exit with its own status). */
+static pid_t current_pid(void)
+{
+#if defined(__x86_64__)
+    long pid;
+    __asm__ volatile("syscall" : "=a"(pid) : "0"((long)SYS_getpid) : "rcx", "r11", "memory");
+    return (pid_t)pid;
+#else
+    return getpid();
+#endif
+}
+
 /* A vfork child (or a raw clone) shares the parent's memory and never ran our fork handler:
  * it must not write anything. */
 static int is_our_process(void)
 {
-    return __vigil_is_ready() && getpid() == __vigil_proc.pid;
+    return __vigil_is_ready() && current_pid() == __vigil_proc.pid;
 }
 
 /* on_exit (not atexit): it receives the status given to exit() or returned by main. */

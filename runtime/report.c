@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runreport.h"
@@ -20,6 +21,8 @@ static pid_t report_owner;
 /* 0 until the final report (exit or signal) is claimed, then 1: written once per process.
  * Reset in a fork child. */
 static int final_claimed;
+/* 1 once the final report is written (or given up): set by its writer; reset in a fork child. */
+static int final_done;
 /* 1 once this process has flushed a report: only then may the final report replace an
  * existing <prog>.<pid> directory. Written by the report owner; reset in a fork child. */
 static int flushed_here;
@@ -441,12 +444,31 @@ static int write_report_locked(enum vigil_report_end how, int status)
     return err ? -1 : 0;
 }
 
+/* A thread that ends the process (exit, _exit) while another writes the final report: in the
+ * plain program the first exit would have ended this thread at once, so it must not end the
+ * process under the writer (with its own status, and no report: pigz's worker calling _exit
+ * after the SIGINT handler's _exit). It waits for the report, then a moment more for the
+ * writer's own exit; bounded, so that a writer stuck in a tool cannot hang the program. */
+static void await_final_report(void)
+{
+    if (__atomic_load_n(&report_owner, __ATOMIC_ACQUIRE) == my_tid())
+        return;
+    struct timespec tick = { 0, 1000000 };
+    for (int ms = 0; ms < 30000 && !__atomic_load_n(&final_done, __ATOMIC_ACQUIRE); ms++)
+        nanosleep(&tick, NULL);
+    for (int ms = 0; ms < 1000; ms++)   /* the writer's exit_group normally ends us here */
+        nanosleep(&tick, NULL);
+}
+
 int __vigil_write_report(enum vigil_report_end how, int status)
 {
     __vigil_ensure_init();
     if (how != VIGIL_END_FLUSH &&
-        __atomic_exchange_n(&final_claimed, 1, __ATOMIC_ACQ_REL) != 0)
+        __atomic_exchange_n(&final_claimed, 1, __ATOMIC_ACQ_REL) != 0) {
+        if (how == VIGIL_END_EXIT)
+            await_final_report();
         return 0;   /* the final report is written (or being written) already */
+    }
     pid_t self = my_tid(), free_owner = 0;
     if (__atomic_load_n(&report_owner, __ATOMIC_ACQUIRE) == self)
         return -1;   /* a signal interrupted this thread's own report: give up */
@@ -462,6 +484,8 @@ int __vigil_write_report(enum vigil_report_end how, int status)
         final_report_frame = __builtin_frame_address(0);
     int r = write_report_locked(how, status);
     final_report_frame = NULL;
+    if (how != VIGIL_END_FLUSH)
+        __atomic_store_n(&final_done, 1, __ATOMIC_RELEASE);
     th->in_runtime = saved_guard;
     errno = saved_errno;
     __atomic_store_n(&report_owner, 0, __ATOMIC_RELEASE);
@@ -472,6 +496,7 @@ void __vigil_report_after_fork(void)
 {
     /* The child is a new process: its own report, whoever held the writer in the parent. */
     __atomic_store_n(&final_claimed, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&final_done, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&report_owner, 0, __ATOMIC_RELAXED);
     report_tmp_dir[0] = '\0';
     flushed_here = 0;
