@@ -131,8 +131,19 @@ struct vigil_thread {
     uintptr_t stack_lo, stack_hi;   /* this thread's stack bounds, 0 until first needed */
     uint32_t naccess;        /* buffered accesses (written by this thread only) */
     struct vigil_access access[VIGIL_ACCESS_BATCH];   /* include/vigil/tool.h */
+    volatile int deferred_signal;   /* a fatal signal that arrived while in_runtime (signals.c) */
 };
 extern __thread struct vigil_thread __vigil_thread HIDDEN;
+/* A fatal signal deferred by the handler while this thread was inside the runtime or a tool
+ * (whose locks it may hold): the report, then death by that signal (signals.c). */
+void __vigil_deferred_fatal(void) HIDDEN __attribute__((noreturn));
+/* Leave the runtime: the guard back to 0, and a fatal signal deferred meanwhile acted on. */
+static inline void __vigil_leave_runtime(struct vigil_thread *th)
+{
+    th->in_runtime = 0;
+    if (unlikely(th->deferred_signal))
+        __vigil_deferred_fatal();
+}
 
 void __vigil_tools_start(void) HIDDEN;          /* from init: enable and init tools */
 void __vigil_tools_help(void) HIDDEN;           /* help=1: one line per built-in tool */
@@ -176,6 +187,11 @@ enum vigil_report_end { VIGIL_END_EXIT, VIGIL_END_SIGNAL, VIGIL_END_FLUSH };
 /* Write the report. Final reports (exit, signal) are written once per process and run the
  * tools' fini; a flush is written any number of times and is replaced by the final one. */
 int __vigil_write_report(enum vigil_report_end how, int status) HIDDEN;
+/* The final report is to be written without the tools' reports (their fini is not called):
+ * why, in one line on stderr. From a fatal signal's handler, before __vigil_write_report. */
+void __vigil_report_without_tools(const char *why) HIDDEN;
+/* Whether this thread is writing a report now. */
+int __vigil_report_in_progress(void) HIDDEN;
 void __vigil_report_after_fork(void) HIDDEN;
 
 /* ---- process.c / signals.c ---- */

@@ -91,7 +91,7 @@ _Static_assert(VIGIL_EV_ACCESS == 0x100 && VIGIL_EV_BRANCH == 0x200 && VIGIL_EV_
             if ((t->events & (ev)) && t->hook)                                        \
                 t->hook(__VA_ARGS__);                                                 \
         }                                                                             \
-        th->in_runtime = 0;                                                           \
+        __vigil_leave_runtime(th);                                                    \
     } while (0)
 
 #if defined(__clang__) && defined(__x86_64__)

@@ -73,7 +73,7 @@ static void fork_child(void)
     if (__vigil_wants(VIGIL_EV_THREAD) && !th->in_runtime) {
         th->in_runtime = 1;
         __vigil_deliver_thread(VIGIL_THREAD_FORK_CHILD, (uint64_t)pthread_self());
-        th->in_runtime = 0;
+        __vigil_leave_runtime(th);
     }
 }
 

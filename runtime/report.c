@@ -29,6 +29,9 @@ static int flushed_here;
 /* The frame of __vigil_write_report while it writes the final report (vigil_report_frame):
  * written by the report owner only, NULL otherwise. */
 static void *final_report_frame;
+/* Why the final report leaves the tools out (__vigil_report_without_tools), or NULL. Written
+ * by a fatal signal's handler before it writes the report. */
+static const char *tools_left_out;
 /* The temporary report directory while a report is being written, else "" (for
  * vigil_report_open). Written by the report owner only. */
 static char report_tmp_dir[4200];
@@ -367,6 +370,28 @@ static void summary_line(const char *dir, enum vigil_report_end how, int status,
                     (unsigned long long)bursts, written ? dir : "not written");
 }
 
+int __vigil_report_in_progress(void)
+{
+    return __atomic_load_n(&report_owner, __ATOMIC_ACQUIRE) == my_tid();
+}
+
+void __vigil_report_without_tools(const char *why)
+{
+    tools_left_out = why;
+}
+
+static void finish_tools(void)
+{
+    if (!tools_left_out) {
+        __vigil_tools_fini();
+        return;
+    }
+    char names[256];
+    __vigil_tools_names(names, sizeof names);
+    if (names[0])
+        __vigil_message("no report from %s: %s", names, tools_left_out);
+}
+
 static int write_report_locked(enum vigil_report_end how, int status)
 {
     const struct vigil_process *p = &__vigil_proc;
@@ -375,7 +400,7 @@ static int write_report_locked(enum vigil_report_end how, int status)
     snprintf(final_dir, sizeof final_dir, "%s/%s.%d", p->out_dir, p->name, (int)p->pid);
     if (!__vigil_opts.report) {
         if (final)
-            __vigil_tools_fini();
+            finish_tools();
         if (final && __vigil_opts.summary)
             summary_line(final_dir, how, status, 0);
         return 0;
@@ -412,7 +437,7 @@ static int write_report_locked(enum vigil_report_end how, int status)
     if (err)
         report_tmp_dir[0] = '\0';   /* vigil_report_open: no directory, nothing more to say */
     if (final)
-        __vigil_tools_fini();   /* tools write next to run.txt through vigil_report_open */
+        finish_tools();   /* tools write next to run.txt through vigil_report_open */
     int written = 0;
     if (!err) {
         int rc = rename(report_tmp_dir, final_dir);

@@ -6,6 +6,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <link.h>
 #include <signal.h>
 #include <string.h>
 #include <ucontext.h>
@@ -36,17 +37,148 @@ static uintptr_t fault_pc(int sig, void *context)
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
                                     SIGTERM, SIGINT, SIGHUP};
 
+/* The C library's code: [lo, hi), found by __vigil_signals_install (written once, then read
+ * by the handler). */
+static uintptr_t libc_text_lo, libc_text_hi;
+extern void *__libc_malloc(size_t);
+
+static int find_libc_text(struct dl_phdr_info *info, size_t size, void *unused)
+{
+    (void)size, (void)unused;
+    uintptr_t probe = (uintptr_t)&__libc_malloc;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && probe >= lo && probe < lo + ph->p_memsz) {
+            libc_text_lo = lo;
+            libc_text_hi = lo + ph->p_memsz;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Why the tools must not write their reports from this handler, or NULL. They allocate and
+ * use stdio: a signal that interrupted this thread inside the runtime, or computing inside the
+ * C library (malloc holding its arena lock, as SIGTERM found a threaded program), would make
+ * them wait for a lock this thread holds, for ever. A thread blocked in a system call (a
+ * server in accept, a filter in read) is let through: the common case of Ctrl-C. */
+static const char *tools_unsafe(void *context)
+{
+    if (__vigil_thread.in_runtime)
+        return "the signal interrupted vigil itself";
+#if defined(__x86_64__)
+    if (!context)
+        return NULL;
+    uintptr_t pc = (uintptr_t)((const ucontext_t *)context)->uc_mcontext.gregs[REG_RIP];
+    if (pc < libc_text_lo + 2 || pc >= libc_text_hi)
+        return NULL;
+    const unsigned char *after = (const unsigned char *)pc;
+    if (after[-2] == 0x0f && after[-1] == 0x05)   /* just after a `syscall` */
+        return NULL;
+    return "the signal interrupted the C library, whose locks this thread may hold";
+#else
+    (void)context;
+    return NULL;
+#endif
+}
+
+/* The fatal signal being reported (report_watchdog), 0 before. */
+static volatile sig_atomic_t reporting_signal;
+#define REPORT_WATCHDOG_SECONDS 10
+
+/* The report for a fatal signal did not end in time (a lock another part of the program holds
+ * while it waits for this thread): die of the signal as the program would have, without it. */
+static void report_watchdog(int unused)
+{
+    (void)unused;
+    int sig = reporting_signal;
+    static const char msg[] = "vigil: the report did not end within 10 s of the fatal signal: not written\n";
+    ssize_t ignored = write(2, msg, sizeof msg - 1);
+    (void)ignored;
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    __sigaction(sig, &dfl, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    kill(getpid(), sig);
+}
+
+/* The program is dying: its SIGALRM (and alarm) no longer matter. */
+static void arm_report_watchdog(int sig)
+{
+    reporting_signal = sig;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = report_watchdog;
+    sigemptyset(&sa.sa_mask);
+    __sigaction(SIGALRM, &sa, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGALRM);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    alarm(REPORT_WATCHDOG_SECONDS);
+}
+
+/* The report for fatal signal sig (context: the interrupted state, NULL when deferred). */
+static void report_fatal(int sig, void *context)
+{
+    if (!__vigil_is_ready() || getpid() != __vigil_proc.pid)
+        return;
+    const char *unsafe = tools_unsafe(context);
+    if (unsafe)
+        __vigil_report_without_tools(unsafe);
+    arm_report_watchdog(sig);
+    __vigil_write_report(VIGIL_END_SIGNAL, sig);
+    alarm(0);
+}
+
+/* A signal sent to the process (kill, Ctrl-C, a timer), not raised by the instruction that
+ * was running: it can wait until the thread leaves the runtime. */
+static int is_asynchronous(int sig, const siginfo_t *info)
+{
+    return (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) && (!info || info->si_code <= 0 ||
+                                                                  info->si_code == SI_KERNEL);
+}
+
+void __vigil_deferred_fatal(void)
+{
+    struct vigil_thread *th = &__vigil_thread;
+    int sig = th->deferred_signal;
+    th->deferred_signal = 0;
+    report_fatal(sig, NULL);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    __sigaction(sig, &dfl, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    for (;;)
+        raise(sig);
+}
+
 static void fatal_handler(int sig, siginfo_t *info, void *context)
 {
-    (void)info;
     int saved = errno;
     uintptr_t pc = fault_pc(sig, context);
     if (pc) {
         __vigil_crash.pc = pc;
         __vigil_crash.signo = sig;
     }
-    if (__vigil_is_ready() && getpid() == __vigil_proc.pid)
-        __vigil_write_report(VIGIL_END_SIGNAL, sig);
+    /* Inside a tool's hook (a shard lock held, say): act when the hook returns, so that the
+     * tools can still write their reports. Not inside the report itself: it ends as before. */
+    struct vigil_thread *th = &__vigil_thread;
+    if (th->in_runtime && is_asynchronous(sig, info) && !th->deferred_signal && !__vigil_report_in_progress()) {
+        th->deferred_signal = sig;
+        errno = saved;
+        return;
+    }
+    report_fatal(sig, context);
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
@@ -81,6 +213,7 @@ static int is_default(const struct sigaction *sa)
 
 void __vigil_signals_install(void)
 {
+    dl_iterate_phdr(find_libc_text, NULL);
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
         struct sigaction old, sa;
         if (__sigaction(fatal_signals[i], NULL, &old) != 0 || !is_default(&old))

@@ -99,7 +99,7 @@ __attribute__((noinline)) static void lock_event(const void *lock, enum vigil_lo
         return;
     th->in_runtime = 1;
     __vigil_deliver_lock(lock, op);
-    th->in_runtime = 0;
+    __vigil_leave_runtime(th);
 }
 
 #define ACQUIRED(r, lock, op)                                        \
@@ -222,7 +222,7 @@ __attribute__((noinline)) static void thread_event(enum vigil_thread_op op, uint
         return;
     th->in_runtime = 1;
     __vigil_deliver_thread(op, id);
-    th->in_runtime = 0;
+    __vigil_leave_runtime(th);
 }
 
 static void thread_exit_event(void)

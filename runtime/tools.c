@@ -183,7 +183,10 @@ void __vigil_deliver_accesses(void)
             t->on_access(e->addr, e->size_store >> 1, (int)(e->size_store & 1), e->site);
         }
     }
-    th->in_runtime = was;
+    if (was)
+        th->in_runtime = was;
+    else
+        __vigil_leave_runtime(th);
 }
 
 /* Written by tools' init (vigil_want_alloc_stack), on the thread that starts the runtime and
