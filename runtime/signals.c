@@ -83,6 +83,19 @@ static const char *tools_unsafe(void *context)
 #endif
 }
 
+/* sig's default action, unblocked in this thread: the next sig ends the process. */
+static void die_by_default(int sig)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    __sigaction(sig, &dfl, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
 /* The fatal signal being reported (report_watchdog), 0 before. */
 static volatile sig_atomic_t reporting_signal;
 #define REPORT_WATCHDOG_SECONDS 10
@@ -96,14 +109,7 @@ static void report_watchdog(int unused)
     static const char msg[] = "vigil: the report did not end within 10 s of the fatal signal: not written\n";
     ssize_t ignored = write(2, msg, sizeof msg - 1);
     (void)ignored;
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    __sigaction(sig, &dfl, NULL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, sig);
-    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    die_by_default(sig);
     kill(getpid(), sig);
 }
 
@@ -150,14 +156,7 @@ void __vigil_deferred_fatal(void)
     int sig = th->deferred_signal;
     th->deferred_signal = 0;
     report_fatal(sig, NULL);
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    __sigaction(sig, &dfl, NULL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, sig);
-    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    die_by_default(sig);
     for (;;)
         raise(sig);
 }
