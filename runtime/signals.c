@@ -84,7 +84,7 @@ static const char *tools_unsafe(void *context)
 }
 
 /* sig's default action, unblocked in this thread: the next sig ends the process. */
-static void die_by_default(int sig)
+static void default_action_unblocked(int sig)
 {
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
@@ -109,7 +109,7 @@ static void report_watchdog(int unused)
     static const char msg[] = "vigil: the report did not end within 10 s of the fatal signal: not written\n";
     ssize_t ignored = write(2, msg, sizeof msg - 1);
     (void)ignored;
-    die_by_default(sig);
+    default_action_unblocked(sig);
     kill(getpid(), sig);
 }
 
@@ -156,7 +156,7 @@ void __vigil_deferred_fatal(void)
     int sig = th->deferred_signal;
     th->deferred_signal = 0;
     report_fatal(sig, NULL);
-    die_by_default(sig);
+    default_action_unblocked(sig);
     for (;;)
         raise(sig);
 }
