@@ -35,7 +35,7 @@ static uintptr_t fault_pc(int sig, void *context)
 }
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
-                                    SIGTERM, SIGINT, SIGHUP};
+                                    SIGTERM, SIGINT, SIGHUP, SIGPIPE};
 
 /* The C library's code: [lo, hi), found by __vigil_signals_install (written once, then read
  * by the handler). */
