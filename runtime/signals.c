@@ -59,10 +59,13 @@ static int find_libc_text(struct dl_phdr_info *info, size_t size, void *unused)
 }
 
 /* Why the tools must not write their reports from this handler, or NULL. They allocate and
- * use stdio: a signal that interrupted this thread inside the runtime, or computing inside the
- * C library (malloc holding its arena lock, as SIGTERM found a threaded program), would make
- * them wait for a lock this thread holds, for ever. A thread blocked in a system call (a
- * server in accept, a filter in read) is let through: the common case of Ctrl-C. */
+ * use stdio: a signal that interrupted this thread inside the runtime, or inside the C library
+ * (malloc holding its arena lock, as SIGTERM found a threaded program), would make them wait
+ * for a lock this thread holds, for ever. A thread blocked in a system call (a server in
+ * accept, a filter in read) is let through, the common case of Ctrl-C: the kernel shows it
+ * with the PC back on the `syscall` instruction (to restart it: our handler is SA_RESTART), or
+ * just after it with -EINTR. Just after it with a result is a call that completed, malloc's
+ * mmap or brk among them: not let through. */
 static const char *tools_unsafe(void *context)
 {
     if (__vigil_thread.in_runtime)
@@ -70,11 +73,13 @@ static const char *tools_unsafe(void *context)
 #if defined(__x86_64__)
     if (!context)
         return NULL;
-    uintptr_t pc = (uintptr_t)((const ucontext_t *)context)->uc_mcontext.gregs[REG_RIP];
-    if (pc < libc_text_lo + 2 || pc >= libc_text_hi)
+    const greg_t *regs = ((const ucontext_t *)context)->uc_mcontext.gregs;
+    uintptr_t pc = (uintptr_t)regs[REG_RIP];
+    if (pc < libc_text_lo + 2 || pc + 2 > libc_text_hi)
         return NULL;
-    const unsigned char *after = (const unsigned char *)pc;
-    if (after[-2] == 0x0f && after[-1] == 0x05)   /* just after a `syscall` */
+    const unsigned char *code = (const unsigned char *)pc;
+    if ((code[0] == 0x0f && code[1] == 0x05) ||
+        (code[-2] == 0x0f && code[-1] == 0x05 && regs[REG_RAX] == -EINTR))
         return NULL;
     return "the signal interrupted the C library, whose locks this thread may hold";
 #else

@@ -42,8 +42,8 @@ uint32_t __vigil_walk_stack(void *frame, uintptr_t *pcs, uint32_t max)
             break;
         const uintptr_t *record = (const uintptr_t *)fp;   /* [saved frame pointer, return address] */
         uintptr_t pc = record[1], next = record[0];
-        if (pc < 4096)
-            break;
+        if (pc < 4096 || (pc >= lo && pc < hi))
+            break;   /* no code there: a record of a function built without frame pointers */
         if (__vigil_in_transfer_entry(pc)) {
             /* f -> transfer entry -> <f>.vigil.xfer -> <f>.vigil.instr: the program made one
              * call of f, not three. The thunk's return address came just before; the entry's

@@ -211,7 +211,7 @@ if "$VIGILCC" -O1 -g "$WORK/sigterm_churn.c" -o "$WORK/sigterm_churn" -lpthread 
     [ $((complete + said)) = 5 ] || problems+=" $complete of 5 reports with leak.json, $said said why not;"
     ls -A "$WORK/out-sigterm" | grep -q '^\.' && problems+=" a temporary report directory left;"
     [ -z "$problems" ] && ok "SIGTERM while threads allocate: 5 of 5 died of it, with a complete report" \
-        || bad "SIGTERM while threads allocate:$problems"
+        || bad "SIGTERM while threads allocate:$problems stderr: $(sort -u "$WORK/sigterm.stderr" | head -n 3 | tr '\n' ' ')"
 else
     bad "sigterm_churn does not build: $(head -c 300 "$WORK/sigterm.cc.log")"
 fi
