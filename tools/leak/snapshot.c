@@ -10,6 +10,7 @@
 #include "leak.h"
 
 #include <string.h>
+#include <time.h>
 
 #define HISTORY_MAX 4096
 
@@ -198,8 +199,13 @@ int leak_snapshot_take(enum leak_reason reason, int with_reach, uint32_t scan_st
                        struct leak_snapshot *out)
 {
     memset(out, 0, sizeof *out);
-    if (atomic_exchange_explicit(&snapshot_lock, 1, memory_order_acquire))
-        return -1;   /* another thread is taking one right now */
+    /* Another thread is taking one right now: a periodic one gives way, the final one waits
+     * for it (a signal's report came while a timer snapshot ran), within reason. */
+    for (int waited_ms = 0; atomic_exchange_explicit(&snapshot_lock, 1, memory_order_acquire); waited_ms++) {
+        if (reason != LEAK_REASON_EXIT || waited_ms >= 5000)
+            return -1;
+        nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+    }
     struct heap_stats hs;
     heap_get_stats(&hs);
     struct walk w = { .now_ms = leak_now_ms(), .scan_start_ms = scan_start_ms,
