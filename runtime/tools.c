@@ -121,8 +121,8 @@ void __vigil_tools_start(void)
         if (*list == ',')
             list++;
     }
-    th->in_runtime = 0;
     __atomic_store_n(&__vigil_events_here, events, __ATOMIC_RELEASE);
+    __vigil_leave_runtime(th);   /* a SIGTERM during the tools' init is acted on now */
     warn_unread_tool_options();
 }
 
