@@ -105,7 +105,7 @@ static const char *const memory_fn_attributes[] = {
     "readnone", "readonly", "writeonly", "argmemonly", "inaccessiblememonly",
     "inaccessiblemem_or_argmemonly", "memory"};
 
-LLVMValueRef xf_new_companion(struct xfunc *f, const char *suffix, LLVMTypeRef type, int exported)
+LLVMValueRef xf_new_companion(struct xfunc *f, const char *suffix, LLVMTypeRef type, int interposable)
 {
     struct vigil_xform *x = f->x;
     char *name = malloc(strlen(f->name) + strlen(suffix) + 1);
@@ -118,14 +118,10 @@ LLVMValueRef xf_new_companion(struct xfunc *f, const char *suffix, LLVMTypeRef t
     LLVMValueRef copy = LLVMAddFunction(x->module, name, type);
     free(name);
     /* Internal linkage also makes a function dso_local, which a later external linkage keeps
-     * (the C API cannot clear it): an exported companion of shared-library code is made
-     * external from the start, so that calls to it can be interposed on as calls to f are. */
-    if (exported) {
-        LLVMSetVisibility(copy, LLVMGetVisibility(f->fn));
-        LLVMSetDLLStorageClass(copy, LLVMGetDLLStorageClass(f->fn));
-    } else {
+     * (the C API cannot clear it): a companion that may be interposed on stays external, as
+     * LLVMAddFunction made it (the caller exports it). */
+    if (!interposable)
         LLVMSetLinkage(copy, LLVMInternalLinkage);
-    }
     LLVMSetFunctionCallConv(copy, LLVMGetFunctionCallConv(f->fn));
     if (LLVMGetGC(f->fn))
         LLVMSetGC(copy, LLVMGetGC(f->fn));
@@ -165,7 +161,7 @@ LLVMValueRef xf_new_burst_entry(struct xfunc *f)
     int external = LLVMGetLinkage(f->fn) == LLVMExternalLinkage;
     int interposable = external && x->interposable && LLVMGetVisibility(f->fn) == LLVMDefaultVisibility;
     LLVMValueRef entry = xf_new_companion(f, VIGIL_BURST_SUFFIX, LLVMGlobalGetValueType(f->fn), interposable);
-    if (external && !interposable) {   /* an executable's, or hidden: dso_local like f */
+    if (external) {   /* dso_local like f unless interposable */
         LLVMSetLinkage(entry, LLVMExternalLinkage);
         LLVMSetVisibility(entry, LLVMGetVisibility(f->fn));
         LLVMSetDLLStorageClass(entry, LLVMGetDLLStorageClass(f->fn));

@@ -125,9 +125,10 @@ long xf_instruction_count(LLVMValueRef fn);
 int xf_can_outline(struct xfunc *f);                /* after xf_find_backedges; sets f->big */
 void xf_outline_body(struct xfunc *f);              /* clone.c: instead of xf_clone_body */
 LLVMValueRef xf_new_outlined_function(struct xfunc *f);
-/* "<name><suffix>" of the given type: internal, noinline, f's function attributes but those
- * about memory effects; f's parameter attributes too when the type is f's. */
-LLVMValueRef xf_new_companion(struct xfunc *f, const char *suffix, LLVMTypeRef type, int exported);
+/* "<name><suffix>" of the given type: internal (external and not dso_local when
+ * interposable), noinline, f's function attributes but those about memory effects; f's
+ * parameter attributes too when the type is f's. */
+LLVMValueRef xf_new_companion(struct xfunc *f, const char *suffix, LLVMTypeRef type, int interposable);
 LLVMMetadataRef xf_outlined_subprogram(struct xfunc *f);
 /* Clone of the prologue alloca or body instruction inst at the builder's position (clone.c). */
 LLVMValueRef xf_clone_instruction(struct xfunc *f, LLVMValueRef inst);

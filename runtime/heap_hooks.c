@@ -30,7 +30,7 @@ __attribute__((noinline)) static void alloc_event(void *p, size_t size, void *fr
         return;
     th->in_runtime = 1;
     __vigil_deliver_alloc(p, size, frame);
-    __vigil_leave_runtime(th);
+    __vigil_leave_runtime(th, 0);
 }
 
 __attribute__((noinline)) static void free_event(void *p)
@@ -40,7 +40,7 @@ __attribute__((noinline)) static void free_event(void *p)
         return;
     th->in_runtime = 1;
     __vigil_deliver_free(p);
-    __vigil_leave_runtime(th);
+    __vigil_leave_runtime(th, 0);
 }
 
 #define ALLOC_EVENT(p, size)                                                   \

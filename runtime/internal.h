@@ -137,11 +137,12 @@ extern __thread struct vigil_thread __vigil_thread HIDDEN;
 /* A fatal signal deferred by the handler while this thread was inside the runtime or a tool
  * (whose locks it may hold): the report, then death by that signal (signals.c). */
 void __vigil_deferred_fatal(void) HIDDEN __attribute__((noreturn));
-/* Leave the runtime: the guard back to 0, and a fatal signal deferred meanwhile acted on. */
-static inline void __vigil_leave_runtime(struct vigil_thread *th)
+/* Leave the runtime: the guard back to `was` (its value on entry); out of it altogether, a
+ * fatal signal deferred meanwhile is acted on. */
+static inline void __vigil_leave_runtime(struct vigil_thread *th, int was)
 {
-    th->in_runtime = 0;
-    if (unlikely(th->deferred_signal))
+    th->in_runtime = was;
+    if (unlikely(th->deferred_signal) && !was)
         __vigil_deferred_fatal();
 }
 
@@ -197,5 +198,9 @@ void __vigil_report_after_fork(void) HIDDEN;
 /* ---- process.c / signals.c ---- */
 void __vigil_process_start(void) HIDDEN;    /* on_exit, atfork: from init */
 void __vigil_signals_install(void) HIDDEN;  /* fatal-signal handlers: from init */
+/* Whether the runtime is up and this is the process it started or a fork child of it: a vfork
+ * child (or a raw clone) shares the parent's memory and never ran the fork handler, so it
+ * must not write anything. */
+int __vigil_is_our_process(void) HIDDEN;
 
 #endif

@@ -79,10 +79,7 @@ static void load_plan(void)
     int rc = vigil_plan_parse(text, len, plan_file, &plan, err, sizeof err);
     if (rc == 0 && plan.nmodules && !(plan_module_seen = __libc_malloc(plan.nmodules)))
         rc = -1, snprintf(err, sizeof err, "%s: out of memory", plan_file);
-    if (was)
-        th->in_runtime = was;
-    else
-        __vigil_leave_runtime(th);   /* a fatal signal deferred meanwhile is acted on now */
+    __vigil_leave_runtime(th, was);
     __libc_free(text);
     if (rc != 0) {
         __vigil_message("VIGIL_PLAN: %s: plan rejected, counting nothing", err);

@@ -91,7 +91,7 @@ _Static_assert(VIGIL_EV_ACCESS == 0x100 && VIGIL_EV_BRANCH == 0x200 && VIGIL_EV_
             if ((t->events & (ev)) && t->hook)                                        \
                 t->hook(__VA_ARGS__);                                                 \
         }                                                                             \
-        __vigil_leave_runtime(th);                                                    \
+        __vigil_leave_runtime(th, 0);                                                 \
     } while (0)
 
 #if defined(__clang__) && defined(__x86_64__)

@@ -25,9 +25,7 @@ static pid_t current_pid(void)
 #endif
 }
 
-/* A vfork child (or a raw clone) shares the parent's memory and never ran our fork handler:
- * it must not write anything. */
-static int is_our_process(void)
+int __vigil_is_our_process(void)
 {
     return __vigil_is_ready() && current_pid() == __vigil_proc.pid;
 }
@@ -36,7 +34,7 @@ static int is_our_process(void)
 static void exit_handler(int status, void *unused)
 {
     (void)unused;
-    if (is_our_process())
+    if (__vigil_is_our_process())
         __vigil_write_report(VIGIL_END_EXIT, status);
 }
 
@@ -73,7 +71,7 @@ static void fork_child(void)
     if (__vigil_wants(VIGIL_EV_THREAD) && !th->in_runtime) {
         th->in_runtime = 1;
         __vigil_deliver_thread(VIGIL_THREAD_FORK_CHILD, (uint64_t)pthread_self());
-        __vigil_leave_runtime(th);
+        __vigil_leave_runtime(th, 0);
     }
 }
 
@@ -88,7 +86,7 @@ void __vigil_process_start(void)
  * glibc does. */
 __attribute__((noreturn)) static void exit_now(int status)
 {
-    if (is_our_process())
+    if (__vigil_is_our_process())
         __vigil_write_report(VIGIL_END_EXIT, status);
     for (;;)
         syscall(SYS_exit_group, status);

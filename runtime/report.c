@@ -476,7 +476,7 @@ static int write_report_locked(enum vigil_report_end how, int status)
  * writer's own exit; bounded, so that a writer stuck in a tool cannot hang the program. */
 static void await_final_report(void)
 {
-    if (__atomic_load_n(&report_owner, __ATOMIC_ACQUIRE) == my_tid())
+    if (__vigil_report_in_progress())
         return;
     struct timespec tick = { 0, 1000000 };
     for (int ms = 0; ms < 30000 && !__atomic_load_n(&final_done, __ATOMIC_ACQUIRE); ms++)
@@ -529,14 +529,14 @@ void __vigil_report_after_fork(void)
 
 void *vigil_report_frame(void)
 {
-    return __atomic_load_n(&report_owner, __ATOMIC_ACQUIRE) == my_tid() ? final_report_frame : NULL;
+    return __vigil_report_in_progress() ? final_report_frame : NULL;
 }
 
 FILE *vigil_report_open(const struct vigil_tool *tool, const char *filename)
 {
-    if (__atomic_load_n(&report_owner, __ATOMIC_ACQUIRE) == my_tid() && !report_tmp_dir[0])
+    if (__vigil_report_in_progress() && !report_tmp_dir[0])
         return NULL;   /* the report itself could not be written: already said so */
-    if (!report_tmp_dir[0] || __atomic_load_n(&report_owner, __ATOMIC_ACQUIRE) != my_tid() ||
+    if (!report_tmp_dir[0] || !__vigil_report_in_progress() ||
         !filename || !filename[0] || strchr(filename, '/') || strcmp(filename, VIGIL_RUN_FILE) == 0 ||
         filename[0] == '.') {
         if (tool)

@@ -137,7 +137,7 @@ static void arm_report_watchdog(int sig)
 /* The report for fatal signal sig (context: the interrupted state, NULL when deferred). */
 static void report_fatal(int sig, void *context)
 {
-    if (!__vigil_is_ready() || getpid() != __vigil_proc.pid)
+    if (!__vigil_is_our_process())
         return;
     const char *unsafe = tools_unsafe(context);
     if (unsafe)

@@ -99,7 +99,7 @@ __attribute__((noinline)) static void lock_event(const void *lock, enum vigil_lo
         return;
     th->in_runtime = 1;
     __vigil_deliver_lock(lock, op);
-    __vigil_leave_runtime(th);
+    __vigil_leave_runtime(th, 0);
 }
 
 #define ACQUIRED(r, lock, op)                                        \
@@ -222,7 +222,7 @@ __attribute__((noinline)) static void thread_event(enum vigil_thread_op op, uint
         return;
     th->in_runtime = 1;
     __vigil_deliver_thread(op, id);
-    __vigil_leave_runtime(th);
+    __vigil_leave_runtime(th, 0);
 }
 
 static void thread_exit_event(void)

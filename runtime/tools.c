@@ -122,7 +122,7 @@ void __vigil_tools_start(void)
             list++;
     }
     __atomic_store_n(&__vigil_events_here, events, __ATOMIC_RELEASE);
-    __vigil_leave_runtime(th);   /* a SIGTERM during the tools' init is acted on now */
+    __vigil_leave_runtime(th, 0);   /* a SIGTERM during the tools' init is acted on now */
     warn_unread_tool_options();
 }
 
@@ -183,10 +183,7 @@ void __vigil_deliver_accesses(void)
             t->on_access(e->addr, e->size_store >> 1, (int)(e->size_store & 1), e->site);
         }
     }
-    if (was)
-        th->in_runtime = was;
-    else
-        __vigil_leave_runtime(th);
+    __vigil_leave_runtime(th, was);
 }
 
 /* Written by tools' init (vigil_want_alloc_stack), on the thread that starts the runtime and
