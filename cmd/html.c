@@ -130,10 +130,12 @@ static void detail(FILE *o, const struct leak_report_view *r, const struct leak_
         location_cell(o, g->common.function, g->common.file, g->common.line);
     }
     fprintf(o, "</p>\n<p>This site: %llu allocations, %llu frees; %llu sampled accesses; %llu of "
-               "these objects never seen accessed; %llu unreachable, %llu stale.</p>\n",
+               "these objects never seen accessed; %llu unreachable (%llu of them indirect: held only by "
+               "other leaked objects), %llu stale.</p>\n",
             (unsigned long long)g->site_allocs, (unsigned long long)g->site_frees,
             (unsigned long long)g->site_accesses_sampled, (unsigned long long)g->never_accessed,
-            (unsigned long long)g->unreachable_objects, (unsigned long long)g->stale_objects);
+            (unsigned long long)g->unreachable_objects, (unsigned long long)g->indirect_objects,
+            (unsigned long long)g->stale_objects);
     size_t k;
     const char *alloc_file = site_frame_file(g, &k);
     int alloc_line = alloc_file ? g->frames[k].line : 0;

@@ -257,7 +257,7 @@ static void load_group(const struct jnode *n, struct leak_group_view *g)
 #define U(field) g->field = ju(n, #field)
     U(objects); U(bytes); U(stale_objects); U(stale_bytes); U(unreachable_objects);
     U(unreachable_bytes); U(both_objects); U(both_bytes); U(live_objects); U(live_bytes);
-    U(age_max_ms); U(age_min_ms); U(idle_min_ms); U(idle_max_ms); U(idle_avg_ms);
+    U(indirect_objects); U(indirect_bytes); U(age_max_ms); U(age_min_ms); U(idle_min_ms); U(idle_max_ms); U(idle_avg_ms);
     U(never_accessed); U(site_allocs); U(site_frees); U(site_accesses_sampled); U(snapshots_flagged);
 #undef U
     load_access(jget(n, "last_access_recent"), &g->recent);
@@ -443,7 +443,7 @@ static void merge_into(struct leak_group_view *a, struct leak_group_view *b)
 #define SUM(f) a->f += b->f
     SUM(objects); SUM(bytes); SUM(stale_objects); SUM(stale_bytes); SUM(unreachable_objects);
     SUM(unreachable_bytes); SUM(both_objects); SUM(both_bytes); SUM(live_objects); SUM(live_bytes);
-    SUM(never_accessed); SUM(site_allocs); SUM(site_frees); SUM(site_accesses_sampled);
+    SUM(indirect_objects); SUM(indirect_bytes); SUM(never_accessed); SUM(site_allocs); SUM(site_frees); SUM(site_accesses_sampled);
 #undef SUM
     a->idle_avg_ms = a->objects ? (a->idle_avg_ms * (a->objects - b->objects) + b->idle_avg_ms * b->objects) / a->objects : 0;
     if (b->age_max_ms > a->age_max_ms) a->age_max_ms = b->age_max_ms;

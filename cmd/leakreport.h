@@ -33,6 +33,7 @@ struct leak_group_view {
     struct leak_frame *frames;
     uint64_t objects, bytes, stale_objects, stale_bytes, unreachable_objects, unreachable_bytes;
     uint64_t both_objects, both_bytes, live_objects, live_bytes;
+    uint64_t indirect_objects, indirect_bytes;   /* of the unreachable: held by other leaked objects */
     uint64_t age_max_ms, age_min_ms, idle_min_ms, idle_max_ms, idle_avg_ms, never_accessed;
     uint64_t site_allocs, site_frees, site_accesses_sampled, snapshots_flagged;
     struct leak_access recent, common;

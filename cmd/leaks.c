@@ -8,12 +8,13 @@
 #include "json.h"
 #include "leakreport.h"
 
-static const char *kind_text(const char *kind)
+static const char *kind_text(const struct leak_group_view *g)
 {
-    if (strcmp(kind, "both") == 0)
+    if (strcmp(g->kind, "both") == 0)
         return "unreachable and stale";
-    if (strcmp(kind, "unreachable") == 0)
-        return "unreachable (definite leak)";
+    if (strcmp(g->kind, "unreachable") == 0)
+        return g->indirect_objects == g->unreachable_objects ? "unreachable (indirect leak: held only by other leaked objects)"
+                                                             : "unreachable (definite leak)";
     return "stale but reachable";
 }
 
@@ -116,14 +117,17 @@ static void print_text(const struct leak_report_view *r, int all)
         if (!shown(g, all))
             continue;
         human_bytes(g->bytes, b1, sizeof b1);
-        printf("\n#%zu %s: %s in %llu object%s", ++rank, kind_text(g->kind), b1,
+        printf("\n#%zu %s: %s in %llu object%s", ++rank, kind_text(g), b1,
                (unsigned long long)g->objects, g->objects == 1 ? "" : "s");
         if (g->suppressed_by)
             printf(" [suppressed by %s]", g->suppressed_by);
         if (g->unsampled)
             printf(" [allocated in uninstrumented code: accesses there are not sampled]");
-        printf("\n    unreachable %llu, stale %llu, both %llu; score %.0f\n",
-               (unsigned long long)g->unreachable_objects, (unsigned long long)g->stale_objects,
+        printf("\n    unreachable %llu", (unsigned long long)g->unreachable_objects);
+        if (g->unreachable_objects)
+            printf(" (direct %llu, indirect %llu)", (unsigned long long)(g->unreachable_objects - g->indirect_objects),
+                   (unsigned long long)g->indirect_objects);
+        printf(", stale %llu, both %llu; score %.0f\n", (unsigned long long)g->stale_objects,
                (unsigned long long)g->both_objects, g->score);
         for (size_t k = 0; k < g->nframes; k++) {
             printf(k ? "                  " : "    allocated at  ");
@@ -194,6 +198,7 @@ static void print_json(const struct leak_report_view *r, int all)
         vigil_json_key(&j, "objects"); vigil_json_uint(&j, g->objects);
         vigil_json_key(&j, "bytes"); vigil_json_uint(&j, g->bytes);
         vigil_json_key(&j, "unreachable_objects"); vigil_json_uint(&j, g->unreachable_objects);
+        vigil_json_key(&j, "indirect_objects"); vigil_json_uint(&j, g->indirect_objects);
         vigil_json_key(&j, "stale_objects"); vigil_json_uint(&j, g->stale_objects);
         vigil_json_key(&j, "age_max_ms"); vigil_json_uint(&j, g->age_max_ms);
         vigil_json_key(&j, "idle_min_ms"); vigil_json_uint(&j, g->idle_min_ms);
@@ -301,9 +306,13 @@ static void print_sarif(const struct leak_report_view *r, int all)
         int rule = strcmp(g->kind, "unreachable") == 0 ? 0 : strcmp(g->kind, "stale") == 0 ? 1 : 2;
         char msg[1024], b[32];
         human_bytes(g->bytes, b, sizeof b);
-        snprintf(msg, sizeof msg, "%s in %llu objects allocated here: %s (%llu allocations, %llu frees "
+        char indirect[96] = "";
+        if (g->indirect_objects && g->indirect_objects < g->unreachable_objects)
+            snprintf(indirect, sizeof indirect, "; %llu of them held only by other leaked objects",
+                     (unsigned long long)g->indirect_objects);
+        snprintf(msg, sizeof msg, "%s in %llu objects allocated here: %s%s (%llu allocations, %llu frees "
                  "from this site; %llu sampled accesses)", b, (unsigned long long)g->objects,
-                 kind_text(g->kind), (unsigned long long)g->site_allocs, (unsigned long long)g->site_frees,
+                 kind_text(g), indirect, (unsigned long long)g->site_allocs, (unsigned long long)g->site_frees,
                  (unsigned long long)g->site_accesses_sampled);
         vigil_json_object_begin(&j);
         vigil_json_key(&j, "ruleId"); vigil_json_string(&j, rule_ids[rule]);

@@ -1,10 +1,11 @@
 #!/bin/bash
 # The leak tool's labelled test set: each tests/leak/*.c says what must be found (and what must
 # not) in "// expect:" lines:
-#   expect: found FUNC unreachable|stale [last=FUNC2] [objects=N]
+#   expect: found FUNC unreachable|stale [last=FUNC2] [objects=N] [indirect=N]
 #                                                     a group allocated in FUNC, of that kind
 #                                                     (unreachable also accepts "both"), whose most
-#                                                     recent last access is in FUNC2, of N objects
+#                                                     recent last access is in FUNC2, of N objects,
+#                                                     N of them indirect leaks
 #   expect: absent FUNC                                no group allocated in FUNC
 # and "// options: K=V:..." adds tool options for that program.
 # A group allocated in the test's own source that no "found" line expects is a false positive.
@@ -25,13 +26,14 @@ bad() { echo "FAIL leak/$*"; fail=$((fail + 1)); }
 [ -x "$VIGILCC" ] && [ -x "$VIGIL" ] || { echo "FAIL leak: build first (make): $VIGILCC, $VIGIL"; exit 1; }
 OPTS="tools=leak:leak.stale_after=0.5:leak.snapshot_every=0.25"
 
-# groups of a report, one per line: KIND ALLOC_FUNCTION ALLOC_FILE LAST_ACCESS_FUNCTION OBJECTS
+# groups of a report, one per line: KIND ALLOC_FUNCTION ALLOC_FILE LAST_ACCESS_FUNCTION OBJECTS INDIRECT
 groups_of() {
     "$VIGIL" leaks "$1" | awk '
         /^#[0-9]+ / { kind = ($2 == "unreachable" && $3 == "and") ? "both" : $2; fn = "?"; file = "?"
-                      objects = $(NF - 1) }
+                      objects = $(NF - 1); indirect = 0 }
+        /^    unreachable [0-9]+ \(direct/ { indirect = $6; sub(/\),?$/, "", indirect) }
         /^    allocated at/ { fn = $3; file = $4; sub(/:[0-9]+$/, "", file) }
-        /^    last access \(most recent\)/ { la = ($5 == "none") ? "-" : $5; print kind, fn, file, la, objects }'
+        /^    last access \(most recent\)/ { la = ($5 == "none") ? "-" : $5; print kind, fn, file, la, objects, indirect }'
 }
 
 declare -A table
@@ -60,10 +62,12 @@ for src in "$HERE"/*.c; do
         found)
             expected_fns+="$fn "
             want_last=$(sed -n 's/.*last=\([^ ]*\).*/\1/p' <<<"$extra")
-            want_objects=$(sed -n 's/.*objects=\([0-9]*\).*/\1/p' <<<"$extra")
-            if awk -v fn="$fn" -v kind="$kind" -v last="$want_last" -v objects="$want_objects" '
+            want_objects=$(sed -n 's/.*[^a-z]objects=\([0-9]*\).*/\1/p' <<<" $extra")
+            want_indirect=$(sed -n 's/.*indirect=\([0-9]*\).*/\1/p' <<<"$extra")
+            if awk -v fn="$fn" -v kind="$kind" -v last="$want_last" -v objects="$want_objects" -v indirect="$want_indirect" '
                     $2 == fn && ($1 == kind || (kind == "unreachable" && $1 == "both")) &&
-                    (last == "" || $4 == last) && (objects == "" || $5 == objects) { hit = 1 }
+                    (last == "" || $4 == last) && (objects == "" || $5 == objects) &&
+                    (indirect == "" || $6 == indirect) { hit = 1 }
                     END { exit !hit }' "$WORK/$name.groups"; then
                 ok "$name: found $fn ($kind${extra:+, $extra})"; found=$((found + 1))
             else
@@ -80,7 +84,7 @@ for src in "$HERE"/*.c; do
         esac
     done < <(sed -n 's,^// expect: ,,p' "$src")
     # groups allocated in the test's own source that nobody expected
-    while read -r kind fn file last objects; do
+    while read -r kind fn file last objects indirect; do
         case "$file" in */"$name.c") ;; *) continue ;; esac
         case "$expected_fns" in *" $fn "*) continue ;; esac
         case "$(sed -n 's,^// expect: absent ,,p' "$src")" in *"$fn"*) continue ;; esac

@@ -20,6 +20,7 @@
 #define HEAP_NO_SITE 0xffffffffu      /* access_site of an object never seen accessed */
 #define HEAP_SITE_MASK 0x00ffffffu    /* allocation-site index bits of site_flags */
 #define HEAP_FLAG_MARKED 0x01000000u  /* reachability: reached from a root */
+#define HEAP_FLAG_INDIRECT 0x02000000u /* unreachable, but held by another unreachable object */
 
 /* One live object, 48 bytes. Fields written after publication are atomics (relaxed): lock-free
  * readers update the access fields while writers hold the shard lock. */

@@ -76,6 +76,7 @@ struct leak_group {
     uint64_t stale_objects, stale_bytes;             /* stale (reachable or not) */
     uint64_t unreachable_objects, unreachable_bytes; /* unreachable (stale or not) */
     uint64_t both_objects, both_bytes;               /* stale and unreachable */
+    uint64_t indirect_objects, indirect_bytes;       /* unreachable, held by other unreachable ones */
     uint64_t never_accessed;                         /* reported objects without a sampled access */
     uint64_t live_objects, live_bytes;               /* every live object of the site */
     double score;
@@ -89,6 +90,7 @@ struct leak_snapshot {
     uint64_t live_objects, live_bytes;
     uint64_t reported_objects, reported_bytes;
     uint64_t stale_objects, stale_bytes, unreachable_objects, unreachable_bytes;
+    uint64_t indirect_objects, indirect_bytes;
     uint32_t ngroups;
     struct leak_group *groups;                       /* sorted worst first (mmap'd) */
     size_t groups_mapped;
@@ -109,11 +111,13 @@ struct leak_reach_stats {
     const char *method;          /* how memory was read: "process_vm_readv" or "direct" */
     const char *error;           /* why the scan did not finish (done = 0), or NULL */
     uint64_t root_bytes, heap_bytes_scanned, marked_objects, threads;
+    uint64_t indirect_objects;   /* unreachable objects held by other unreachable ones */
     uint32_t scan_start_ms, duration_ms;
 };
 void leak_thread_started(void);   /* on the new thread: remember its stack */
 void leak_thread_exited(void);
-/* Mark every object reachable from the roots (HEAP_FLAG_MARKED). */
+/* Mark every object reachable from the roots (HEAP_FLAG_MARKED), then flag the unreachable ones
+ * that other unreachable ones point to (HEAP_FLAG_INDIRECT). */
 void leak_reach_run(struct leak_reach_stats *st);
 
 /* ---- report (report.c): leak.json in the run report directory ---- */

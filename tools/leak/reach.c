@@ -8,7 +8,9 @@
  * thread seen starting (other threads keep running: their registers are not captured, and their
  * stack is read whole, dead frames included, which can only make objects look reachable).
  * Any aligned word that points into a live object (interior pointers count) marks it; marked
- * objects are scanned in turn.
+ * objects are scanned in turn. A second pass splits the unreachable objects, as LeakSanitizer
+ * and Valgrind do: those another unreachable object points to are indirect leaks (the nodes of
+ * a lost list), the others direct (its head), so a report leads to the pointer that was lost.
  *
  * Memory is read with process_vm_readv on our own pid, which fails cleanly on unmapped memory
  * (a racing free of a large block, an exited thread's stack) instead of faulting. */
@@ -108,6 +110,8 @@ struct mark_state {
     unsigned char *buf;          /* CHUNK bytes of copied memory */
     struct leak_reach_stats *st;
     int overflow;                /* the mark stack could not grow: some marked objects went unscanned */
+    uint32_t flag;               /* what a reached object gets: HEAP_FLAG_MARKED, or _INDIRECT */
+    struct heap_obj *origin;     /* indirect pass: the object flooded from, never flagged itself */
 };
 
 static void push(struct mark_state *m, struct heap_obj *o)
@@ -129,13 +133,17 @@ static void push(struct mark_state *m, struct heap_obj *o)
     m->stack[m->len++] = o;
 }
 
-/* Mark o (its site_flags read as f) and queue it for scanning, unless it is marked already. */
+/* Give o (its site_flags read as f) the pass's flag and queue it for scanning, unless it has
+ * one already (or is the object the indirect pass floods from). */
 static void mark(struct mark_state *m, struct heap_obj *o, uint32_t f)
 {
-    if (f & HEAP_FLAG_MARKED)
+    if ((f & (HEAP_FLAG_MARKED | HEAP_FLAG_INDIRECT)) || o == m->origin)
         return;
-    atomic_store_explicit(&o->site_flags, f | HEAP_FLAG_MARKED, memory_order_relaxed);
-    m->st->marked_objects++;
+    atomic_store_explicit(&o->site_flags, f | m->flag, memory_order_relaxed);
+    if (m->flag == HEAP_FLAG_MARKED)
+        m->st->marked_objects++;
+    else
+        m->st->indirect_objects++;
     push(m, o);
 }
 
@@ -201,8 +209,8 @@ static int scan_module(struct dl_phdr_info *info, size_t size, void *arg)
  * (sites.c, from_loader) marked as roots. */
 static void start_marking(struct heap_obj *o, void *arg)
 {
-    uint32_t f = atomic_fetch_and_explicit(&o->site_flags, ~HEAP_FLAG_MARKED, memory_order_relaxed) &
-                 ~HEAP_FLAG_MARKED;
+    const uint32_t flags = HEAP_FLAG_MARKED | HEAP_FLAG_INDIRECT;
+    uint32_t f = atomic_fetch_and_explicit(&o->site_flags, ~flags, memory_order_relaxed) & ~flags;
     if (leak_site_get(f & HEAP_SITE_MASK)->from_loader)
         mark(arg, o, f);
 }
@@ -226,10 +234,39 @@ static __attribute__((noinline)) void scan_current_stack(struct mark_state *m, u
         m->st->root_bytes += scan_range(m, lo, top);
 }
 
+static void collect_unmarked(struct heap_obj *o, void *arg)
+{
+    if (!(atomic_load_explicit(&o->site_flags, memory_order_relaxed) & HEAP_FLAG_MARKED))
+        push(arg, o);
+}
+
+/* After the mark: flood from each unmarked object that no earlier flood reached, flagging what
+ * it reaches (itself excepted) indirect. An object a later flood reaches becomes indirect too,
+ * whichever came first; of a cycle that nothing else holds, the first one visited stays direct.
+ * The candidates are gathered first: a flood reads memory, which must not happen under the
+ * model's shard locks that heap_foreach holds. Out of memory, some indirect objects stay direct. */
+static void split_indirect(struct mark_state *m)
+{
+    struct mark_state candidates = { .st = m->st };
+    heap_foreach(collect_unmarked, &candidates);
+    m->flag = HEAP_FLAG_INDIRECT;
+    for (size_t i = 0; i < candidates.len; i++) {
+        struct heap_obj *o = candidates.stack[i];
+        if (atomic_load_explicit(&o->site_flags, memory_order_relaxed) & HEAP_FLAG_INDIRECT)
+            continue;
+        m->origin = o;
+        push(m, o);
+        drain(m);
+    }
+    m->origin = NULL;
+    if (candidates.stack)
+        heap_unmap(candidates.stack, candidates.cap * sizeof *candidates.stack);
+}
+
 void leak_reach_run(struct leak_reach_stats *st)
 {
     memset(st, 0, sizeof *st);
-    struct mark_state m = { .st = st };
+    struct mark_state m = { .st = st, .flag = HEAP_FLAG_MARKED };
     m.buf = heap_map(CHUNK);
     if (!m.buf) {
         st->error = "no memory for the scan buffer (mmap failed)";
@@ -280,6 +317,8 @@ void leak_reach_run(struct leak_reach_stats *st)
     if (m.overflow)
         st->error = "no memory for the mark stack (mmap failed): reachability left out";
     st->done = !m.overflow;
+    if (st->done)
+        split_indirect(&m);
     st->duration_ms = leak_now_ms() - st->scan_start_ms;
     heap_unmap(m.buf, CHUNK);
     heap_unmap(m.stack, m.cap * sizeof *m.stack);

@@ -118,6 +118,8 @@ static void totals(struct vigil_json *j, const struct leak_snapshot *s)
     if (s->with_reach) {
         u(j, "unreachable_objects", s->unreachable_objects);
         u(j, "unreachable_bytes", s->unreachable_bytes);
+        u(j, "indirect_objects", s->indirect_objects);
+        u(j, "indirect_bytes", s->indirect_bytes);
     }
     u(j, "groups", s->ngroups);
 }
@@ -158,6 +160,8 @@ static void group(struct vigil_json *j, const struct leak_group *g, uint32_t now
     u(j, "stale_bytes", g->stale_bytes);
     u(j, "unreachable_objects", g->unreachable_objects);
     u(j, "unreachable_bytes", g->unreachable_bytes);
+    u(j, "indirect_objects", g->indirect_objects);
+    u(j, "indirect_bytes", g->indirect_bytes);
     u(j, "both_objects", g->both_objects);
     u(j, "both_bytes", g->both_bytes);
     u(j, "live_objects", g->live_objects);
@@ -251,6 +255,7 @@ void leak_report_write(const struct leak_snapshot *final, const struct leak_reac
         u(&j, "root_bytes", reach->root_bytes);
         u(&j, "heap_bytes_scanned", reach->heap_bytes_scanned);
         u(&j, "marked_objects", reach->marked_objects);
+        u(&j, "indirect_objects", reach->indirect_objects);
         u(&j, "threads", reach->threads);
         u(&j, "duration_ms", reach->duration_ms);
     } else if (reach->error) {

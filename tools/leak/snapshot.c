@@ -112,6 +112,10 @@ static void visit(struct heap_obj *o, void *arg)
     if (unreachable) {
         g->unreachable_objects++;
         g->unreachable_bytes += size;
+        if (flags & HEAP_FLAG_INDIRECT) {
+            g->indirect_objects++;
+            g->indirect_bytes += size;
+        }
     }
     if (stale && unreachable) {
         g->both_objects++;
@@ -259,6 +263,8 @@ int leak_snapshot_take(enum leak_reason reason, int with_reach, uint32_t scan_st
         out->stale_bytes += g->stale_bytes;
         out->unreachable_objects += g->unreachable_objects;
         out->unreachable_bytes += g->unreachable_bytes;
+        out->indirect_objects += g->indirect_objects;
+        out->indirect_bytes += g->indirect_bytes;
         if (site) {
             if (!site->snapshots_flagged)
                 site->first_flagged_ms = w.now_ms;
