@@ -21,7 +21,9 @@
 #include <link.h>
 #include <pthread.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/auxv.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -51,6 +53,17 @@ static uintptr_t main_stack_top(void)
         top = (end + sizeof(uintptr_t) - 1) & ~(uintptr_t)(sizeof(uintptr_t) - 1);
     }
     return top;
+}
+
+/* How far below its top the main thread's stack may reach: its size limit, when set and
+ * larger than MAIN_STACK_GUESS (below the top's own address at most). */
+static uintptr_t main_stack_size(uintptr_t top)
+{
+    struct rlimit limit;
+    uintptr_t size = MAIN_STACK_GUESS;
+    if (getrlimit(RLIMIT_STACK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur > size)
+        size = (uintptr_t)limit.rlim_cur;
+    return size < top ? size : top;
 }
 
 void leak_thread_started(void)
@@ -222,16 +235,30 @@ static void start_marking(struct heap_obj *o, void *arg)
  * pointers we do not want to count, and it spills callee-saved registers into its frame. In
  * the final report the scan starts at the runtime's report frame instead (with the registers
  * it saved): the report writer's and the tools' frames reuse the stack the program used before
- * (4 KB path buffers), and what it left there made leaked lists look reachable. */
-static __attribute__((noinline)) void scan_current_stack(struct mark_state *m, uintptr_t top)
+ * (4 KB path buffers), and what it left there made leaked lists look reachable.
+ * [stack_lo, top) is the thread's stack. The report may run on another one: a signal handler on
+ * an alternate stack that calls exit or _exit (gnulib's c-stack, m4), or a coroutine's stack.
+ * From there up to the thread's stack top would be most of the address space (a scan of hours):
+ * that stack is read from the frame to its end (the alternate stack's, else what fits in
+ * MAIN_STACK_GUESS), and the thread's own stack whole, as another thread's. */
+static __attribute__((noinline)) void scan_current_stack(struct mark_state *m, uintptr_t stack_lo, uintptr_t top)
 {
     volatile uintptr_t here = 0;
     __builtin_unwind_init();
     uintptr_t lo = (uintptr_t)&here, report = (uintptr_t)vigil_report_frame();
-    if (report > lo + SAVED_REGISTERS_BYTES && report < top)
+    if (report > lo + SAVED_REGISTERS_BYTES && report - lo < MAIN_STACK_GUESS)
         lo = report - SAVED_REGISTERS_BYTES;
-    if (top > lo)
+    if (lo >= stack_lo && lo < top) {
         m->st->root_bytes += scan_range(m, lo, top);
+        return;
+    }
+    uintptr_t end = lo + MAIN_STACK_GUESS;
+    stack_t alt;
+    if (sigaltstack(NULL, &alt) == 0 && (alt.ss_flags & SS_ONSTACK) && lo >= (uintptr_t)alt.ss_sp &&
+        lo < (uintptr_t)alt.ss_sp + alt.ss_size)
+        end = (uintptr_t)alt.ss_sp + alt.ss_size;
+    m->st->root_bytes += scan_range(m, lo, end);
+    m->st->root_bytes += scan_range(m, stack_lo, top);
 }
 
 static void collect_unmarked(struct heap_obj *o, void *arg)
@@ -284,15 +311,19 @@ void leak_reach_run(struct leak_reach_stats *st)
 
     /* This thread: from here up to its stack top. */
     int is_main = getpid() == gettid();
-    uintptr_t my_top = 0;
+    uintptr_t my_top = 0, my_lo = 0;
     pthread_t me = pthread_self();
     for (int i = 0; i < MAX_THREADS; i++)
-        if (atomic_load(&thread_stacks[i].hi) && pthread_equal(atomic_load(&thread_stacks[i].self), me))
+        if (atomic_load(&thread_stacks[i].hi) && pthread_equal(atomic_load(&thread_stacks[i].self), me)) {
             my_top = atomic_load(&thread_stacks[i].hi);
-    if (!my_top && is_main)
+            my_lo = atomic_load(&thread_stacks[i].lo);
+        }
+    if (!my_top && is_main) {
         my_top = main_stack_top();
+        my_lo = my_top - main_stack_size(my_top);
+    }
     if (my_top)
-        scan_current_stack(&m, my_top);
+        scan_current_stack(&m, my_lo, my_top);
     st->threads = 1;
     drain(&m);
 
