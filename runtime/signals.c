@@ -9,6 +9,7 @@
 #include <link.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -65,7 +66,22 @@ static int find_libc_text(struct dl_phdr_info *info, size_t size, void *unused)
  * accept, a filter in read) is let through, the common case of Ctrl-C: the kernel shows it
  * with the PC back on the `syscall` instruction (to restart it: our handler is SA_RESTART), or
  * just after it with -EINTR. Just after it with a result is a call that completed, malloc's
- * mmap or brk among them: not let through. */
+ * mmap or brk among them: not let through, except two calls that raised the signal
+ * themselves: a write that failed with EPIPE (SIGPIPE: `prog | head`), and tgkill (raise,
+ * abort, assert), recognised by the `mov $SYS_tgkill, %eax` before the `syscall`. glibc's
+ * malloc aborts on a corrupted heap holding its arena lock: that report then waits for the
+ * watchdog (10 s) and ends without the tools, as before. */
+#if defined(__x86_64__)
+static int raised_by_completed_call(const unsigned char *after_syscall, greg_t result)
+{
+    static const unsigned char mov_tgkill[5] = {0xb8, SYS_tgkill & 0xff, SYS_tgkill >> 8, 0, 0};
+    if (result == -EPIPE)
+        return 1;
+    return result == 0 && (uintptr_t)after_syscall >= libc_text_lo + 7 &&
+           memcmp(after_syscall - 7, mov_tgkill, sizeof mov_tgkill) == 0;
+}
+#endif
+
 static const char *tools_unsafe(void *context)
 {
     if (__vigil_thread.in_runtime)
@@ -78,8 +94,10 @@ static const char *tools_unsafe(void *context)
     if (pc < libc_text_lo + 2 || pc + 2 > libc_text_hi)
         return NULL;
     const unsigned char *code = (const unsigned char *)pc;
-    if ((code[0] == 0x0f && code[1] == 0x05) ||
-        (code[-2] == 0x0f && code[-1] == 0x05 && regs[REG_RAX] == -EINTR))
+    if (code[0] == 0x0f && code[1] == 0x05)
+        return NULL;
+    if (code[-2] == 0x0f && code[-1] == 0x05 &&
+        (regs[REG_RAX] == -EINTR || raised_by_completed_call(code, regs[REG_RAX])))
         return NULL;
     return "the signal interrupted the C library, whose locks this thread may hold";
 #else

@@ -222,6 +222,44 @@ else
     bad "sigterm_churn does not build: $(head -c 300 "$WORK/sigterm.cc.log")"
 fi
 
+# Signals the program raises through the C library (SIGPIPE from a write to a closed pipe,
+# abort, raise): the report has the tools' part, and stderr stays the plain build's (a line
+# "no report from leak" was printed, and gnulib's test-sigpipe failed on it).
+cat >"$WORK/self_signal.c" <<'C'
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    char *kept = malloc(32);
+    memset(kept, 1, 32);
+    if (strcmp(argv[1], "abort") == 0)
+        abort();
+    if (strcmp(argv[1], "term") == 0)
+        raise(SIGTERM);
+    for (;;)
+        if (write(1, "y\n", 2) <= 0)
+            return 1;
+}
+C
+if "$VIGILCC" -O1 -g "$WORK/self_signal.c" -o "$WORK/self_signal" 2>"$WORK/self_signal.cc.log"; then
+    problems=""
+    for how in abort:134 term:143 pipe:141; do
+        out="$WORK/out-self-${how%%:*}"
+        VIGIL_OPTIONS="$OPTS:out=$out" timeout --foreground -s KILL 30 "$WORK/self_signal" "${how%%:*}" \
+            2>"$WORK/self_signal.stderr" | head -c 2 >/dev/null
+        status=${PIPESTATUS[0]}
+        [ "$status" = "${how#*:}" ] || problems+=" ${how%%:*}: status $status, not ${how#*:};"
+        [ -s "$WORK/self_signal.stderr" ] && problems+=" ${how%%:*}: stderr $(head -c 200 "$WORK/self_signal.stderr");"
+        ls "$out"/*/leak.json >/dev/null 2>&1 || problems+=" ${how%%:*}: no leak.json;"
+    done
+    [ -z "$problems" ] && ok "abort, raise and SIGPIPE in write: the leak report written, stderr as plain" \
+        || bad "signals the program raises:$problems"
+else
+    bad "self_signal does not build: $(head -c 300 "$WORK/self_signal.cc.log")"
+fi
+
 if command -v chromium >/dev/null 2>&1; then
     if bash "$HERE/html_test.sh" "$WORK/report-error_path" "$WORK"; then ok "HTML viewer in headless Chromium"
     else bad "HTML viewer in headless Chromium"; fi

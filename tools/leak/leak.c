@@ -536,8 +536,11 @@ static void leak_fini(void)
     if (leak_cfg.reach)
         leak_reach_run(&reach);
     struct leak_snapshot final;
-    if (leak_snapshot_take(LEAK_REASON_EXIT, reach.done, reach.scan_start_ms, &final) != 0) {
-        vigil_tool_message(&leak_tool, "no final snapshot (another one was in progress)");
+    int failed = leak_snapshot_take(LEAK_REASON_EXIT, reach.done, reach.scan_start_ms, &final);
+    if (failed) {
+        vigil_tool_message(&leak_tool, failed == LEAK_SNAPSHOT_NO_MEMORY
+                                           ? "no final snapshot (no memory for it: mmap failed)"
+                                           : "no final snapshot (another one was in progress)");
         memset(&final, 0, sizeof final);
     }
     leak_report_write(&final, &reach);

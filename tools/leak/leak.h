@@ -96,6 +96,7 @@ struct leak_snapshot {
     size_t groups_mapped;
 };
 
+enum { LEAK_SNAPSHOT_BUSY = -1, LEAK_SNAPSHOT_NO_MEMORY = -2 };   /* leak_snapshot_take failures */
 /* Take a snapshot now. With reach, the objects' marks (reach.c) decide reachability.
  * Fills *out (free with leak_snapshot_release) and appends a line to the history. */
 int leak_snapshot_take(enum leak_reason reason, int with_reach, uint32_t scan_start_ms,

@@ -207,7 +207,7 @@ int leak_snapshot_take(enum leak_reason reason, int with_reach, uint32_t scan_st
      * for it (a signal's report came while a timer snapshot ran), within reason. */
     for (int waited_ms = 0; atomic_exchange_explicit(&snapshot_lock, 1, memory_order_acquire); waited_ms++) {
         if (reason != LEAK_REASON_EXIT || waited_ms >= 5000)
-            return -1;
+            return LEAK_SNAPSHOT_BUSY;
         nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
     }
     struct heap_stats hs;
@@ -226,7 +226,7 @@ int leak_snapshot_take(enum leak_reason reason, int with_reach, uint32_t scan_st
         heap_unmap(w.by_site, group_bytes);
         heap_unmap(w.pairs, sizeof(struct pair_slot) * npairs);
         atomic_store_explicit(&snapshot_lock, 0, memory_order_release);
-        return -1;
+        return LEAK_SNAPSHOT_NO_MEMORY;
     }
     for (uint32_t i = 0; i < w.nsites; i++)
         w.by_site[i].site = i;
