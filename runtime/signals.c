@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <link.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -211,6 +212,42 @@ static void fatal_handler(int sig, siginfo_t *info, void *context)
     errno = saved;
 }
 
+/* Tools' signals (vigil_on_signal): sig -> the tool's function. Written by the tools' init,
+ * read by tool_signal_handler and the sigaction interposers. */
+static void (*_Atomic tool_signal_fn[NSIG])(int);
+
+/* A signal a tool asked for: its function, unless the process sent it to itself (the program
+ * raising a signal it left at its default expects the default action). */
+static void tool_signal_handler(int sig, siginfo_t *info, void *context)
+{
+    int saved = errno;
+    void (*fn)(int) = atomic_load_explicit(&tool_signal_fn[sig], memory_order_relaxed);
+    int self_sent = info && (info->si_code == SI_USER || info->si_code == SI_TKILL) && info->si_pid == getpid();
+    if (fn && !self_sent) {
+        fn(sig);
+        errno = saved;
+        return;
+    }
+    int default_ends = sig != SIGCHLD && sig != SIGURG && sig != SIGWINCH && sig != SIGCONT &&
+                       sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU;
+    if (default_ends)
+        report_fatal(sig, context);
+    struct sigaction ours;
+    __sigaction(sig, NULL, &ours);
+    default_action_unblocked(sig);
+    raise(sig);
+    __sigaction(sig, &ours, NULL);   /* a default that ignores the signal: back to standing in */
+    errno = saved;
+}
+
+static void tool_standing_in(struct sigaction *sa)
+{
+    memset(sa, 0, sizeof *sa);
+    sa->sa_sigaction = tool_signal_handler;
+    sa->sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa->sa_mask);
+}
+
 /* The disposition that stands in for SIG_DFL on a fatal signal. */
 static void standing_in(struct sigaction *sa)
 {
@@ -252,7 +289,22 @@ void __vigil_signals_install(void)
  * handler of ours that showed through would change what Ctrl-C does. */
 static int is_ours(const struct sigaction *sa)
 {
-    return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == fatal_handler;
+    return (sa->sa_flags & SA_SIGINFO) && (sa->sa_sigaction == fatal_handler || sa->sa_sigaction == tool_signal_handler);
+}
+
+static int is_tools(int sig)
+{
+    return sig > 0 && sig < NSIG && atomic_load_explicit(&tool_signal_fn[sig], memory_order_relaxed);
+}
+
+int vigil_on_signal(int sig, void (*fn)(int))
+{
+    struct sigaction old, ours;
+    if (sig <= 0 || sig >= NSIG || is_fatal(sig) || !fn || __sigaction(sig, NULL, &old) != 0 || !is_default(&old))
+        return -1;
+    atomic_store_explicit(&tool_signal_fn[sig], fn, memory_order_relaxed);
+    tool_standing_in(&ours);
+    return __sigaction(sig, &ours, NULL);
 }
 
 /* sigaction as the program sees it (both interposers below go through it). */
@@ -261,6 +313,9 @@ static int program_sigaction(int sig, const struct sigaction *act, struct sigact
     struct sigaction ours;
     if (act && is_default(act) && is_fatal(sig)) {
         standing_in(&ours);
+        act = &ours;
+    } else if (act && is_default(act) && is_tools(sig)) {
+        tool_standing_in(&ours);
         act = &ours;
     }
     int r = __sigaction(sig, act, old);
@@ -280,7 +335,7 @@ INTERPOSE int sigaction(int sig, const struct sigaction *act, struct sigaction *
  * and mask), SIG_DFL on a fatal signal through program_sigaction. */
 static __sighandler_t program_signal(int sig, __sighandler_t handler, __sighandler_t (*install)(int, __sighandler_t))
 {
-    if (handler == SIG_DFL && is_fatal(sig)) {
+    if (handler == SIG_DFL && (is_fatal(sig) || is_tools(sig))) {
         struct sigaction dfl, was;
         memset(&dfl, 0, sizeof dfl);
         dfl.sa_handler = SIG_DFL;
@@ -289,7 +344,7 @@ static __sighandler_t program_signal(int sig, __sighandler_t handler, __sighandl
         return (was.sa_flags & SA_SIGINFO) ? (__sighandler_t)(void *)was.sa_sigaction : was.sa_handler;
     }
     __sighandler_t old = install(sig, handler);
-    return old == (__sighandler_t)(void *)fatal_handler ? SIG_DFL : old;
+    return old == (__sighandler_t)(void *)fatal_handler || old == (__sighandler_t)(void *)tool_signal_handler ? SIG_DFL : old;
 }
 
 /* System V semantics (one-shot, not masked while it runs, no restart), as glibc's __sysv_signal

@@ -112,6 +112,12 @@ FILE *vigil_report_open(const struct vigil_tool *tool, const char *filename);
  * runtime's and the tools' own, whose uninitialized slots hold stale program data. NULL
  * elsewhere. A leak scan of the calling thread's stack starts there. */
 void *vigil_report_frame(void);
+/* Call fn (a signal handler's rules apply) when sig arrives from outside the process while the
+ * program leaves sig at its default (call from init). The program keeps seeing SIG_DFL; a
+ * handler it installs replaces fn, and the sig the process sends itself (raise, kill of its
+ * own pid) has the default action, as without vigil. 0, or -1 when the program has a
+ * disposition of its own for sig. */
+int vigil_on_signal(int sig, void (*fn)(int));
 /* One diagnostic line on stderr, prefixed "vigil: <tool>: ". */
 void vigil_tool_message(const struct vigil_tool *tool, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -224,7 +224,9 @@ fi
 
 # Signals the program raises through the C library (SIGPIPE from a write to a closed pipe,
 # abort, raise): the report has the tools' part, and stderr stays the plain build's (a line
-# "no report from leak" was printed, and gnulib's test-sigpipe failed on it).
+# "no report from leak" was printed, and gnulib's test-sigpipe failed on it). SIGUSR2, the
+# leak tool's snapshot request: the program sees SIG_DFL, and its own raise ends it (it saw
+# the tool's handler and lived on before).
 cat >"$WORK/self_signal.c" <<'C'
 #include <signal.h>
 #include <stdlib.h>
@@ -238,6 +240,13 @@ int main(int argc, char **argv)
         abort();
     if (strcmp(argv[1], "term") == 0)
         raise(SIGTERM);
+    if (strcmp(argv[1], "usr2") == 0) {   /* the leak tool's snapshot signal, unseen */
+        struct sigaction old;
+        if (sigaction(SIGUSR2, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+            return 5;
+        raise(SIGUSR2);
+        return 6;
+    }
     for (;;)
         if (write(1, "y\n", 2) <= 0)
             return 1;
@@ -245,7 +254,7 @@ int main(int argc, char **argv)
 C
 if "$VIGILCC" -O1 -g "$WORK/self_signal.c" -o "$WORK/self_signal" 2>"$WORK/self_signal.cc.log"; then
     problems=""
-    for how in abort:134 term:143 pipe:141; do
+    for how in abort:134 term:143 pipe:141 usr2:140; do
         out="$WORK/out-self-${how%%:*}"
         VIGIL_OPTIONS="$OPTS:out=$out" timeout --foreground -s KILL 30 "$WORK/self_signal" "${how%%:*}" \
             2>"$WORK/self_signal.stderr" | head -c 2 >/dev/null
@@ -254,7 +263,7 @@ if "$VIGILCC" -O1 -g "$WORK/self_signal.c" -o "$WORK/self_signal" 2>"$WORK/self_
         [ -s "$WORK/self_signal.stderr" ] && problems+=" ${how%%:*}: stderr $(head -c 200 "$WORK/self_signal.stderr");"
         ls "$out"/*/leak.json >/dev/null 2>&1 || problems+=" ${how%%:*}: no leak.json;"
     done
-    [ -z "$problems" ] && ok "abort, raise and SIGPIPE in write: the leak report written, stderr as plain" \
+    [ -z "$problems" ] && ok "abort, raise, SIGPIPE in write, a SIGUSR2 of its own (SIG_DFL, as plain): the leak report written, stderr as plain" \
         || bad "signals the program raises:$problems"
 else
     bad "self_signal does not build: $(head -c 300 "$WORK/self_signal.cc.log")"

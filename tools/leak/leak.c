@@ -18,7 +18,9 @@
  *   snapshot_every=S   periodic snapshot interval in seconds, 0 = off (default 10)
  *   depth=N            allocation stack depth, 1..16 (default 4)
  *   reach=0|1          reachability scan at exit (default 1)
- *   signal=0|1         SIGUSR2 requests a snapshot, when the program has no handler (default 1)
+ *   signal=0|1         SIGUSR2 sent to the process requests a snapshot, when the program has no
+ *                      handler (default 1); the program still sees SIG_DFL, and a SIGUSR2 it
+ *                      raises itself ends it as without vigil
  * Periodic and SIGUSR2 snapshots are taken at the next allocation or free after the deadline
  * (or the signal): the tool starts no thread, and an idle program has nothing new to report. */
 #include "leak.h"
@@ -509,17 +511,8 @@ static int leak_init(void)
     }
     atomic_store(&next_snapshot_ms, leak_cfg.snapshot_every_ms);
     vigil_want_alloc_stack(leak_cfg.depth);
-    if (leak_cfg.use_signal) {
-        struct sigaction old;
-        if (sigaction(SIGUSR2, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL) {
-            struct sigaction sa;
-            memset(&sa, 0, sizeof sa);
-            sa.sa_handler = on_sigusr2;
-            sa.sa_flags = SA_RESTART;
-            sigemptyset(&sa.sa_mask);
-            sigaction(SIGUSR2, &sa, NULL);
-        }
-    }
+    if (leak_cfg.use_signal)
+        vigil_on_signal(SIGUSR2, on_sigusr2);   /* the program keeps it where it has a handler */
     atomic_store(&enabled, 1);
     return 0;
 }
