@@ -67,19 +67,22 @@ static int find_libc_text(struct dl_phdr_info *info, size_t size, void *unused)
  * accept, a filter in read) is let through, the common case of Ctrl-C: the kernel shows it
  * with the PC back on the `syscall` instruction (to restart it: our handler is SA_RESTART), or
  * just after it with -EINTR. Just after it with a result is a call that completed, malloc's
- * mmap or brk among them: not let through, except two calls that raised the signal
- * themselves: a write that failed with EPIPE (SIGPIPE: `prog | head`), and tgkill (raise,
- * abort, assert), recognised by the `mov $SYS_tgkill, %eax` before the `syscall`. glibc's
+ * mmap or brk among them: not let through, except calls that delivered the signal
+ * themselves: a write that failed with EPIPE (SIGPIPE: `prog | head`), tgkill (raise, abort,
+ * assert) and rt_sigprocmask (a pending signal unblocked: diff re-raises SIGPIPE that way),
+ * recognised by the `mov $nr, %eax` before the `syscall`. glibc's
  * malloc aborts on a corrupted heap holding its arena lock: that report then waits for the
  * watchdog (10 s) and ends without the tools, as before. */
 #if defined(__x86_64__)
 static int raised_by_completed_call(const unsigned char *after_syscall, greg_t result)
 {
-    static const unsigned char mov_tgkill[5] = {0xb8, SYS_tgkill & 0xff, SYS_tgkill >> 8, 0, 0};
     if (result == -EPIPE)
         return 1;
-    return result == 0 && (uintptr_t)after_syscall >= libc_text_lo + 7 &&
-           memcmp(after_syscall - 7, mov_tgkill, sizeof mov_tgkill) == 0;
+    if (result != 0 || (uintptr_t)after_syscall < libc_text_lo + 7 || after_syscall[-7] != 0xb8 ||
+        after_syscall[-4] != 0 || after_syscall[-3] != 0)
+        return 0;
+    unsigned nr = after_syscall[-6] | (unsigned)after_syscall[-5] << 8;
+    return nr == SYS_tgkill || nr == SYS_rt_sigprocmask;
 }
 #endif
 

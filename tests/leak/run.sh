@@ -240,6 +240,16 @@ int main(int argc, char **argv)
         abort();
     if (strcmp(argv[1], "term") == 0)
         raise(SIGTERM);
+    if (strcmp(argv[1], "unblock") == 0) {   /* diff's way: raised while blocked, then unblocked */
+        sigset_t set, old;
+        sigemptyset(&set);
+        sigaddset(&set, SIGPIPE);
+        sigprocmask(SIG_BLOCK, &set, &old);
+        signal(SIGPIPE, SIG_DFL);
+        raise(SIGPIPE);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        return 7;
+    }
     if (strcmp(argv[1], "usr2") == 0) {   /* the leak tool's snapshot signal, unseen */
         struct sigaction old;
         if (sigaction(SIGUSR2, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
@@ -254,7 +264,7 @@ int main(int argc, char **argv)
 C
 if "$VIGILCC" -O1 -g "$WORK/self_signal.c" -o "$WORK/self_signal" 2>"$WORK/self_signal.cc.log"; then
     problems=""
-    for how in abort:134 term:143 pipe:141 usr2:140; do
+    for how in abort:134 term:143 pipe:141 unblock:141 usr2:140; do
         out="$WORK/out-self-${how%%:*}"
         VIGIL_OPTIONS="$OPTS:out=$out" timeout --foreground -s KILL 30 "$WORK/self_signal" "${how%%:*}" \
             2>"$WORK/self_signal.stderr" | head -c 2 >/dev/null
@@ -263,7 +273,7 @@ if "$VIGILCC" -O1 -g "$WORK/self_signal.c" -o "$WORK/self_signal" 2>"$WORK/self_
         [ -s "$WORK/self_signal.stderr" ] && problems+=" ${how%%:*}: stderr $(head -c 200 "$WORK/self_signal.stderr");"
         ls "$out"/*/leak.json >/dev/null 2>&1 || problems+=" ${how%%:*}: no leak.json;"
     done
-    [ -z "$problems" ] && ok "abort, raise, SIGPIPE in write, a SIGUSR2 of its own (SIG_DFL, as plain): the leak report written, stderr as plain" \
+    [ -z "$problems" ] && ok "abort, raise, SIGPIPE in write, a pending SIGPIPE unblocked, a SIGUSR2 of its own (SIG_DFL, as plain): the leak report written, stderr as plain" \
         || bad "signals the program raises:$problems"
 else
     bad "self_signal does not build: $(head -c 300 "$WORK/self_signal.cc.log")"
