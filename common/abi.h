@@ -120,6 +120,13 @@ extern __thread uint32_t __vigil_burst_left;
  * (VIGIL_CC_GUARD_PROBES), shared libraries included: default visibility. */
 extern uint32_t __vigil_active_events __attribute__((visibility("default")));
 
+/* main's calls in progress and whether one has returned: vigil-cc counts them in a program's
+ * main (entry +1, each return -1 and returned = 1). Once main has returned, the main thread's
+ * frames below __libc_stack_end are exit's and the runtime's, and whatever program data they
+ * hold is dead (the exit scan of the leak tool skips them, vigil_report_frame). Written only
+ * by main's code; both stay 0 when main was not built by vigil-cc. */
+extern int32_t __vigil_main_active, __vigil_main_returned;
+
 /* On x86-64 the emitted code reaches the two slow paths through inline asm, as
  *     call __vigil_dispatch_enter_x86 / __vigil_burst_end_x86
  * with the module in r11 and the site in eax, the answer in eax, and only r11, the flags and

@@ -136,6 +136,52 @@ static const char *reason_to_skip(LLVMValueRef fn)
     return NULL;
 }
 
+/* An external global of the runtime's ABI (common/abi.h), declared once. */
+static LLVMValueRef runtime_i32(struct vigil_xform *x, const char *name)
+{
+    LLVMValueRef g = LLVMGetNamedGlobal(x->module, name);
+    if (!g) {
+        g = LLVMAddGlobal(x->module, x->i32, name);
+        LLVMSetAlignment(g, 4);
+    }
+    return g;
+}
+
+static void add_volatile(struct vigil_xform *x, LLVMValueRef global, int delta)
+{
+    LLVMValueRef old = LLVMBuildLoad2(x->builder, x->i32, global, "");
+    LLVMSetVolatile(old, 1);
+    LLVMValueRef sum = LLVMBuildAdd(x->builder, old, LLVMConstInt(x->i32, (unsigned long long)(long long)delta, 1), "");
+    LLVMSetVolatile(LLVMBuildStore(x->builder, sum, global), 1);
+}
+
+/* A program's main counts its calls in progress and says when one returned (common/abi.h
+ * __vigil_main_active): after that, the main thread's frames below main's caller are dead. Done
+ * before the copies are made, so that every copy's entry and returns count alike. */
+static void count_main_calls(struct vigil_xform *x, LLVMValueRef fn)
+{
+    size_t len = 0;
+    const char *name = LLVMGetValueName2(fn, &len);
+    if (strcmp(name, "main") != 0 || LLVMGetLinkage(fn) != LLVMExternalLinkage)
+        return;
+    LLVMValueRef active = runtime_i32(x, "__vigil_main_active"), returned = runtime_i32(x, "__vigil_main_returned");
+    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+    LLVMValueRef first = LLVMGetFirstInstruction(entry);
+    while (first && LLVMIsAAllocaInst(first))
+        first = LLVMGetNextInstruction(first);
+    LLVMSetCurrentDebugLocation2(x->builder, NULL);
+    LLVMPositionBuilderBefore(x->builder, first);
+    add_volatile(x, active, 1);
+    for (LLVMBasicBlockRef block = entry; block; block = LLVMGetNextBasicBlock(block)) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(block);
+        if (!term || !LLVMIsAReturnInst(term))
+            continue;
+        LLVMPositionBuilderBefore(x->builder, term);
+        add_volatile(x, active, -1);
+        LLVMSetVolatile(LLVMBuildStore(x->builder, LLVMConstInt(x->i32, 1, 0), returned), 1);
+    }
+}
+
 static void transform_function(struct vigil_xform *x, LLVMValueRef fn)
 {
     struct xfunc f = {.x = x, .fn = fn};
@@ -241,6 +287,7 @@ int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_setting
     for (size_t i = 0; i < functions.n && rc == 0; i++) {
         LLVMValueRef fn = functions.v[i];
         stats->functions_seen++;
+        count_main_calls(&x, fn);
         const char *reason = reason_to_skip(fn);
         if (reason) {
             stats->functions_skipped++;

@@ -132,6 +132,9 @@ struct vigil_thread {
     uint32_t naccess;        /* buffered accesses (written by this thread only) */
     struct vigil_access access[VIGIL_ACCESS_BATCH];   /* include/vigil/tool.h */
     volatile int deferred_signal;   /* a fatal signal that arrived while in_runtime (signals.c) */
+    void *live_stack_from;   /* set by the exit handler once main has returned: the lowest
+                                address of this thread's stack that may hold live program data
+                                (vigil_report_frame); NULL: the report's own frame */
 };
 extern __thread struct vigil_thread __vigil_thread HIDDEN;
 /* A fatal signal deferred by the handler while this thread was inside the runtime or a tool

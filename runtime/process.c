@@ -30,12 +30,28 @@ int __vigil_is_our_process(void)
     return __vigil_is_ready() && current_pid() == __vigil_proc.pid;
 }
 
-/* on_exit (not atexit): it receives the status given to exit() or returned by main. */
+/* common/abi.h: counted by main's own code (vigil-cc), 0 when main was not built by it. */
+int32_t __vigil_main_active, __vigil_main_returned;
+extern void *__libc_stack_end __attribute__((weak));   /* glibc: main's caller's frames end here */
+
+/* on_exit (not atexit): it receives the status given to exit() or returned by main. Registered
+ * at start-up, before anything the program registers, so it runs after all of those. When main
+ * has returned, the frames of this thread below __libc_stack_end are then exit's and ours: the
+ * program's data there is dead, and a conservative scan must not take it for roots (a lost
+ * list's node left in a slot of exit's frame looked reachable). */
 static void exit_handler(int status, void *unused)
 {
     (void)unused;
-    if (__vigil_is_our_process())
-        __vigil_write_report(VIGIL_END_EXIT, status);
+    if (!__vigil_is_our_process())
+        return;
+    struct vigil_thread *th = &__vigil_thread;
+    if (__atomic_load_n(&__vigil_main_returned, __ATOMIC_RELAXED) &&
+        __atomic_load_n(&__vigil_main_active, __ATOMIC_RELAXED) == 0 && &__libc_stack_end &&
+        __libc_stack_end && (pid_t)syscall(SYS_gettid) == __vigil_proc.pid &&
+        (uintptr_t)__libc_stack_end > (uintptr_t)__builtin_frame_address(0))
+        th->live_stack_from = __libc_stack_end;
+    __vigil_write_report(VIGIL_END_EXIT, status);
+    th->live_stack_from = NULL;
 }
 
 static void reset_site_counts(void)

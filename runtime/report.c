@@ -506,7 +506,7 @@ int __vigil_write_report(enum vigil_report_end how, int status)
     int saved_guard = th->in_runtime, saved_errno = errno;
     th->in_runtime = 1;   /* the report's own work (and the tools' fini) raises no events */
     if (how != VIGIL_END_FLUSH)
-        final_report_frame = __builtin_frame_address(0);
+        final_report_frame = th->live_stack_from ? th->live_stack_from : __builtin_frame_address(0);
     int r = write_report_locked(how, status);
     final_report_frame = NULL;
     if (how != VIGIL_END_FLUSH)

@@ -109,8 +109,9 @@ FILE *vigil_report_open(const struct vigil_tool *tool, const char *filename);
 /* From fini, during the final report: the frame where the runtime's report writing begins
  * (the stack grows down). Above it are the program's frames and those of the exit path that
  * called the runtime (its callee-saved registers are pushed just below it); below it only the
- * runtime's and the tools' own, whose uninitialized slots hold stale program data. NULL
- * elsewhere. A leak scan of the calling thread's stack starts there. */
+ * runtime's and the tools' own, whose uninitialized slots hold stale program data. When main
+ * has returned (a vigil-cc main), the frame of main's caller instead: below it are only exit's
+ * frames. NULL elsewhere. A leak scan of the calling thread's stack starts there. */
 void *vigil_report_frame(void);
 /* Call fn (a signal handler's rules apply) when sig arrives from outside the process while the
  * program leaves sig at its default (call from init). The program keeps seeing SIG_DFL; a
