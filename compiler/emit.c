@@ -306,6 +306,16 @@ static void emit_unloaded_blob(struct vigil_xform *x, const char *section, const
     free(text);
 }
 
+LLVMValueRef xe_runtime_i32(struct vigil_xform *x, const char *name)
+{
+    LLVMValueRef g = LLVMGetNamedGlobal(x->module, name);
+    if (!g) {
+        g = LLVMAddGlobal(x->module, x->i32, name);
+        LLVMSetAlignment(g, 4);
+    }
+    return g;
+}
+
 void xe_declare_runtime(struct vigil_xform *x)
 {
     LLVMTypeRef p = x->ptr, i32 = x->i32, i64 = x->i64;
@@ -322,11 +332,7 @@ void xe_declare_runtime(struct vigil_xform *x)
     LLVMSetThreadLocal(x->burst_left, 1);
     LLVMSetThreadLocalMode(x->burst_left, burst_tls_model(x->module));
 
-    x->active_events = LLVMGetNamedGlobal(x->module, "__vigil_active_events");
-    if (!x->active_events) {
-        x->active_events = LLVMAddGlobal(x->module, i32, "__vigil_active_events");
-        LLVMSetAlignment(x->active_events, 4);
-    }
+    x->active_events = xe_runtime_i32(x, "__vigil_active_events");
 
     x->descriptor = LLVMAddGlobal(x->module, x->module_type, "__vigil_module");
     LLVMSetLinkage(x->descriptor, LLVMInternalLinkage);

@@ -136,17 +136,6 @@ static const char *reason_to_skip(LLVMValueRef fn)
     return NULL;
 }
 
-/* An external global of the runtime's ABI (common/abi.h), declared once. */
-static LLVMValueRef runtime_i32(struct vigil_xform *x, const char *name)
-{
-    LLVMValueRef g = LLVMGetNamedGlobal(x->module, name);
-    if (!g) {
-        g = LLVMAddGlobal(x->module, x->i32, name);
-        LLVMSetAlignment(g, 4);
-    }
-    return g;
-}
-
 static void add_volatile(struct vigil_xform *x, LLVMValueRef global, int delta)
 {
     LLVMValueRef old = LLVMBuildLoad2(x->builder, x->i32, global, "");
@@ -164,7 +153,7 @@ static void count_main_calls(struct vigil_xform *x, LLVMValueRef fn)
     const char *name = LLVMGetValueName2(fn, &len);
     if (strcmp(name, "main") != 0 || LLVMGetLinkage(fn) != LLVMExternalLinkage)
         return;
-    LLVMValueRef active = runtime_i32(x, "__vigil_main_active"), returned = runtime_i32(x, "__vigil_main_returned");
+    LLVMValueRef active = xe_runtime_i32(x, "__vigil_main_active"), returned = xe_runtime_i32(x, "__vigil_main_returned");
     LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
     LLVMValueRef first = LLVMGetFirstInstruction(entry);
     while (first && LLVMIsAAllocaInst(first))

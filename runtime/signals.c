@@ -243,23 +243,6 @@ static void tool_signal_handler(int sig, siginfo_t *info, void *context)
     errno = saved;
 }
 
-static void tool_standing_in(struct sigaction *sa)
-{
-    memset(sa, 0, sizeof *sa);
-    sa->sa_sigaction = tool_signal_handler;
-    sa->sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa->sa_mask);
-}
-
-/* The disposition that stands in for SIG_DFL on a fatal signal. */
-static void standing_in(struct sigaction *sa)
-{
-    memset(sa, 0, sizeof *sa);
-    sa->sa_sigaction = fatal_handler;
-    sa->sa_flags = SA_SIGINFO | SA_RESETHAND | SA_RESTART;
-    sigemptyset(&sa->sa_mask);
-}
-
 static int is_fatal(int sig)
 {
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
@@ -273,6 +256,35 @@ static int is_default(const struct sigaction *sa)
     return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_DFL;
 }
 
+static int is_tools(int sig)
+{
+    return sig > 0 && sig < NSIG && atomic_load_explicit(&tool_signal_fn[sig], memory_order_relaxed);
+}
+
+/* The disposition that stands in for SIG_DFL on sig: the fatal handler (reset on entry, so that
+ * a second fault ends the process), a tool's handler, or none (0). */
+static int standing_in(int sig, struct sigaction *sa)
+{
+    memset(sa, 0, sizeof *sa);
+    sigemptyset(&sa->sa_mask);
+    if (is_fatal(sig)) {
+        sa->sa_sigaction = fatal_handler;
+        sa->sa_flags = SA_SIGINFO | SA_RESETHAND | SA_RESTART;
+        return 1;
+    }
+    if (is_tools(sig)) {
+        sa->sa_sigaction = tool_signal_handler;
+        sa->sa_flags = SA_SIGINFO | SA_RESTART;
+        return 1;
+    }
+    return 0;
+}
+
+static int is_our_handler(void (*handler)(int, siginfo_t *, void *))
+{
+    return handler == fatal_handler || handler == tool_signal_handler;
+}
+
 void __vigil_signals_install(void)
 {
     dl_iterate_phdr(find_libc_text, NULL);
@@ -280,7 +292,7 @@ void __vigil_signals_install(void)
         struct sigaction old, sa;
         if (__sigaction(fatal_signals[i], NULL, &old) != 0 || !is_default(&old))
             continue;
-        standing_in(&sa);
+        standing_in(fatal_signals[i], &sa);
         __sigaction(fatal_signals[i], &sa, NULL);
     }
 }
@@ -292,12 +304,7 @@ void __vigil_signals_install(void)
  * handler of ours that showed through would change what Ctrl-C does. */
 static int is_ours(const struct sigaction *sa)
 {
-    return (sa->sa_flags & SA_SIGINFO) && (sa->sa_sigaction == fatal_handler || sa->sa_sigaction == tool_signal_handler);
-}
-
-static int is_tools(int sig)
-{
-    return sig > 0 && sig < NSIG && atomic_load_explicit(&tool_signal_fn[sig], memory_order_relaxed);
+    return (sa->sa_flags & SA_SIGINFO) && is_our_handler(sa->sa_sigaction);
 }
 
 int vigil_on_signal(int sig, void (*fn)(int))
@@ -306,7 +313,7 @@ int vigil_on_signal(int sig, void (*fn)(int))
     if (sig <= 0 || sig >= NSIG || is_fatal(sig) || !fn || __sigaction(sig, NULL, &old) != 0 || !is_default(&old))
         return -1;
     atomic_store_explicit(&tool_signal_fn[sig], fn, memory_order_relaxed);
-    tool_standing_in(&ours);
+    standing_in(sig, &ours);
     return __sigaction(sig, &ours, NULL);
 }
 
@@ -314,13 +321,8 @@ int vigil_on_signal(int sig, void (*fn)(int))
 static int program_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     struct sigaction ours;
-    if (act && is_default(act) && is_fatal(sig)) {
-        standing_in(&ours);
+    if (act && is_default(act) && standing_in(sig, &ours))
         act = &ours;
-    } else if (act && is_default(act) && is_tools(sig)) {
-        tool_standing_in(&ours);
-        act = &ours;
-    }
     int r = __sigaction(sig, act, old);
     if (r == 0 && old && is_ours(old)) {
         memset(old, 0, sizeof *old);
@@ -338,7 +340,8 @@ INTERPOSE int sigaction(int sig, const struct sigaction *act, struct sigaction *
  * and mask), SIG_DFL on a fatal signal through program_sigaction. */
 static __sighandler_t program_signal(int sig, __sighandler_t handler, __sighandler_t (*install)(int, __sighandler_t))
 {
-    if (handler == SIG_DFL && (is_fatal(sig) || is_tools(sig))) {
+    struct sigaction ours;
+    if (handler == SIG_DFL && standing_in(sig, &ours)) {
         struct sigaction dfl, was;
         memset(&dfl, 0, sizeof dfl);
         dfl.sa_handler = SIG_DFL;
@@ -347,7 +350,7 @@ static __sighandler_t program_signal(int sig, __sighandler_t handler, __sighandl
         return (was.sa_flags & SA_SIGINFO) ? (__sighandler_t)(void *)was.sa_sigaction : was.sa_handler;
     }
     __sighandler_t old = install(sig, handler);
-    return old == (__sighandler_t)(void *)fatal_handler || old == (__sighandler_t)(void *)tool_signal_handler ? SIG_DFL : old;
+    return is_our_handler((void (*)(int, siginfo_t *, void *))(void *)old) ? SIG_DFL : old;
 }
 
 /* System V semantics (one-shot, not masked while it runs, no restart), as glibc's __sysv_signal
