@@ -381,6 +381,7 @@ void xe_declare_runtime(struct vigil_xform *x)
     x->prof_kind = LLVMGetMDKindIDInContext(x->ctx, "prof", 4);
     x->cold_section = cold_section(x->module);
     x->access_stubs_on = arch == ARCH_X86_64 && x->cold_section;
+    x->split_cold = x->settings->split_cold && arch == ARCH_X86_64 && x->cold_section;
 }
 
 LLVMValueRef xe_call(struct vigil_xform *x, const struct rt_fn *f, LLVMValueRef *args, unsigned nargs)

@@ -26,6 +26,7 @@ struct source_job {
     LLVMModuleRef mod;
     LLVMTargetMachineRef tm;
     int fallback;              /* the transform failed: compile the original module */
+    int split_cold;            /* the module has coldsplit.c's profile: the back end splits */
 };
 
 static void note(const struct vcc_job *job, const struct source_job *sj, const char *what)
@@ -228,6 +229,16 @@ static int fall_back(struct vcc_job *job, struct source_job *sj)
     return load_module(job, sj);
 }
 
+/* Basic-block sections the user asks for himself are his: no split of ours on top. */
+static int user_splits_sections(const struct vcc_args *a)
+{
+    for (int i = 0; i < a->argc; i++)
+        if (!strncmp(a->argv[i], "-fbasic-block-sections", 22) || !strcmp(a->argv[i], "-fsplit-machine-functions") ||
+            strstr(a->argv[i], "bbsections-cold-text-prefix"))
+            return 1;
+    return 0;
+}
+
 static int stage_transform(struct vcc_job *job, struct source_job *sj)
 {
     note(job, sj, "transform");
@@ -247,13 +258,16 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
         .dual_max = strtol(s->dual_max, NULL, 10) > 0 ? strtol(s->dual_max, NULL, 10) : 10000,
         .giant_loops = strtol(s->giant_loops, NULL, 10) >= 0 ? strtol(s->giant_loops, NULL, 10) : 8,
         .short_loop_max = strtol(s->short_loop_max, NULL, 10),
+        .split_cold = vcc_setting_on(s->split_cold) && !user_splits_sections(&job->args),
         .pred_counters = job->pred_counters,
         .pred_remove_redundant = vcc_setting_on(s->pred_remove_redundant),
         .source_name = sj->in->path,
     };
     struct vigil_transform_stats stats = {0};
     char err[512] = "";
-    if (vigil_transform_module(sj->mod, &ts, &stats, err, sizeof err) < 0) {
+    int rc = vigil_transform_module(sj->mod, &ts, &stats, err, sizeof err);
+    sj->split_cold = rc >= 0 && stats.split_cold;
+    if (rc < 0) {
         if (job->debug)
             fprintf(stderr, "vigil-cc: note: %s compiled uninstrumented: %s\n", sj->in->path,
                     err[0] ? err : "the transform gave up");
@@ -335,6 +349,12 @@ static int stage_back_end(struct vcc_job *job, struct source_job *sj)
         snprintf(csr_cost, sizeof csr_cost, "-regalloc-csr-first-time-cost=%s", job->settings.csr_cost);
         vcc_cmd_push(&cmd, "-mllvm");
         vcc_cmd_push(&cmd, csr_cost);
+    }
+    if (!sj->fallback && sj->split_cold) {
+        /* the cold part goes where GNU ld gathers the instrumented copies (coldsplit.c) */
+        vcc_cmd_push(&cmd, "-fsplit-machine-functions");
+        vcc_cmd_push(&cmd, "-mllvm");
+        vcc_cmd_push(&cmd, "-bbsections-cold-text-prefix=.text.unlikely.");
     }
     vcc_cmd_push(&cmd, a->action == VCC_ASSEMBLY ? "-S" : "-c");
     vcc_cmd_push(&cmd, "-Xclang");

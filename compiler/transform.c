@@ -308,6 +308,8 @@ int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_setting
     valvec_free(&x.instr_calls);
     if (rc == 0)
         rc = xe_emit_tables(&x, err, errlen);
+    if (rc == 0)
+        xk_mark_synthetic_profile(&x);
     else
         free(vigil_sitefmt_finish(x.sites, 0, &(size_t){0}, NULL, NULL));
     xs_free(&x);

@@ -27,6 +27,7 @@ struct vigil_transform_settings {
     long dual_max;           /* functions with loops above this many instructions: outlined, entry check only */
     long giant_loops;        /* ... unless they have at most this many outermost loops (transfers then) */
     long short_loop_max;     /* innermost loops of at most this many iterations per entry: no check (0: off) */
+    int split_cold;          /* x86-64 ELF: burst-only blocks out of the checking copy (coldsplit.c) */
     int pred_counters;       /* enum vigil_pred_counters (default NONE, seed 002) */
     int pred_remove_redundant; /* with pred_counters: leave out redundant branch predicates */
     const char *source_name; /* the main source file, for the site table and the tu hash */
@@ -42,6 +43,7 @@ struct vigil_transform_stats {
     unsigned outlined_loops; /* of those, functions with loops entered and left at checks */
     unsigned outlined_big;   /* of those, functions with loops over dual_max (entry check only) */
     unsigned pred_counters;  /* predicate sites with a counter */
+    int split_cold;          /* the module has the synthetic profile: run the back end's splitter */
     unsigned pred_removed;   /* branch predicates left out: count reconstructed (seed 002 3.1) */
 };
 

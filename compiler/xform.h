@@ -60,6 +60,7 @@ struct vigil_xform {
     struct rt_fn access_stubs[2][XE_STUB_SIZE_CLASSES];   /* [is_store][size class], declared on use */
     unsigned prof_kind;                          /* !prof metadata kind */
     const char *cold_section;                    /* section of the companions, or NULL (emit.c) */
+    int split_cold;                              /* x86-64 ELF and VIGIL_CC_SPLIT_COLD (coldsplit.c) */
     enum xe_slow_call { XE_SLOW_C, XE_SLOW_X86_ASM } slow_call;  /* emit.c */
     LLVMDIBuilderRef dib;                        /* outline.c: debug info of outlined copies */
     struct ptrmap burst_entries;                 /* function -> its burst entry (outline.c) */
@@ -262,6 +263,10 @@ LLVMValueRef xe_relaxed_load(struct vigil_xform *x, LLVMTypeRef type, LLVMValueR
 void xe_relaxed_store(struct vigil_xform *x, LLVMValueRef value, LLVMValueRef ptr, unsigned align);
 /* Branch weights making the first successor `first` : `second` as likely. */
 void xe_set_weights(struct vigil_xform *x, LLVMValueRef branch, uint32_t first, uint32_t second);
+
+/* coldsplit.c: the synthetic profile that moves a checking copy's burst-only blocks out */
+uint32_t xk_fired_weight(const struct vigil_xform *x);   /* the not-fired side of a check (fired: 1) */
+void xk_mark_synthetic_profile(struct vigil_xform *x);   /* once per module, at the end */
 
 /* Small helpers (transform.c). */
 int xf_has_indirectbr(struct xfunc *f);   /* a computed goto among f's original blocks */

@@ -77,6 +77,25 @@ static const char *module_path(const struct __vigil_module *m)
 #define REGISTERED 1
 #define REFUSED 2
 
+/* mode=off samples nothing, not even a site's first execution: the module's counters start at
+ * their countdown, not at 0, so that no check takes its fired path. Each function's first
+ * call used to go through that path into __vigil_dispatch_enter once; with the path split off
+ * into .text.unlikely (vigil-cc's VIGIL_CC_SPLIT_COLD), the code of every function called
+ * came into memory twice over: lua's resident text went from 0.6 to 1.3 MB. A counter that is
+ * no longer 0 (the check whose call of __vigil_dispatch_enter registers this module) goes
+ * the usual way. */
+static void prime_counters(struct __vigil_module *m)
+{
+    uint32_t start = vigil_schedule_prime(&__vigil_sched);
+    if (!start || !m->counters || !m->state)
+        return;
+    for (uint32_t d = 0; d < m->ndispatch; d++) {
+        uint32_t untouched = 0;
+        if (__atomic_compare_exchange_n(&m->counters[d], &untouched, start, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            vigil_schedule_primed(&__vigil_sched, &m->state[d]);
+    }
+}
+
 static int register_locked(struct __vigil_module *m)
 {
     if (m->registered)
@@ -116,6 +135,7 @@ static int register_locked(struct __vigil_module *m)
     else
         __atomic_store_n(&head, n, __ATOMIC_RELEASE);
     tail = n;
+    prime_counters(m);         /* before the plan's pins, which park their counters at 0 */
     __vigil_preds_register(n);
     __atomic_store_n(&m->registered, REGISTERED, __ATOMIC_RELEASE);
     if (__vigil_opts.verbosity >= 2)

@@ -116,6 +116,17 @@ uint32_t vigil_schedule_reset(const struct vigil_schedule *s, struct __vigil_sit
     return vigil_schedule_ncheck0(s, level);
 }
 
+uint32_t vigil_schedule_prime(const struct vigil_schedule *s)
+{
+    return s->mode == VIGIL_MODE_OFF ? vigil_schedule_ncheck0(s, vigil_schedule_level_after(s, 1)) : 0;
+}
+
+void vigil_schedule_primed(const struct vigil_schedule *s, struct __vigil_site_state *st)
+{
+    __atomic_store_n(&st->resets, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&st->level, (uint8_t)vigil_schedule_level_after(s, 1), __ATOMIC_RELAXED);
+}
+
 uint64_t vigil_schedule_execs(const struct vigil_schedule *s, const struct __vigil_site_state *st,
                               uint32_t counter)
 {

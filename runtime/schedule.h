@@ -47,6 +47,12 @@ double vigil_schedule_rate(const struct vigil_schedule *s, uint32_t level);
  * counter value nCheck0. Uses relaxed atomics on *st: threads may race (a lost update at
  * worst), never a C11 data race. */
 uint32_t vigil_schedule_reset(const struct vigil_schedule *s, struct __vigil_site_state *st);
+/* The countdown a site may start at instead of 0 (its first execution then goes unsampled), or
+ * 0 when the mode samples first executions (all but off). With a non-zero result the caller
+ * that stores it as the site's counter calls vigil_schedule_primed: the accounting then counts
+ * from there, as after one reset that consumed nothing. */
+uint32_t vigil_schedule_prime(const struct vigil_schedule *s);
+void vigil_schedule_primed(const struct vigil_schedule *s, struct __vigil_site_state *st);
 /* Executions of a dispatch check so far, both copies, given its current counter value. */
 uint64_t vigil_schedule_execs(const struct vigil_schedule *s, const struct __vigil_site_state *st,
                               uint32_t counter);

@@ -330,6 +330,10 @@ report_checks() {
     rate_check "mode-off-no-bursts" "$run_off" \
         "* * bursts == 0" "hot_loop backedge execs >= 29999999" "option mode == off" \
         -- "* * bursts > 0"
+    # mode=off starts each counter at its countdown (runtime/registry.c prime_counters): the
+    # first execution is not sampled, and still counted.
+    rate_check "mode-off-counts-exactly" "$run_off" "rare_path entry execs == 3" "rare_path entry bursts == 0" \
+        -- "rare_path entry execs == 4"
     rate_check "mode-full-always-sampled" "$run_full" \
         "hot_loop backedge rate == 1" "rare_path entry rate == 1" "option mode == full" \
         -- "hot_loop backedge rate < 1"
@@ -416,6 +420,35 @@ CRASH
     else
         fail "e2e-cmd/vigil-run-crash-site" "crash_fault.c does not build with vigil-cc"
     fi
+}
+# ---- Cold blocks split off the checking copy (compiler/coldsplit.c, x86-64 ELF) ----
+# main of loops_nested has loops. The fired paths of its checks (calls of the dispatch entry
+# and of the instrumented copy through the register-keeping entry) move to main.cold, except
+# those of loops with a batched countdown, which stay; with VIGIL_CC_SPLIT_COLD=0 all stay in
+# main and there is no main.cold. The outputs in every mode are compared with plain's by the
+# programs' loop above; here mode=full and mode=off must agree in both builds.
+cold_split_check() {
+    local why="" d split hot=() cold=() pattern='call.*<__vigil_\(dispatch_enter\|call_keeping_registers\)'
+    [ "$(uname -m)" = x86_64 ] || { pass "e2e-cmd/cold-split (not x86-64: nothing to split)"; return; }
+    for split in 1 0; do
+        d=$E2E_WORK/cold_split_$split
+        VIGIL_CC_SPLIT_COLD=$split build_program "$VIGILCC" -O2 loops_nested "$d"
+        if [ ! -x "$d/loops_nested" ]; then
+            fail "e2e-cmd/cold-split" "build (VIGIL_CC_SPLIT_COLD=$split) failed: $(first_error "$d/build.log")"
+            return
+        fi
+        objdump -d --no-show-raw-insn "$d/loops_nested" >"$d/dis.txt"
+        hot[$split]=$(awk '/^[0-9a-f]+ <main>:/,/^$/' "$d/dis.txt" | grep -c "$pattern")
+        cold[$split]=$(awk '/^[0-9a-f]+ <main.cold>:/,/^$/' "$d/dis.txt" | grep -c "$pattern")
+        VIGIL_OPTIONS="mode=full:out=$d/out" timeout -k 5 "$E2E_TIMEOUT" "$d/loops_nested" >"$d/full.out" 2>&1
+        VIGIL_OPTIONS="mode=off:out=$d/out" timeout -k 5 "$E2E_TIMEOUT" "$d/loops_nested" >"$d/off.out" 2>&1
+        cmp -s "$d/full.out" "$d/off.out" || why+="VIGIL_CC_SPLIT_COLD=$split: mode=full and mode=off print different things; "
+    done
+    [ "${cold[0]}" = 0 ] && [ "${hot[0]}" -ge 8 ] ||
+        why+="not split: ${hot[0]} runtime calls in main, ${cold[0]} in main.cold (expected >= 8 and 0); "
+    [ "${cold[1]}" -ge 4 ] && [ "${hot[1]}" -lt "${cold[1]}" ] && [ $((hot[1] + cold[1])) = "${hot[0]}" ] ||
+        why+="split: ${hot[1]} runtime calls in main, ${cold[1]} in main.cold (expected most of the ${hot[0]} in main.cold); "
+    if [ -z "$why" ]; then pass "e2e-cmd/cold-split"; else fail "e2e-cmd/cold-split" "$why"; fi
 }
 # ---- Short loops (compiler/shortloops.c): which loops keep a back-edge check ----
 # Without unrolling, so that each source loop is one loop of the compiled code.
@@ -563,6 +596,7 @@ shlib_probe_registers_check() {
 if [ -z "$E2E_ONLY" ] && [ "$(basename "$VIGILCC")" = vigil-cc ]; then
     shlib_probe_registers_check
     access_sizes_check
+    cold_split_check
     report_checks
     short_loops_check
     threaded_dispatch_check

@@ -194,6 +194,29 @@ static void test_modes(void)
     CHECK(vigil_schedule_execs(&s, &st, VIGIL_COUNTER_MAX - 1000) == 1001, "off: execs %llu",
           (unsigned long long)vigil_schedule_execs(&s, &st, VIGIL_COUNTER_MAX - 1000));
 
+    /* Primed at registration (runtime/registry.c): the counter starts at the countdown, the
+     * first execution is not sampled, and executions are counted from there exactly. */
+    memset(&st, 0, sizeof st);
+    uint32_t start = vigil_schedule_prime(&s);
+    CHECK(start == VIGIL_COUNTER_MAX, "off: primed at %u", start);
+    vigil_schedule_primed(&s, &st);
+    CHECK(vigil_schedule_execs(&s, &st, start - 3) == 3 && st.check_execs == 0 && st.resets == 1 && st.level == 1,
+          "off, primed: 3 executions counted as %llu (check_execs %llu, resets %u, level %u)",
+          (unsigned long long)vigil_schedule_execs(&s, &st, start - 3), (unsigned long long)st.check_execs,
+          st.resets, st.level);
+    /* ... and after the counter ran out, a reset accounts for the whole countdown. */
+    vigil_schedule_reset(&s, &st);
+    CHECK(vigil_schedule_execs(&s, &st, VIGIL_COUNTER_MAX - 5) == (uint64_t)VIGIL_COUNTER_MAX + 1 + 5,
+          "off, primed, reset: execs %llu", (unsigned long long)vigil_schedule_execs(&s, &st, VIGIL_COUNTER_MAX - 5));
+    for (const char *mode_name = "adaptive";; mode_name = mode_name[0] == 'a' ? "bursty" : "full") {
+        struct vigil_options other = opts(mode_name);
+        struct vigil_schedule t;
+        vigil_schedule_init(&t, &other);
+        CHECK(vigil_schedule_prime(&t) == 0, "%s: first executions are sampled, not primed", mode_name);
+        if (mode_name[0] == 'f')
+            break;
+    }
+
     o = opts("full");
     vigil_schedule_init(&s, &o);
     memset(&st, 0, sizeof st);
