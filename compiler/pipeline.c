@@ -229,14 +229,21 @@ static int fall_back(struct vcc_job *job, struct source_job *sj)
     return load_module(job, sj);
 }
 
+/* Whether some argument of the user's contains `needle`: an option of his that ours must not
+ * repeat or contradict. */
+static int user_mentions(const struct vcc_args *a, const char *needle)
+{
+    for (int i = 0; i < a->argc; i++)
+        if (strstr(a->argv[i], needle))
+            return 1;
+    return 0;
+}
+
 /* Basic-block sections the user asks for himself are his: no split of ours on top. */
 static int user_splits_sections(const struct vcc_args *a)
 {
-    for (int i = 0; i < a->argc; i++)
-        if (!strncmp(a->argv[i], "-fbasic-block-sections", 22) || !strcmp(a->argv[i], "-fsplit-machine-functions") ||
-            strstr(a->argv[i], "bbsections-cold-text-prefix"))
-            return 1;
-    return 0;
+    return user_mentions(a, "-fbasic-block-sections") || user_mentions(a, "split-machine-functions") ||
+           user_mentions(a, "bbsections-cold-text-prefix");
 }
 
 static int stage_transform(struct vcc_job *job, struct source_job *sj)
@@ -330,10 +337,7 @@ static int csr_cost_wanted(const struct vcc_job *job)
             fprintf(stderr, "vigil-cc: warning: VIGIL_CC_CSR_COST=%s is not a number; ignored\n", cost);
         return 0;
     }
-    for (int i = 0; i < job->args.argc; i++)
-        if (strstr(job->args.argv[i], "regalloc-csr-first-time-cost"))
-            return 0;
-    return 1;
+    return !user_mentions(&job->args, "regalloc-csr-first-time-cost");
 }
 
 static int stage_back_end(struct vcc_job *job, struct source_job *sj)
