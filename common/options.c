@@ -77,17 +77,64 @@ static int parse_uint(const char *v, uint32_t *out)
     return 0;
 }
 
-static int parse_double(const char *v, double *out)
+/* Powers of ten that a double holds exactly. */
+static const double exact_powers_of_ten[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+int vigil_parse_decimal(const char *v, double *out)
 {
-    /* Decimal or exponent notation only ("nan", "inf" and hex floats are refused). */
-    if (!*v || strspn(v, "0123456789.eE+-") != strlen(v))
+    /* Decimal or exponent notation only ("nan", "inf" and hex floats are refused). Digits worth
+     * at most 2^53 and a power of ten up to 22 are two exact operands and one rounding, as
+     * exact as strtod. That covers every value an option takes, so libvigil's start-up does
+     * not run strtod, whose code (with its big-number helpers) is more pages of libc made
+     * resident in every process (docs/leaks.md, "Resident memory"). */
+    const char *p = v;
+    int negative = *p == '-';
+    if (*p == '-' || *p == '+')
+        p++;
+    uint64_t digits = 0;
+    int exponent = 0, ndigits = 0, exact = 1;
+    for (int seen_point = 0;; p++) {
+        if (*p == '.' && !seen_point) {
+            seen_point = 1;
+            continue;
+        }
+        if (*p < '0' || *p > '9')
+            break;
+        ndigits++;
+        if (digits > ((UINT64_C(1) << 53) - 9) / 10)
+            exact = 0;   /* more digits than a double holds: strtod rounds them */
+        else
+            digits = digits * 10 + (uint64_t)(*p - '0'), exponent -= seen_point;
+    }
+    if (!ndigits)
         return -1;
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (*end || errno || !isfinite(d))
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        int exp_negative = *p == '-';
+        if (*p == '-' || *p == '+')
+            p++;
+        if (*p < '0' || *p > '9')
+            return -1;
+        int e = 0;
+        for (; *p >= '0' && *p <= '9'; p++)
+            e = e < 10000 ? e * 10 + (*p - '0') : e;
+        exponent += exp_negative ? -e : e;
+    }
+    if (*p)
         return -1;
-    *out = d;
+    double d;
+    if (exact && exponent >= -22 && exponent <= 22) {
+        d = (double)digits;
+        d = exponent < 0 ? d / exact_powers_of_ten[-exponent] : d * exact_powers_of_ten[exponent];
+    } else {
+        char *end;
+        errno = 0;
+        d = fabs(strtod(v, &end));
+        if (*end || errno || !isfinite(d))
+            return -1;
+    }
+    *out = negative ? -d : d;
     return 0;
 }
 
@@ -107,7 +154,7 @@ static int set_option(struct vigil_options *o, const struct vigil_option_desc *d
         snprintf(why, whylen, "expected a decimal integer 0..4294967295");
         return -1;
     case VIGIL_OPT_DOUBLE:
-        if (parse_double(value, field) == 0)
+        if (vigil_parse_decimal(value, field) == 0)
             return 0;
         snprintf(why, whylen, "expected a decimal number such as 0.001 or 1e-3");
         return -1;

@@ -65,6 +65,17 @@ int __vigil_is_ready(void)
     return __atomic_load_n(&init_state, __ATOMIC_ACQUIRE) == 2;
 }
 
+/* dst = the parts one after the other, cut to size. Not snprintf: start-up stays off libc's
+ * printf code, which would be more of its pages resident in every process. */
+static void concat(char *dst, size_t size, const char *const *parts, int n)
+{
+    size_t len = 0;
+    for (int i = 0; i < n; i++)
+        for (const char *s = parts[i]; *s && len + 1 < size; s++)
+            dst[len++] = *s;
+    dst[len] = '\0';
+}
+
 static void find_executable(void)
 {
     struct vigil_process *p = &__vigil_proc;
@@ -73,7 +84,7 @@ static void find_executable(void)
         n = 0;
     p->exe[n] = '\0';
     if (n == 0 && p->argc > 0 && p->argv[0])
-        snprintf(p->exe, sizeof p->exe, "%s", p->argv[0]);
+        concat(p->exe, sizeof p->exe, (const char *const *)p->argv, 1);
     if (!p->exe[0])
         strcpy(p->exe, "unknown");
     const char *slash = strrchr(p->exe, '/');
@@ -85,15 +96,11 @@ static void resolve_out_dir(void)
 {
     struct vigil_process *p = &__vigil_proc;
     const char *out = __vigil_opts.out[0] ? __vigil_opts.out : ".";
-    if (out[0] == '/') {
-        snprintf(p->out_dir, sizeof p->out_dir, "%s", out);
-        return;
-    }
     char cwd[2048];
-    if (!getcwd(cwd, sizeof cwd))
-        snprintf(p->out_dir, sizeof p->out_dir, "%s", out);
+    if (out[0] == '/' || !getcwd(cwd, sizeof cwd))
+        concat(p->out_dir, sizeof p->out_dir, &out, 1);
     else
-        snprintf(p->out_dir, sizeof p->out_dir, "%s/%s", strcmp(cwd, "/") ? cwd : "", out);
+        concat(p->out_dir, sizeof p->out_dir, (const char *const[]){strcmp(cwd, "/") ? cwd : "", "/", out}, 3);
 }
 
 /* Copy argv (pointers and strings) before main can permute or overwrite it. */

@@ -1,6 +1,8 @@
 /* Unit test of the options parser (common/options.c): defaults from the table, good and bad
  * VIGIL_OPTIONS input (one message per bad item naming the source, the item and what was
  * expected; the previous value stays), tool options passed over, formatting, help listing. */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -222,6 +224,52 @@ static void test_help(void)
     CHECK(strstr(l.all, "  mode             enum    adaptive") != NULL, "mode row: type and default");
 }
 
+/* vigil_parse_decimal agrees with strtod to the bit, on its fast path (at most 2^53 in the
+ * digits, a power of ten up to 22) and beyond it, and refuses what strtod would half-read. */
+static void test_parse_decimal(void)
+{
+    static const char *const good[] = {
+        "0.001", "1e-3", "0", "0.0", "12", "+7", "-2.5", "1.", ".5", "100000000000000000000000",
+        "9007199254740993", "0.1", "0.3", "1e22", "1e23", "4.35", "123456789012345678901234567890",
+        "2.2250738585072014e-308", "1.7976931348623157e308", "0.000000000000000000000001", "5E+2",
+        "3.14159265358979323846", "0.0000001", "1e-22", "1e-23"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        double got = -1, want = strtod(good[i], NULL);
+        int rc = vigil_parse_decimal(good[i], &got);
+        CHECK(rc == 0 && memcmp(&got, &want, sizeof got) == 0, "%s: rc %d, %.17g, strtod %.17g",
+              good[i], rc, got, want);
+    }
+    static const char *const bad[] = {"", ".", "-", "+", "1e", "1e+", "e5", "1.2.3", "0x10",
+                                      "nan", "inf", "1e999", "1 ", " 1", "--1", "1e-999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        double got = 42;
+        CHECK(vigil_parse_decimal(bad[i], &got) == -1 && got == 42, "\"%s\" accepted as %g", bad[i], got);
+    }
+    /* Random decimals of up to 17 digits, point anywhere, exponents -30..30. */
+    uint64_t state = 0x9e3779b97f4a7c15u;
+    int mismatches = 0;
+    for (int i = 0; i < 200000; i++) {
+        char text[64];
+        state = state * 6364136223846793005u + 1442695040888963407u;
+        int ndigits = 1 + (int)((state >> 33) % 17), point = (int)((state >> 40) % (unsigned)(ndigits + 1));
+        int exponent = (int)((state >> 48) % 61) - 30, n = 0;
+        uint64_t r = state;
+        for (int d = 0; d < ndigits; d++) {
+            if (d == point)
+                text[n++] = '.';
+            r = r * 6364136223846793005u + 1;
+            text[n++] = (char)('0' + (r >> 60) % 10);
+        }
+        snprintf(text + n, sizeof text - (size_t)n, "e%d", exponent);
+        double got, want = strtod(text, NULL);
+        if (vigil_parse_decimal(text, &got) != 0 || memcmp(&got, &want, sizeof got) != 0) {
+            if (mismatches++ < 3)
+                CHECK(0, "%s: %.17g, strtod %.17g", text, got, want);
+        }
+    }
+    CHECK(mismatches == 0, "%d of 200000 random decimals differ from strtod", mismatches);
+}
+
 int main(void)
 {
     test_defaults();
@@ -229,5 +277,6 @@ int main(void)
     test_bad_input();
     test_set_and_format();
     test_help();
+    test_parse_decimal();
     return CHECK_DONE("test_options");
 }

@@ -24,6 +24,7 @@
  * Periodic and SIGUSR2 snapshots are taken at the next allocation or free after the deadline
  * (or the signal): the tool starts no thread, and an idle program has nothing new to report. */
 #include "leak.h"
+#include "options.h"
 
 #include <vigil/vigil.h>
 
@@ -217,9 +218,8 @@ static double option_double(const char *key, double def, double lo, double hi)
     const char *v = vigil_tool_option(&leak_tool, key);
     if (!v)
         return def;
-    char *end;
-    double d = strtod(v, &end);
-    if (end == v || *end || d < lo || d > hi) {
+    double d;
+    if (vigil_parse_decimal(v, &d) != 0 || d < lo || d > hi) {
         vigil_tool_message(&leak_tool, "leak.%s=%s: expected a number in [%g, %g]; using %g", key, v, lo, hi, def);
         return def;
     }
