@@ -156,6 +156,25 @@ if [ -d "$rep" ]; then
     "$VIGIL" leaks --json "$rep" >"$WORK/leaks.json" 2>&1
     grep -q '"function": "make_record"' "$WORK/leaks.json" && ok "JSON output names the allocation function" \
         || bad "JSON output: $(head -c 300 "$WORK/leaks.json")"
+    # The main thread's stack bounds come from __libc_stack_end and RLIMIT_STACK, or, with no
+    # stack limit, from pthread_getattr_np (runtime/stack.c): either way the walk reaches main.
+    stack_reaches_main() {   # leaks.json -> "ok" or what the make_record group's stack was
+        python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = [g for g in d["groups"] if g["stack"] and g["stack"][0].get("function") == "make_record"]
+names = [f.get("function") for f in g[0]["stack"]] if g else None
+print("ok" if names and "main" in names[1:] else "stack %s" % names)' "$1"
+    }
+    verdict=$(stack_reaches_main "$WORK/leaks.json")
+    [ "$verdict" = ok ] && ok "allocation stacks of the main thread reach main" || bad "main thread's allocation stack: $verdict"
+    if (ulimit -s unlimited 2>/dev/null) && \
+       (ulimit -s unlimited; VIGIL_OPTIONS="$OPTS:out=$WORK/out-unlimited" "$WORK/never_freed" >/dev/null 2>&1); then
+        "$VIGIL" leaks --json "$(ls -d "$WORK"/out-unlimited/*/ | head -n1)" >"$WORK/leaks-unlimited.json" 2>&1
+        verdict=$(stack_reaches_main "$WORK/leaks-unlimited.json")
+        [ "$verdict" = ok ] && ok "with no stack limit, allocation stacks still reach main" \
+            || bad "no stack limit: $verdict"
+    fi
     printf '# test suppressions\nfunction:make_rec*\n' >"$WORK/supp.txt"
     if "$VIGIL" leaks --suppress "$WORK/supp.txt" "$rep" | grep -q '^0 leak groups.*1 suppressed'; then
         ok "suppression by function pattern"
