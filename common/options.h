@@ -33,13 +33,13 @@ extern const size_t vigil_option_count;
 
 /* Fill every field with its default. */
 void vigil_options_defaults(struct vigil_options *o);
-/* Parse "key=value:key=value" (',' inside values is data; ':' separates). For each bad item,
- * calls err(arg, message) with a message naming `source` (e.g. "VIGIL_OPTIONS"), the item and
- * what was expected; keeps going. Returns the number of errors. */
 /* A decimal number ("0.001", "12", "1e-3", "-2.5"): 0 and *out, or -1 (also for nan, inf and
  * hex floats). Correctly rounded, as strtod. */
 int vigil_parse_decimal(const char *text, double *out);
 
+/* Parse "key=value:key=value" (',' inside values is data; ':' separates). For each bad item,
+ * calls err(arg, message) with a message naming `source` (e.g. "VIGIL_OPTIONS"), the item and
+ * what was expected; keeps going. Returns the number of errors. */
 int vigil_options_parse(struct vigil_options *o, const char *text, const char *source,
                         void (*err)(void *arg, const char *msg), void *arg);
 /* Set one option by name from text; 0 on success, -1 with a reason in why. */

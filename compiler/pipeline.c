@@ -226,6 +226,7 @@ static int fall_back(struct vcc_job *job, struct source_job *sj)
     LLVMDisposeModule(sj->mod);
     sj->mod = NULL;
     sj->fallback = 1;
+    sj->split_cold = 0;   /* the original module has no synthetic profile */
     return load_module(job, sj);
 }
 
@@ -354,7 +355,7 @@ static int stage_back_end(struct vcc_job *job, struct source_job *sj)
         vcc_cmd_push(&cmd, "-mllvm");
         vcc_cmd_push(&cmd, csr_cost);
     }
-    if (!sj->fallback && sj->split_cold) {
+    if (sj->split_cold) {
         /* the cold part goes where GNU ld gathers the instrumented copies (coldsplit.c) */
         vcc_cmd_push(&cmd, "-fsplit-machine-functions");
         vcc_cmd_push(&cmd, "-mllvm");

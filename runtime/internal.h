@@ -205,5 +205,9 @@ void __vigil_signals_install(void) HIDDEN;  /* fatal-signal handlers: from init 
  * child (or a raw clone) shares the parent's memory and never ran the fork handler, so it
  * must not write anything. */
 int __vigil_is_our_process(void) HIDDEN;
+/* On the process's main thread, running below main's caller: glibc's __libc_stack_end (the top
+ * of main's caller's frames). NULL on any other thread or stack (a signal stack, the child of a
+ * fork made by another thread) and without glibc. */
+void *__vigil_main_stack_end(void) HIDDEN;
 
 #endif

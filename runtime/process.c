@@ -34,6 +34,14 @@ int __vigil_is_our_process(void)
 int32_t __vigil_main_active, __vigil_main_returned;
 extern void *__libc_stack_end __attribute__((weak));   /* glibc: main's caller's frames end here */
 
+void *__vigil_main_stack_end(void)
+{
+    if (!&__libc_stack_end || !__libc_stack_end || (pid_t)syscall(SYS_gettid) != current_pid() ||
+        (uintptr_t)__libc_stack_end <= (uintptr_t)__builtin_frame_address(0))
+        return NULL;
+    return __libc_stack_end;
+}
+
 /* on_exit (not atexit): it receives the status given to exit() or returned by main. Registered
  * at start-up, before anything the program registers, so it runs after all of those. When main
  * has returned, the frames of this thread below __libc_stack_end are then exit's and ours: the
@@ -46,10 +54,8 @@ static void exit_handler(int status, void *unused)
         return;
     struct vigil_thread *th = &__vigil_thread;
     if (__atomic_load_n(&__vigil_main_returned, __ATOMIC_RELAXED) &&
-        __atomic_load_n(&__vigil_main_active, __ATOMIC_RELAXED) == 0 && &__libc_stack_end &&
-        __libc_stack_end && (pid_t)syscall(SYS_gettid) == __vigil_proc.pid &&
-        (uintptr_t)__libc_stack_end > (uintptr_t)__builtin_frame_address(0))
-        th->live_stack_from = __libc_stack_end;
+        __atomic_load_n(&__vigil_main_active, __ATOMIC_RELAXED) == 0)
+        th->live_stack_from = __vigil_main_stack_end();
     __vigil_write_report(VIGIL_END_EXIT, status);
     th->live_stack_from = NULL;
 }

@@ -6,28 +6,22 @@
 
 #include <pthread.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-extern void *__libc_stack_end __attribute__((weak));   /* glibc: main's caller's frames end here */
 
 /* The main thread's bounds without pthread_getattr_np, which reads /proc/self/maps through
- * stdio and sscanf: some 200 KB of libc code made resident for the first allocation of every
- * process (docs/leaks.md, "Resident memory"). The walk starts at a frame of the caller's and
- * only goes up, so the top is what matters: main's frames all lie below __libc_stack_end; the
- * bottom only has to lie below every frame the thread will ever start a walk from. */
+ * stdio and sscanf: more 64 KB windows of libc code made resident by the first allocation of
+ * every process (docs/leaks.md, "Resident memory"). The walk starts at a frame of the caller's
+ * and only goes up, so the top is what matters: main's frames all lie below __libc_stack_end;
+ * the bottom only has to lie below every frame the thread will ever start a walk from. */
 static int main_stack_bounds(uintptr_t *lo, uintptr_t *hi)
 {
-    if (!&__libc_stack_end || !__libc_stack_end || (pid_t)syscall(SYS_gettid) != getpid())
-        return 0;
+    uintptr_t top = (uintptr_t)__vigil_main_stack_end(), here = (uintptr_t)__builtin_frame_address(0);
     struct rlimit limit;
-    if (getrlimit(RLIMIT_STACK, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+    if (!top || getrlimit(RLIMIT_STACK, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
         return 0;
-    uintptr_t top = (uintptr_t)__libc_stack_end, here = (uintptr_t)__builtin_frame_address(0);
     uintptr_t size = limit.rlim_cur > (8u << 20) ? (uintptr_t)limit.rlim_cur : (8u << 20);
     uintptr_t bottom = top > size ? top - size : 0;
-    if (here > top || here < bottom)
-        return 0;   /* not on that stack: a child forked by another thread */
+    if (here < bottom)
+        return 0;   /* below the limit: not on that stack after all */
     *lo = bottom;
     *hi = top;
     return 1;
@@ -43,9 +37,7 @@ static int stack_bounds(uintptr_t *lo, uintptr_t *hi)
         void *addr;
         size_t size;
         th->stack_hi = 1;   /* "tried": a failure is not retried on every allocation */
-        if (main_stack_bounds(&th->stack_lo, &th->stack_hi))
-            ;
-        else if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        if (!main_stack_bounds(&th->stack_lo, &th->stack_hi) && pthread_getattr_np(pthread_self(), &attr) == 0) {
             if (pthread_attr_getstack(&attr, &addr, &size) == 0 && size) {
                 th->stack_lo = (uintptr_t)addr;
                 th->stack_hi = (uintptr_t)addr + size;
