@@ -156,7 +156,6 @@ static void init_once(void)
     p->ppid = getppid();
 
     __vigil_read_options(&__vigil_opts);
-    vigil_schedule_init(&__vigil_sched, &__vigil_opts);
     if (!p->argv)
         read_cmdline();
     find_executable();
@@ -165,6 +164,13 @@ static void init_once(void)
     __vigil_process_start();
     __vigil_signals_install();
     __vigil_tools_start();
+    /* ninstr=0: the tools have now said what burst length they need. No check fires before
+     * this: the program's code runs after init. */
+    if (!__vigil_opts.ninstr) {
+        uint32_t wanted = __vigil_tools_burst_length();
+        __vigil_opts.ninstr = wanted ? wanted : VIGIL_DEFAULT_NINSTR;
+    }
+    vigil_schedule_init(&__vigil_sched, &__vigil_opts);
     if (__vigil_opts.verbosity >= 1)
         __vigil_message("started %s (pid %d), mode=%s, reports in %s", p->exe, (int)p->pid,
                         __vigil_opts.mode, p->out_dir);

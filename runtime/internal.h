@@ -150,6 +150,7 @@ static inline void __vigil_leave_runtime(struct vigil_thread *th, int was)
 }
 
 void __vigil_tools_start(void) HIDDEN;          /* from init: enable and init tools */
+uint32_t __vigil_tools_burst_length(void) HIDDEN; /* longest burst the enabled tools asked for; 0: none */
 void __vigil_tools_help(void) HIDDEN;           /* help=1: one line per built-in tool */
 void __vigil_tools_fini(void) HIDDEN;           /* from the final report: stop events, fini */
 void __vigil_tools_names(char *buf, size_t len) HIDDEN;   /* "a,b" of running tools */

@@ -84,6 +84,20 @@ static void warn_unread_tool_options(void)
     }
 }
 
+/* Written by tools' init (vigil_want_burst_length), like alloc_stack_depth; 0: no tool asked. */
+static uint32_t burst_length_wanted;
+
+void vigil_want_burst_length(uint32_t checks)
+{
+    if (checks > burst_length_wanted)
+        burst_length_wanted = checks;
+}
+
+uint32_t __vigil_tools_burst_length(void)
+{
+    return burst_length_wanted;
+}
+
 void __vigil_tools_start(void)
 {
     const char *list = __vigil_opts.tools;

@@ -98,6 +98,10 @@ void vigil_capture_stack(struct vigil_stack *out, uint32_t max_depth);
 /* The depth of the stack on_alloc receives: the deepest any tool asked for (call from init),
  * VIGIL_MAX_STACK when no tool asks. Every frame costs a step of the walk on every allocation. */
 void vigil_want_alloc_stack(uint32_t depth);
+/* The burst length (nInstr0, in dispatch checks) a tool's analysis needs; call from init. The
+ * longest asked for applies unless the user set ninstr=; with no request the runtime's default
+ * (10) applies. Longer bursts see more events per burst and cost more in every check's warm-up. */
+void vigil_want_burst_length(uint32_t checks);
 /* Whether the free or allocation being delivered is a realloc's: it reports the old block
  * freed, then the new block allocated (the old one again if it failed), both from one call. */
 int vigil_alloc_is_realloc(void);

@@ -45,7 +45,8 @@ nreports() { find "$dir/vigil-out" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; 
 for bin in rt_abi_static rt_abi_shared; do
     tag=${bin#rt_abi_}
 
-    run basic-$tag $bin "tools=count"
+    # ninstr=100, as in the seed's example; the floor run below has the default burst length.
+    run basic-$tag $bin "tools=count:ninstr=100"
     why=""
     [ "$status" = 3 ] || why+="exit status $status, expected 3; "
     has "$facts" "exit 3" || why+="no 'exit 3' in the report; "
@@ -62,9 +63,23 @@ for bin in rt_abi_static rt_abi_shared; do
     [ ! -s "$dir/stderr" ] || why+="stderr not empty: $(head -c 200 "$dir/stderr"); "
     [ -z "$why" ] && pass "basic ($tag)" || fail "basic ($tag)" "$why"
 
+    # No tool asks for a burst length: nInstr0 = 10. The back-edge's warm-up is 10 + 90 + 900
+    # bursts over 100 + 9,000 + 900,000 executions (the first 9 inside the entry's burst), then
+    # one burst per 10,000: 2,908 in all.
     run floor-$tag $bin "" basic 20000000
-    has "$facts" "site 0 1 backedge 20000000 1109 0.001" && pass "hot loop reaches the 0.1% floor ($tag)" \
-        || fail "hot loop reaches the 0.1% floor ($tag)" "$(grep backedge <<<"$facts")"
+    has "$facts" "site 0 1 backedge 20000000 2908 0.001" && has "$facts" "option ninstr 10" \
+        && pass "hot loop reaches the 0.1% floor ($tag)" \
+        || fail "hot loop reaches the 0.1% floor ($tag)" "$(grep 'backedge\|ninstr' <<<"$facts")"
+
+    # A tool's request (preds: 100) sets the burst length; the user's ninstr= overrides it.
+    run preds-burst-$tag $bin "tools=preds"
+    why=""
+    has "$facts" "option ninstr 100" || why+="tools=preds: $(grep ninstr <<<"$facts"); "
+    has "$facts" "site 0 1 backedge 1000000 190 0.01" || why+="tools=preds: $(grep backedge <<<"$facts"); "
+    run preds-burst-user-$tag $bin "tools=preds:ninstr=7"
+    has "$facts" "option ninstr 7" || why+="tools=preds:ninstr=7: $(grep ninstr <<<"$facts"); "
+    [ -z "$why" ] && pass "burst length: a tool's request, the user's setting first ($tag)" \
+        || fail "burst length: a tool's request, the user's setting first ($tag)" "$why"
 
     # Asked for nothing (no VIGIL_OPTIONS, no VIGIL_PLAN): the program leaves no files behind.
     # An empty VIGIL_OPTIONS (the floor run above) still asks for the report.
@@ -88,7 +103,7 @@ for bin in rt_abi_static rt_abi_shared; do
     grep -qx "load 1000000" "$dir"/vigil-out/*/count.txt 2>/dev/null || why+="not every iteration probed: $(grep load "$dir"/vigil-out/*/count.txt); "
     [ -z "$why" ] && pass "mode full ($tag)" || fail "mode full ($tag)" "$why"
 
-    run bursty-$tag $bin "mode=bursty:bursty_rate=0.01"
+    run bursty-$tag $bin "mode=bursty:bursty_rate=0.01:ninstr=100"
     has "$facts" "site 0 1 backedge 1000000 100 0.01" && pass "mode bursty ($tag)" \
         || fail "mode bursty ($tag)" "$(grep backedge <<<"$facts")"
 
@@ -106,7 +121,8 @@ for bin in rt_abi_static rt_abi_shared; do
     [ "${execs:-0}" -ge 100000 ] || why+="back-edge execs $execs; "
     [ -z "$why" ] && pass "threads and locks ($tag)" || fail "threads and locks ($tag)" "$why"
 
-    run fork-$tag $bin "" fork
+    # ninstr=100: the child is forked inside its parent's burst and its rare site runs in it.
+    run fork-$tag $bin "ninstr=100" fork
     why=""
     [ "$status" = 0 ] || why+="exit status $status; "
     [ "$(nreports)" = 2 ] || why+="$(nreports) reports, expected 2; "

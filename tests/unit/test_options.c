@@ -41,7 +41,7 @@ static void test_defaults(void)
     CHECK(strcmp(o.mode, "adaptive") == 0, "default mode %s", o.mode);
     CHECK(strcmp(o.out, "vigil-out") == 0, "default out %s", o.out);
     CHECK(o.tools[0] == '\0', "default tools \"%s\"", o.tools);
-    CHECK(o.ninstr == 100 && o.decrement == 10 && o.interval == 10 && o.interval_growth == 10,
+    CHECK(o.ninstr == 0 && o.decrement == 10 && o.interval == 10 && o.interval_growth == 10,
           "default schedule %u %u %u %u", o.ninstr, o.decrement, o.interval, o.interval_growth);
     CHECK(o.rate_floor == 0.001 && o.bursty_rate == 0.001, "default rates %g %g", o.rate_floor,
           o.bursty_rate);
@@ -121,11 +121,11 @@ static void test_bad_input(void)
 {
     bad("mode=fast", "{adaptive,bursty,full,off}", "mode", "adaptive");
     bad("mode=", "{adaptive,bursty,full,off}", "mode", "adaptive");
-    bad("ninstr=abc", "integer", "ninstr", "100");
-    bad("ninstr=-1", "integer", "ninstr", "100");
-    bad("ninstr=4294967296", "integer", "ninstr", "100");
-    bad("ninstr= 5", "integer", "ninstr", "100");
-    bad("ninstr=", "integer", "ninstr", "100");
+    bad("ninstr=abc", "integer", "ninstr", "0");
+    bad("ninstr=-1", "integer", "ninstr", "0");
+    bad("ninstr=4294967296", "integer", "ninstr", "0");
+    bad("ninstr= 5", "integer", "ninstr", "0");
+    bad("ninstr=", "integer", "ninstr", "0");
     bad("rate_floor=nan", "number", "rate_floor", "0.001");
     bad("rate_floor=inf", "number", "rate_floor", "0.001");
     bad("rate_floor=0x1p-3", "number", "rate_floor", "0.001");
@@ -148,7 +148,7 @@ static void test_bad_input(void)
     vigil_options_defaults(&o);
     int errors = parse(&o, "ninstr=x:mode=bursty:foo=1:decrement=3:rate_floor=y", &m);
     CHECK(errors == 3 && m.n == 3, "3 bad items among 5: %d errors", errors);
-    CHECK(strcmp(o.mode, "bursty") == 0 && o.decrement == 3 && o.ninstr == 100,
+    CHECK(strcmp(o.mode, "bursty") == 0 && o.decrement == 3 && o.ninstr == 0,
           "good items applied around bad ones: %s %u %u", o.mode, o.decrement, o.ninstr);
     /* The value given earlier in the same text stays when a later item is bad. */
     errors = parse(&o, "ninstr=5:ninstr=x", &m);

@@ -13,6 +13,7 @@ static struct vigil_options opts(const char *mode)
     struct vigil_options o;
     vigil_options_defaults(&o);
     strcpy(o.mode, mode);
+    o.ninstr = 100;   /* the seed's example; the runtime resolves the default 0 before the schedule */
     return o;
 }
 
