@@ -45,7 +45,7 @@ static void check_ranges(struct vigil_options *o)
         int bad;
         const char *expected;
     } checks[] = {
-                {"decrement", o->decrement < 1, "a factor >= 1"},
+        {"decrement", o->decrement < 1, "a factor >= 1"},
         {"interval", o->interval < 1, "a reset count >= 1"},
         {"interval_growth", o->interval_growth < 1, "a factor >= 1"},
         {"rate_floor", !(o->rate_floor > 0 && o->rate_floor <= 1), "a rate in (0, 1]"},
