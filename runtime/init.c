@@ -164,13 +164,12 @@ static void init_once(void)
     __vigil_process_start();
     __vigil_signals_install();
     __vigil_tools_start();
-    /* ninstr=0: the tools have now said what burst length they need. No check fires before
-     * this: the program's code runs after init. */
-    if (!__vigil_opts.ninstr) {
-        uint32_t wanted = __vigil_tools_burst_length();
-        __vigil_opts.ninstr = wanted ? wanted : VIGIL_DEFAULT_NINSTR;
-    }
+    /* ninstr=0: the tools have now said what burst length they need (the schedule's default if
+     * none did). No check fires before this: the program's code runs after init. */
+    if (!__vigil_opts.ninstr)
+        __vigil_opts.ninstr = __vigil_tools_burst_length();
     vigil_schedule_init(&__vigil_sched, &__vigil_opts);
+    __vigil_opts.ninstr = __vigil_sched.ninstr;   /* the run report names the length in force */
     if (__vigil_opts.verbosity >= 1)
         __vigil_message("started %s (pid %d), mode=%s, reports in %s", p->exe, (int)p->pid,
                         __vigil_opts.mode, p->out_dir);

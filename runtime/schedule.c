@@ -32,7 +32,7 @@ void vigil_schedule_init(struct vigil_schedule *s, const struct vigil_options *o
     memset(s, 0, sizeof *s);
     int mode = vigil_schedule_mode_from_name(o->mode);
     s->mode = mode < 0 ? VIGIL_MODE_ADAPTIVE : (enum vigil_mode)mode;
-    s->ninstr = o->ninstr ? o->ninstr : 1;
+    s->ninstr = o->ninstr ? o->ninstr : VIGIL_DEFAULT_NINSTR;   /* 0: no one set it */
     for (int n = 0; n <= VIGIL_SCHED_MAX_LEVEL; n++)
         s->enter_at[n] = UINT64_MAX;
     s->max_level = 1;

@@ -18,7 +18,7 @@ enum vigil_mode { VIGIL_MODE_ADAPTIVE, VIGIL_MODE_BURSTY, VIGIL_MODE_FULL, VIGIL
 
 #define VIGIL_SCHED_MAX_LEVEL 32   /* enough for decr = 2 down to rate 2^-31 */
 
-/* nInstr0 when neither the user (ninstr=) nor an enabled tool (vigil_want_burst_length) sets it.
+/* nInstr0 for ninstr=0, when neither the user nor an enabled tool (vigil_want_burst_length) set it.
  * A check's warm-up (10 bursts at 100%, 90 at 10%, 900 at 1%) runs 1,000 bursts, so it costs
  * 1,000 * nInstr0 instrumented executions per check: with 100, bzip2 -9 on 6 MB took 1.32x plain
  * with the leak tool, with 10 1.08x. At the floor the rate is the same; bursts are shorter and
@@ -27,7 +27,7 @@ enum vigil_mode { VIGIL_MODE_ADAPTIVE, VIGIL_MODE_BURSTY, VIGIL_MODE_FULL, VIGIL
 
 struct vigil_schedule {
     enum vigil_mode mode;
-    uint32_t ninstr;                 /* nInstr0, >= 1 */
+    uint32_t ninstr;                 /* nInstr0, >= 1: the option, or VIGIL_DEFAULT_NINSTR for 0 */
     uint32_t max_level;              /* highest level an adaptive check reaches (the floor) */
     /* enter_at[n]: cumulative resets at which level n+1 is entered (n = 1 .. max_level-1);
      * UINT64_MAX when unreachable. */
@@ -40,7 +40,7 @@ struct vigil_schedule {
 /* Parse the mode name ("adaptive", ...); -1 when unknown. */
 int vigil_schedule_mode_from_name(const char *name);
 /* Build the schedule from options (values are assumed validated: decrement, interval and
- * interval_growth >= 1, ninstr >= 1, rates in (0, 1]). */
+ * interval_growth >= 1, rates in (0, 1]; ninstr 0 is VIGIL_DEFAULT_NINSTR). */
 void vigil_schedule_init(struct vigil_schedule *s, const struct vigil_options *o);
 /* Level in force after `resets` resets (0 for 0 resets). */
 uint32_t vigil_schedule_level_after(const struct vigil_schedule *s, uint64_t resets);

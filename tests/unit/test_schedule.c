@@ -13,7 +13,7 @@ static struct vigil_options opts(const char *mode)
     struct vigil_options o;
     vigil_options_defaults(&o);
     strcpy(o.mode, mode);
-    o.ninstr = 100;   /* the seed's example; the runtime resolves the default 0 before the schedule */
+    o.ninstr = 100;   /* the seed's example (the default, 0, is VIGIL_DEFAULT_NINSTR) */
     return o;
 }
 
@@ -157,6 +157,12 @@ static void test_other_parameters(void)
     vigil_schedule_init(&s, &o);
     CHECK(vigil_schedule_ncheck0(&s, 2) == 9 && vigil_schedule_ncheck0(&s, 4) == 999,
           "ninstr 1: %u %u", vigil_schedule_ncheck0(&s, 2), vigil_schedule_ncheck0(&s, 4));
+
+    /* ninstr 0 (the option's default, when no tool asked): bursts of VIGIL_DEFAULT_NINSTR. */
+    o.ninstr = 0;
+    vigil_schedule_init(&s, &o);
+    CHECK(s.ninstr == VIGIL_DEFAULT_NINSTR && vigil_schedule_ncheck0(&s, 4) == 999 * VIGIL_DEFAULT_NINSTR,
+          "ninstr 0: %u, nCheck0 %u", s.ninstr, vigil_schedule_ncheck0(&s, 4));
 
     /* A huge burst length: nCheck0 clamps to the counter's range. */
     o.ninstr = 4000000000u;
