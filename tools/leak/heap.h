@@ -26,7 +26,7 @@
  * readers update the access fields while writers hold the shard lock. */
 struct heap_obj {
     _Atomic uintptr_t addr;               /* start address; 0 while the record is free */
-    struct heap_obj *_Atomic next;        /* hash chain, or the shard's free list */
+    struct heap_obj *_Atomic next;        /* hash chain (left as it was while the record is free) */
     _Atomic uint64_t size;
     _Atomic uint32_t site_flags;          /* allocation-site index | HEAP_FLAG_* */
     uint32_t alloc_ms;                    /* allocation time (tool clock, ms) */

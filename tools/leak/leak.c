@@ -68,6 +68,7 @@ struct leak_tls {
     uint64_t clock_key;       /* now_ms, as mixed into the slots' stamps */
     struct access_slot slot[1u << SLOT_BITS];
     uint32_t slot_site[1u << SLOT_BITS];   /* allocation site of each slot's object */
+    uint32_t slot_last[1u << SLOT_BITS];   /* vigil site of the slot's last hit, not yet in the record */
     uint64_t slot_hits[1u << SLOT_BITS];   /* accesses not yet added to the site's tally */
     struct heap_obj outside;  /* stands for "no object" in negative slots; takes dead stores */
 };
@@ -136,6 +137,7 @@ static inline void set_now(uint32_t now)
 }
 
 static void flush_slots(void);
+static void slots_forget(uintptr_t addr, uint64_t size, struct heap_history *moving);
 
 static void flush_tallies(void)
 {
@@ -344,6 +346,7 @@ static void leak_on_free(void *ptr)
     int realloc_release = vigil_alloc_is_realloc();
     struct heap_history *h = &tl_released.history;
     if (realloc_release ? heap_remove_history((uintptr_t)ptr, h) : heap_remove((uintptr_t)ptr, &h->site, &h->size)) {
+        slots_forget((uintptr_t)ptr, h->size, realloc_release ? h : NULL);
         struct site_tally *t = tally_of(h->site);
         t->frees++;
         t->bytes_freed += (int64_t)h->size;
@@ -361,22 +364,28 @@ static void leak_on_free(void *ptr)
  * cache of the objects it touched last (slot by 256-byte granule of the address), and each
  * slot remembers the tool clock of its last touch (its stamp), and with stale_allocs the
  * allocation clock too. An access that falls in a slot's object while the stamp holds has
- * nothing new to tell the record (its touch time is already this one), except possibly a new
- * last-access site: that path is a few compares and the record's own line. Otherwise the slow
+ * nothing new to tell the record (its touch time is already this one): that path is a few
+ * compares in thread-local memory, and the access's site is kept in the slot until the slot is
+ * flushed (refilled, its object freed, thread exit) or its stamp expires. Otherwise the slow
  * path looks the object up, touches the record and refills the slot.
- * - The fast path checks that the slot's record still holds an object that starts at the slot's
- *   start and covers the address (a freed object's record has start 0; a recycled one, another
- *   start, or the same start when the new object is there): the record's line is the one whose
- *   access site it updates. Before, the allocation clock in every stamp stood for that check:
- *   lua and sqlite3 allocate between most batches of samples, so most accesses took the slow path.
+ * - The slot must still name a live object. While the process has one thread, every free runs
+ *   here and clears the freed object's slots (slots_forget), so the fast path does not read the
+ *   record: that read was a cache miss on a third of the tool's accesses in sqlite3. With other
+ *   threads, which free objects too, the fast path checks that the slot's record still holds an
+ *   object that starts at the slot's start and covers the address (a freed object's record has
+ *   start 0; a recycled one, another start, or the same start when the new object is there).
+ *   Before, the allocation clock in every stamp stood for that check: lua and sqlite3 allocate
+ *   between most batches of samples, so most accesses took the slow path.
  * - With stale_allocs, idleness is counted in allocations: the stamp includes the allocation
  *   clock, so that the first access after an allocation stores it in the record.
  * - A page entirely outside the bounds of every object seen (stack, globals) gets a negative
- *   slot pointing at tl.outside, valid while the page stays outside the bounds (heap.h).
+ *   slot pointing at tl.outside, valid while the page stays outside the bounds (heap.h); with
+ *   one thread, until the stamp expires (an object allocated in such a page since then has its
+ *   allocation time as its touch until the next tick of the tool clock).
  * - The tool clock is read at the start of a batch once CLOCK_EVERY accesses have gone by since
  *   the last read (and on every allocation or free of the thread): a touch time is at most that
  *   many samples plus one batch old, far below stale_after. The allocation clock is read once
- *   per batch too, so the fast path is the slot's compares and two stores.
+ *   per batch too, so the fast path is the slot's compares and two thread-local stores.
  * - Counters: sampled accesses are counted by batches, heap accesses as the sampled ones minus
  *   the misses; each slot counts the accesses to its object for the allocation site's (lossy)
  *   tally, added when the slot is refilled, at a flush and at thread exit. */
@@ -396,16 +405,22 @@ static inline int slot_holds(const struct access_slot *sl, uintptr_t addr)
     return start + sl->neg_start == 0 && addr - start < (size ? size : 1);
 }
 
+/* Add slot i's hits to the tallies, and give its object the last hit's access site. */
 static void slot_flush_hits(unsigned i)
 {
     uint64_t hits = tl.slot_hits[i];
     if (!hits)
         return;
     tl.slot_hits[i] = 0;
-    if (tl.slot[i].obj == &tl.outside) {
+    const struct access_slot *sl = &tl.slot[i];
+    if (sl->obj == &tl.outside) {
         tl.nonheap += (uint32_t)hits;
         return;
     }
+    /* With one thread the slot is known to hold its object (slots_forget), and the store goes
+     * without reading the record, whose line is seldom in cache by the time a slot is refilled. */
+    if (sl->len && (heap_one_thread() || slot_holds(sl, -sl->neg_start)))
+        atomic_store_explicit(&sl->obj->access_site, tl.slot_last[i], memory_order_relaxed);
     struct leak_site *s = leak_site_get(tl.slot_site[i]);
     if (s)   /* lossy counter: a load and a store, no lock prefix */
         atomic_store_explicit(&s->accesses, atomic_load_explicit(&s->accesses, memory_order_relaxed) + hits,
@@ -452,8 +467,30 @@ __attribute__((noinline)) static void access_slow(uintptr_t addr, vigil_site_t s
         }
     }
     tl.slot_hits[i]++;
+    tl.slot_last[i] = site;
     heap_touch(o, tl.now_ms, seq, site);
     sl->stamp = stamp;
+}
+
+/* The object [addr, addr + size) was freed by this thread: its slots let go of its record, which
+ * the next allocation may reuse for another object. While the process has one thread, frees
+ * happen here only, and the fast path relies on this instead of reading the record. A realloc's
+ * release passes the history that the moved object inherits: it gets the last hit's site. */
+static void slots_forget(uintptr_t addr, uint64_t size, struct heap_history *moving)
+{
+    uintptr_t g = addr >> SLOT_SHIFT, last = (addr + (size ? size : 1) - 1) >> SLOT_SHIFT;
+    if (last - g >= (1u << SLOT_BITS))
+        last = g + (1u << SLOT_BITS) - 1;
+    for (; g <= last; g++) {
+        unsigned i = g & ((1u << SLOT_BITS) - 1);
+        struct access_slot *sl = &tl.slot[i];
+        if (sl->neg_start == -addr && sl->obj != &tl.outside) {
+            if (moving && tl.slot_hits[i])
+                moving->access_site = tl.slot_last[i];
+            slot_flush_hits(i);
+            sl->len = 0;
+        }
+    }
 }
 
 /* A batch of sampled accesses (the runtime buffers them per thread): the loop over the batch is
@@ -471,16 +508,16 @@ static void leak_on_accesses(const struct vigil_access *accesses, uint32_t n)
         flush_tallies();
     uint32_t seq = (uint32_t)atomic_load_explicit(&leak_alloc_clock, memory_order_relaxed);
     uint64_t stamp = stamp_of(seq);
+    int one_thread = heap_one_thread();
     for (uint32_t k = 0; k < n; k++) {
         uintptr_t a = (uintptr_t)accesses[k].addr;
         vigil_site_t site = accesses[k].site;
         unsigned i = (a >> SLOT_SHIFT) & ((1u << SLOT_BITS) - 1);
         struct access_slot *sl = &tl.slot[i];
-        if (__builtin_expect(a + sl->neg_start < sl->len && sl->stamp == stamp && slot_holds(sl, a), 1)) {
+        if (__builtin_expect(a + sl->neg_start < sl->len && sl->stamp == stamp &&
+                             (one_thread || slot_holds(sl, a)), 1)) {
             tl.slot_hits[i]++;
-            struct heap_obj *o = sl->obj;
-            if (__builtin_expect(atomic_load_explicit(&o->access_site, memory_order_relaxed) != site, 0))
-                atomic_store_explicit(&o->access_site, site, memory_order_relaxed);
+            tl.slot_last[i] = site;
             continue;
         }
         access_slow(a, site, i, seq, stamp);
