@@ -229,6 +229,40 @@ static void test_threads(void)
     run_threads("interleaved neighbours", 1);
 }
 
+/* Freed records are reused: once a round of 200,000 objects is freed, a second round of as
+ * many maps no memory (records come back from the shards' free stacks, which outgrow the arena
+ * here), and every record still answers for its own object. */
+static void test_record_reuse(void)
+{
+    enum { N = 200000 };
+    const uintptr_t base = BASE + 0x40000000;
+    struct heap_stats before, after;
+    for (int round = 0; round < 2; round++) {
+        for (uintptr_t i = 0; i < N; i++)
+            heap_insert(base + i * 64 + round * 16, 40, (uint32_t)(i & HEAP_SITE_MASK), 0, 0);
+        unsigned long wrong = 0;
+        for (uintptr_t i = 0; i < N; i++) {
+            struct heap_obj *o = heap_find_exact(base + i * 64 + round * 16);
+            if (!o || (atomic_load(&o->site_flags) & HEAP_SITE_MASK) != (i & HEAP_SITE_MASK) ||
+                atomic_load(&o->size) != 40)
+                wrong++;
+        }
+        CHECK(wrong == 0, "round %d: every object has its own record (%lu wrong)", round, wrong);
+        if (round == 1)
+            heap_get_stats(&after);
+        unsigned long missing = 0;
+        for (uintptr_t i = 0; i < N; i++)
+            missing += heap_remove(base + i * 64 + round * 16, NULL, NULL) != 1;
+        CHECK(missing == 0, "round %d: every object removed (%lu missing)", round, missing);
+        if (round == 0)
+            heap_get_stats(&before);
+    }
+    CHECK(after.mapped_bytes == before.mapped_bytes,
+          "the second round reuses the first round's records: mapped %llu then %llu bytes",
+          (unsigned long long)before.mapped_bytes, (unsigned long long)after.mapped_bytes);
+    CHECK(heap_find_exact(base) == NULL && heap_find_exact(base + 16) == NULL, "both rounds removed");
+}
+
 int main(void)
 {
     CHECK(heap_init() == 0, "init");
@@ -237,5 +271,6 @@ int main(void)
     test_pages();
     test_random();
     test_threads();
+    test_record_reuse();
     return CHECK_DONE("test_heap");
 }
