@@ -235,7 +235,7 @@ static void test_threads(void)
 static void test_record_reuse(void)
 {
     enum { N = 200000 };
-    const uintptr_t base = BASE + 0x40000000;
+    const uintptr_t base = BASE + 0x7000000000ul;   /* clear of the other tests' objects */
     struct heap_stats before, after;
     for (int round = 0; round < 2; round++) {
         for (uintptr_t i = 0; i < N; i++)
