@@ -537,6 +537,12 @@ static void leak_on_thread(enum vigil_thread_op op, uint64_t thread_id)
         flush_tallies();
         flush_site_tallies();
         leak_thread_exited();
+    } else if (op == VIGIL_THREAD_FORK_CHILD) {
+        /* The child has one thread, so its access fast path trusts its slots: objects the
+         * parent's other threads freed may still sit in them. */
+        flush_slots();
+        for (unsigned i = 0; i < (1u << SLOT_BITS); i++)
+            tl.slot[i].len = 0;
     }
 }
 
