@@ -10,12 +10,17 @@
 #   asan           clang -fsanitize=address (LeakSanitizer on at exit)
 #   valgrind       valgrind --leak-check=full on the plain build (skipped with BENCH_VALGRIND=0)
 # Runs alternate between the variants (RUNS rounds, default 5); prints the median wall time and
-# peak RSS of each, the ratios to plain, and the geometric means of the ratios.
+# peak RSS of each, the ratios to plain, and the geometric means of the ratios. With
+# INSTRUCTIONS=1 it then counts instructions (valgrind --tool=cachegrind --cache-sim=no; plain,
+# vigil-base and vigil-adapt, one run each on smaller workloads) and prints their ratios: on
+# these shared cores a change of a few percent in time is lost in the noise, not in these.
 #
 # usage: bench/leak.sh [PROGRAM...]        programs: sqlite3 lua bzip2 gzip bc (default: all)
 # Environment: RUNS, SLOW_RUNS (rounds of vigil-full and valgrind, default 1), BENCH_VALGRIND,
 # VARIANTS (a subset of the columns, plain first), VIGIL_REAL_DIR (shared with tests/real), SQL_ROWS, LUA_N,
-# BC_DIGITS (digits of pi and e that bc computes; 1700 is about 1 s, as in bench/run.py).
+# BC_DIGITS (digits of pi and e that bc computes; 1700 is about 1 s, as in bench/run.py),
+# INSTRUCTIONS, and for its workloads IN_SQL_ROWS (50000), IN_LUA_N (15), IN_TEXT_BYTES (2000000,
+# the head of the text bzip2 and gzip compress), IN_BC_DIGITS (500).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO_ROOT=$(cd "$HERE/.." && pwd)
@@ -27,6 +32,11 @@ BENCH_VALGRIND=${BENCH_VALGRIND:-1}
 SQL_ROWS=${SQL_ROWS:-200000}
 LUA_N=${LUA_N:-10}
 BC_DIGITS=${BC_DIGITS:-1700}
+INSTRUCTIONS=${INSTRUCTIONS:-0}
+IN_SQL_ROWS=${IN_SQL_ROWS:-50000}
+IN_LUA_N=${IN_LUA_N:-15}
+IN_TEXT_BYTES=${IN_TEXT_BYTES:-2000000}
+IN_BC_DIGITS=${IN_BC_DIGITS:-500}
 programs=("$@")
 [ ${#programs[@]} = 0 ] && programs=(sqlite3 lua bzip2 gzip bc)
 command -v /usr/bin/time >/dev/null || real_die "/usr/bin/time missing: apt-get install time"
@@ -58,15 +68,42 @@ text_input() {   # a large text file: the sqlite3 amalgamation, concatenated twi
     echo "$WORK/input.txt"
 }
 
-# The command line of PROGRAM's workload with binary $1.
+# The command line of PROGRAM's workload with binary $1; with a third argument "small", the
+# smaller workload that instruction counts use.
 workload() {
+    local sql=$WORK/bench.sql lua_n=$LUA_N text=none bc=$WORK/pi.bc
+    case "$2" in bzip2|gzip) text=$(text_input) ;; esac
+    if [ "${3:-}" = small ]; then
+        [ -s "$WORK/small.sql" ] || sed "s/@ROWS@/$IN_SQL_ROWS/g" "$HERE/workloads/bench.sql" >"$WORK/small.sql"
+        [ "$text" = none ] || [ -s "$WORK/small.txt" ] || head -c "$IN_TEXT_BYTES" "$text" >"$WORK/small.txt"
+        [ -s "$WORK/small-pi.bc" ] || sed "s/@SCALE@/$IN_BC_DIGITS/" "$REPO_ROOT/tests/real/workloads/bc_pi.bc" >"$WORK/small-pi.bc"
+        sql=$WORK/small.sql lua_n=$IN_LUA_N text=$WORK/small.txt bc=$WORK/small-pi.bc
+    fi
     case "$2" in
-        sqlite3) echo "$1 :memory: < $WORK/bench.sql" ;;
-        lua) echo "$1 $HERE/workloads/bench.lua $LUA_N" ;;
-        bzip2) echo "$1 -9 -c < $(text_input)" ;;
-        gzip) echo "$1 -9 -c < $(text_input)" ;;
-        bc) echo "$1 -l $WORK/pi.bc < /dev/null" ;;
+        sqlite3) echo "$1 :memory: < $sql" ;;
+        lua) echo "$1 $HERE/workloads/bench.lua $lua_n" ;;
+        bzip2) echo "$1 -9 -c < $text" ;;
+        gzip) echo "$1 -9 -c < $text" ;;
+        bc) echo "$1 -l $bc < /dev/null" ;;
     esac
+}
+
+# VIGIL_OPTIONS of a vigil variant (empty for the others).
+variant_options() {
+    case "$1" in
+        vigil-base) echo "out=$WORK/reports" ;;
+        vigil-adapt) echo "tools=leak:out=$WORK/reports" ;;
+        vigil-full) echo "mode=full:tools=leak:out=$WORK/reports" ;;
+    esac
+}
+
+# Instructions of one run of the small workload; prints the count, or nan.
+instructions() {   # VARIANT BINARY PROGRAM
+    local variant=$1 bin=$2 prog=$3 n
+    n=$(VIGIL_OPTIONS="$(variant_options "$variant")" valgrind --tool=cachegrind --cache-sim=no \
+            --cachegrind-out-file=/dev/null --trace-children=yes bash -c "exec $(workload "$bin" "$prog" small)" 2>&1 >/dev/null \
+        | sed -n 's/.*I *refs: *\([0-9,]*\).*/\1/p' | tail -n1 | tr -d ,)
+    echo "${n:-nan}"
 }
 
 # Run one measurement; prints "seconds max_rss_kb".
@@ -74,9 +111,7 @@ measure() {   # VARIANT BINARY PROGRAM
     local variant=$1 bin=$2 prog=$3 cmd env=() pre=()
     cmd=$(workload "$bin" "$prog")
     case "$variant" in
-        vigil-base) env=(VIGIL_OPTIONS="out=$WORK/reports") ;;
-        vigil-adapt) env=(VIGIL_OPTIONS="tools=leak:out=$WORK/reports") ;;
-        vigil-full) env=(VIGIL_OPTIONS="mode=full:tools=leak:out=$WORK/reports") ;;
+        vigil-*) env=(VIGIL_OPTIONS="$(variant_options "$variant")") ;;
         asan) env=(ASAN_OPTIONS=detect_leaks=1:exitcode=0) ;;
         # --trace-children: the workload runs as `bash -c "exec ..."`; without it valgrind
         # follows bash only and the program itself ran natively after the exec.
@@ -133,3 +168,24 @@ for v in "${variants[@]}"; do
         "$(echo "${ratios_t[$v]}" | awk '{ s = 0; for (i = 1; i <= NF; i++) s += log($i); printf "%.3f", exp(s / NF) }')" \
         "$(echo "${ratios_m[$v]}" | awk '{ s = 0; for (i = 1; i <= NF; i++) s += log($i); printf "%.3f", exp(s / NF) }')"
 done
+
+[ "$INSTRUCTIONS" = 1 ] || exit 0
+command -v valgrind >/dev/null || real_die "INSTRUCTIONS=1 needs valgrind"
+echo
+printf '%-8s %14s %14s %14s %10s %10s\n' program plain vigil-base vigil-adapt "base x" "adapt x"
+ratios_b="" ratios_a=""
+for prog in "${programs[@]}"; do
+    plain_bin=$(real_build "$prog" plain) || continue
+    vigil_bin=$(real_build "$prog" vigil) || continue
+    p=$(instructions plain "$plain_bin" "$prog")
+    b=$(instructions vigil-base "$vigil_bin" "$prog")
+    a=$(instructions vigil-adapt "$vigil_bin" "$prog")
+    rm -rf "$WORK/reports"
+    rb=$(awk -v a="$b" -v p="$p" 'BEGIN { printf "%.3f", a / p }')
+    ra=$(awk -v a="$a" -v p="$p" 'BEGIN { printf "%.3f", a / p }')
+    printf '%-8s %14s %14s %14s %10s %10s\n' "$prog" "$p" "$b" "$a" "$rb" "$ra"
+    ratios_b+="$rb " ratios_a+="$ra "
+done
+printf '%-8s %14s %14s %14s %10s %10s\n' geomean "" "" "" \
+    "$(echo "$ratios_b" | awk '{ s = 0; for (i = 1; i <= NF; i++) s += log($i); printf "%.3f", exp(s / NF) }')" \
+    "$(echo "$ratios_a" | awk '{ s = 0; for (i = 1; i <= NF; i++) s += log($i); printf "%.3f", exp(s / NF) }')"
