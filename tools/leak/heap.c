@@ -256,9 +256,10 @@ static inline struct shard *shard_of(uint64_t h) { return &shards[h >> (64 - SHA
 static inline size_t bucket_of(uint64_t h, unsigned log) { return (size_t)(h >> 16) & ((1ul << log) - 1); }
 
 /* Bucket arrays up to ARENA_MAX bytes come from a bump arena of ARENA_CHUNK mappings: a shard's
- * array is a few hundred bytes when it first grows, and 256 shards each mapping a page of their
- * own would cost a megabyte of resident memory for a few thousand objects. Nothing is returned
- * (a grown shard's old array stays readable for lock-free readers). */
+ * array is 2 KiB when it first grows, and every shard mapping pages of its own at each growth
+ * would make small programs pay whole pages (there were 256 shards once: a megabyte resident
+ * for a few thousand objects). Nothing is returned (a grown shard's old array stays readable
+ * for lock-free readers). */
 #define ARENA_CHUNK (64u << 10)
 #define ARENA_MAX (16u << 10)
 #define MAX_ARENA_CHUNKS 1024
