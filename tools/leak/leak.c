@@ -475,6 +475,14 @@ __attribute__((noinline)) static void access_slow(uintptr_t addr, vigil_site_t s
     sl->stamp = stamp;
 }
 
+/* Empty slot i without touching its record, which may no longer be its object's: its hits
+ * still go to the tallies, its pending last site is dropped (emptied first, the slot gets none). */
+static void slot_drop(unsigned i)
+{
+    tl.slot[i].len = 0;
+    slot_flush_hits(i);
+}
+
 /* The object [addr, addr + size) was freed by this thread: its slots let go of its record, which
  * the next allocation may reuse for another object. While the process has one thread, frees
  * happen here only, and the fast path relies on this instead of reading the record. A realloc's
@@ -486,12 +494,11 @@ static void slots_forget(uintptr_t addr, uint64_t size, struct heap_history *mov
         last = g + (1u << SLOT_BITS) - 1;
     for (; g <= last; g++) {
         unsigned i = g & ((1u << SLOT_BITS) - 1);
-        struct access_slot *sl = &tl.slot[i];
+        const struct access_slot *sl = &tl.slot[i];
         if (sl->neg_start == -addr && sl->obj != &tl.outside) {
             if (moving && tl.slot_hits[i])
                 moving->access_site = tl.slot_last[i];
-            slot_flush_hits(i);
-            sl->len = 0;
+            slot_drop(i);
         }
     }
 }
@@ -538,11 +545,10 @@ static void leak_on_thread(enum vigil_thread_op op, uint64_t thread_id)
         flush_site_tallies();
         leak_thread_exited();
     } else if (op == VIGIL_THREAD_FORK_CHILD) {
-        /* The child has one thread, so its access fast path trusts its slots: objects the
-         * parent's other threads freed may still sit in them. */
-        flush_slots();
+        /* The child has one thread, so its access fast path (and a flush) would trust its
+         * slots: objects the parent's other threads freed may still sit in them. */
         for (unsigned i = 0; i < (1u << SLOT_BITS); i++)
-            tl.slot[i].len = 0;
+            slot_drop(i);
     }
 }
 
