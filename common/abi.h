@@ -93,7 +93,8 @@ struct __vigil_site_state {
 struct __vigil_module {
     uint32_t abi_version;                 /* VIGIL_ABI_VERSION at compile time */
     uint32_t nsites;
-    const unsigned char *site_blob;       /* encoded site table, see common/sitefmt.h */
+    const unsigned char *site_blob;       /* encoded site table (common/sitefmt.h), or NULL: in the
+                                             file's "vigil_sites" section, not loaded */
     uint32_t *counters;                   /* ndispatch entries */
     struct __vigil_site_state *state;     /* ndispatch entries */
     uint64_t tu_hash;                     /* identity of the table (same value as in the blob) */

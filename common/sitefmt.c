@@ -114,7 +114,8 @@ void vigil_sitefmt_get(const struct vigil_sitefmt_table *t, uint32_t i, struct v
     out->aux = r.aux;
 }
 
-int vigil_sitefmt_walk(const void *buf, size_t len,
+/* Each valid table of a section in turn; lazy: without the pass over every record. */
+static int walk_tables(const void *buf, size_t len, int lazy,
                        int (*fn)(const struct vigil_sitefmt_table *t, void *arg), void *arg,
                        char *err, size_t errlen)
 {
@@ -124,7 +125,7 @@ int vigil_sitefmt_walk(const void *buf, size_t len,
     while ((pos = skip_padding(p, len, pos)) < len) {
         struct vigil_sitefmt_table t;
         char why[160];
-        if (vigil_sitefmt_open(p + pos, len - pos, &t, why, sizeof why) != 0)
+        if (open_table(p + pos, len - pos, &t, !lazy, why, sizeof why) != 0)
             return fail(err, errlen, "at offset %zu: %s", pos, why);
         ntables++;
         if (fn && fn(&t, arg) != 0)
@@ -134,3 +135,35 @@ int vigil_sitefmt_walk(const void *buf, size_t len,
     return ntables;
 }
 
+int vigil_sitefmt_walk(const void *buf, size_t len,
+                       int (*fn)(const struct vigil_sitefmt_table *t, void *arg), void *arg,
+                       char *err, size_t errlen)
+{
+    return walk_tables(buf, len, 0, fn, arg, err, errlen);
+}
+
+struct wanted_table {
+    uint64_t tu_hash;
+    uint32_t nsites;
+    struct vigil_sitefmt_table *out;
+    int found;
+};
+
+static int take_if_wanted(const struct vigil_sitefmt_table *t, void *arg)
+{
+    struct wanted_table *w = arg;
+    if (vigil_sitefmt_tu_hash(t) != w->tu_hash || t->nsites != w->nsites)
+        return 0;
+    *w->out = *t;
+    w->found = 1;
+    return 1;
+}
+
+int vigil_sitefmt_find(const void *buf, size_t len, uint64_t tu_hash, uint32_t nsites,
+                       struct vigil_sitefmt_table *t, char *err, size_t errlen)
+{
+    struct wanted_table w = {tu_hash, nsites, t, 0};
+    if (walk_tables(buf, len, 1, take_if_wanted, &w, err, errlen) < 0)
+        return -1;
+    return w.found ? 0 : 1;
+}

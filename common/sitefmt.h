@@ -1,6 +1,8 @@
 /* Site table encoding: written by vigil-cc into the ELF section "vigil_sites" (one table per
  * translation unit; the linker concatenates them, possibly with zero padding in between),
- * read by libvigil (from memory) and by the `vigil` command (from the ELF file).
+ * read from the ELF file by the `vigil` command and, when a report names sites, by libvigil
+ * (runtime/sitefile.c). On x86-64 the section is not loaded; elsewhere it is, and libvigil
+ * reads it from memory.
  *
  * Layout, little-endian, every table 8-byte aligned and a multiple of 8 bytes long:
  *   header   struct vigil_sitefmt_header
@@ -125,6 +127,12 @@ void vigil_sitefmt_get(const struct vigil_sitefmt_table *t, uint32_t i, struct v
 int vigil_sitefmt_walk(const void *buf, size_t len,
                        int (*fn)(const struct vigil_sitefmt_table *t, void *arg), void *arg,
                        char *err, size_t errlen);
+
+/* The table with this identity in a concatenation of tables, each opened lazily (the runtime
+ * reads its tables from the file's section: only the headers on the way are touched).
+ * Returns 0 and fills *t; 1 when no table has it; -1 on a malformed table on the way. */
+int vigil_sitefmt_find(const void *buf, size_t len, uint64_t tu_hash, uint32_t nsites,
+                       struct vigil_sitefmt_table *t, char *err, size_t errlen);
 
 /* ---- Control-flow facts ---- */
 #define VIGIL_CFG_NONE 0xffffffffu

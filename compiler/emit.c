@@ -498,12 +498,20 @@ int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen)
     if (cfg)
         emit_unloaded_blob(x, VIGIL_CFG_SECTION, cfg, cfg_len);
     free(cfg);
-    LLVMValueRef table = LLVMAddGlobal(x->module, LLVMArrayType(x->i8, (unsigned)len), "__vigil_sites");
-    LLVMSetLinkage(table, LLVMPrivateLinkage);
-    LLVMSetGlobalConstant(table, 1);
-    LLVMSetInitializer(table, LLVMConstStringInContext(x->ctx, (const char *)blob, (unsigned)len, 1));
-    LLVMSetSection(table, VIGIL_SITES_SECTION);
-    LLVMSetAlignment(table, 8);
+    /* On x86-64 ELF the table stays in the file too: only reports read it, and the runtime maps
+     * it from the file when one does (runtime/sitefile.c reads 64-bit little-endian ELF); the
+     * descriptor's pointer is null. */
+    LLVMValueRef table = LLVMConstNull(x->ptr);
+    if (x->cold_section && target_arch(x->module) == ARCH_X86_64) {
+        emit_unloaded_blob(x, VIGIL_SITES_SECTION, blob, len);
+    } else {
+        table = LLVMAddGlobal(x->module, LLVMArrayType(x->i8, (unsigned)len), "__vigil_sites");
+        LLVMSetLinkage(table, LLVMPrivateLinkage);
+        LLVMSetGlobalConstant(table, 1);
+        LLVMSetInitializer(table, LLVMConstStringInContext(x->ctx, (const char *)blob, (unsigned)len, 1));
+        LLVMSetSection(table, VIGIL_SITES_SECTION);
+        LLVMSetAlignment(table, 8);
+    }
     free(blob);
 
     LLVMValueRef counters = replace_placeholder(x, x->counters, x->i32, x->ndispatch, "__vigil_counters");

@@ -87,6 +87,7 @@ struct vigil_module_node {
     int table_state;                    /* registry.c: opened on first use, atomically */
     int unloaded;                       /* its object was dlclose'd: m must not be touched */
     const char *path;                   /* the binary holding the module (copied) */
+    int in_main_program;                /* path is the executable's: read it as /proc/self/exe */
     uint64_t tu_hash;                   /* copied from m: still known after an unload */
     uint32_t nsites, base_id;           /* copied from m */
     struct vigil_module_node *next;     /* registration order */
@@ -95,6 +96,11 @@ struct vigil_module_node {
  * all read at start-up they would all be resident: lua's 940 KB). NULL when malformed (said
  * once). Safe from any thread and from signal handlers. */
 const struct vigil_sitefmt_table *__vigil_module_table(struct vigil_module_node *n) HIDDEN;
+/* sitefile.c: a module's site table from its file's "vigil_sites" section (not loaded), mapped
+ * on first use. 0 and *t; -1 with a one-line reason in err, or an empty err when the file's
+ * trouble was reported before. Safe from signal handlers (no lock, no malloc). */
+int __vigil_site_table_from_file(const char *path, uint64_t tu_hash, uint32_t nsites,
+                                 struct vigil_sitefmt_table *t, char *err, size_t errlen) HIDDEN;
 /* First registered module (acquire load); nodes are never freed. */
 struct vigil_module_node *__vigil_modules(void) HIDDEN;
 /* Register m if needed; 0 when m is refused (ABI mismatch). */

@@ -58,12 +58,13 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *data)
 /* The file of the object that holds m. Not dladdr: that also looks for the nearest symbol,
  * a walk of the whole symbol table (about 20,000 instructions per module in lua, 650,000 at
  * the start of every run). */
-static const char *module_path(const struct __vigil_module *m)
+static const char *module_path(const struct __vigil_module *m, int *in_main_program)
 {
     struct object_search want = {(uintptr_t)m, NULL};
     dl_iterate_phdr(find_object, &want);
     /* The main program's object has an empty name: it keeps the /proc/self/exe path. */
-    const char *path = want.name && want.name[0] ? want.name : __vigil_proc.exe;
+    *in_main_program = !(want.name && want.name[0]);
+    const char *path = *in_main_program ? __vigil_proc.exe : want.name;
     size_t len = strlen(path);
     char *copy = __libc_malloc(len + 1);
     if (!copy)
@@ -124,7 +125,7 @@ static int register_locked(struct __vigil_module *m)
     }
     memset(n, 0, sizeof *n);
     n->m = m;
-    n->path = module_path(m);
+    n->path = module_path(m, &n->in_main_program);
     m->base_id = next_base_id;
     n->tu_hash = m->tu_hash;
     n->nsites = m->nsites;
@@ -152,20 +153,29 @@ const struct vigil_sitefmt_table *__vigil_module_table(struct vigil_module_node 
     if (state == TABLE_UNOPENED &&
         __atomic_compare_exchange_n(&n->table_state, &state, TABLE_OPENING, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         struct __vigil_module *m = n->m;
-        char err[160];
-        size_t len = 0;
-        if (m->site_blob && memcmp(m->site_blob, VIGIL_SITEFMT_MAGIC, 8) == 0) {
-            const struct vigil_sitefmt_header *h = (const void *)m->site_blob;
-            len = h->total_size;
-        }
+        char err[200];
         state = TABLE_BAD;
-        if (vigil_sitefmt_open_lazy(m->site_blob, len, &n->table, err, sizeof err) != 0)
-            __vigil_message("%s: a site table is unreadable (%s): its sites are unnamed", n->path, err);
-        else if (n->table.nsites != m->nsites)
-            __vigil_message("%s: a module with %u sites has a site table of %u sites: its sites are unnamed",
-                            n->path, m->nsites, n->table.nsites);
-        else
-            state = TABLE_OK;
+        if (!m->site_blob) {   /* the table stayed in the file (vigil-cc for ELF) */
+            /* /proc/self/exe is the running program even when its file was replaced since. */
+            const char *file = n->in_main_program ? "/proc/self/exe" : n->path;
+            if (__vigil_site_table_from_file(file, n->tu_hash, n->nsites, &n->table, err, sizeof err) == 0)
+                state = TABLE_OK;
+            else if (err[0])
+                __vigil_message("%s: cannot read its site tables (%s): its sites are unnamed", n->path, err);
+        } else {
+            size_t len = 0;
+            if (memcmp(m->site_blob, VIGIL_SITEFMT_MAGIC, 8) == 0) {
+                const struct vigil_sitefmt_header *h = (const void *)m->site_blob;
+                len = h->total_size;
+            }
+            if (vigil_sitefmt_open_lazy(m->site_blob, len, &n->table, err, sizeof err) != 0)
+                __vigil_message("%s: a site table is unreadable (%s): its sites are unnamed", n->path, err);
+            else if (n->table.nsites != m->nsites)
+                __vigil_message("%s: a module with %u sites has a site table of %u sites: its sites are unnamed",
+                                n->path, m->nsites, n->table.nsites);
+            else
+                state = TABLE_OK;
+        }
         __atomic_store_n(&n->table_state, state, __ATOMIC_RELEASE);
     }
     /* Another thread opens it (or this one, interrupted by a signal: do not wait for ever). */

@@ -266,6 +266,36 @@ static void test_walk(void)
     free(b);
 }
 
+/* The runtime's lookup of one module's table in a section (runtime/sitefile.c): by tu_hash
+ * and site count, past padding, with a malformed table on the way reported. */
+static void test_find(void)
+{
+    size_t a_len = 0, b_len = 0;
+    unsigned char *a = build(&a_len, 1), *b = build(&b_len, 2);
+    size_t pad = 16, len = a_len + pad + b_len + 8;
+    unsigned char *section = calloc(1, len);
+    memcpy(section, a, a_len);
+    memcpy(section + a_len + pad, b, b_len);
+    char err[200] = "";
+    struct vigil_sitefmt_table t;
+    CHECK(vigil_sitefmt_find(section, len, 2, 4, &t, err, sizeof err) == 0 &&
+          t.header == (const void *)(section + a_len + pad), "second table not found: %s", err);
+    struct vigil_site_view v;
+    vigil_sitefmt_get(&t, 2, &v);
+    CHECK(strcmp(v.function, "helper") == 0 && v.line == 3, "found table reads %s:%u", v.function, v.line);
+    CHECK(vigil_sitefmt_find(section, len, 1, 4, &t, err, sizeof err) == 0 && t.header == (const void *)section,
+          "first table not found");
+    CHECK(vigil_sitefmt_find(section, len, 3, 4, &t, err, sizeof err) == 1, "unknown tu_hash found");
+    CHECK(vigil_sitefmt_find(section, len, 2, 5, &t, err, sizeof err) == 1, "wrong site count accepted");
+    section[a_len + pad] = 'X';   /* the second table's magic */
+    CHECK(vigil_sitefmt_find(section, len, 2, 4, &t, err, sizeof err) == -1 && strstr(err, "magic"),
+          "malformed table on the way: %s", err);
+    CHECK(vigil_sitefmt_find(section, len, 1, 4, &t, err, sizeof err) == 0, "a table before the bad one");
+    free(section);
+    free(a);
+    free(b);
+}
+
 /* Version 2 control-flow facts: round trip, absence, and out-of-range indices rejected. */
 static void test_cfg(void)
 {
@@ -405,6 +435,7 @@ int main(void)
     test_bad_header();
     test_bad_records();
     test_walk();
+    test_find();
     test_cfg();
     test_legacy_versions();
     return CHECK_DONE("sitefmt");
