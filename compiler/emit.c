@@ -249,7 +249,7 @@ LLVMValueRef xe_access_probe(struct vigil_xform *x, int is_store, uint32_t site,
 {
     LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0),
                            LLVMBuildPointerCast(x->builder, address, x->ptr, ""), size};
-    if (!x->module_stubs_on || !may_use_stub)
+    if (!x->x86_64_elf || !may_use_stub)
         return xe_call(x, is_store ? &x->probe_store : &x->probe_load, args, 4);
     unsigned k = stub_size_class(size);
     struct rt_fn *stub = &x->access_stubs[is_store][k];
@@ -266,7 +266,7 @@ LLVMValueRef xe_event_probe(struct vigil_xform *x, enum xe_event_kind kind, uint
                             int may_use_stub)
 {
     LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0), value};
-    if (!x->module_stubs_on || !may_use_stub) {
+    if (!x->x86_64_elf || !may_use_stub) {
         const struct rt_fn *probes[XE_EVENT_KINDS] = {&x->probe_branch, &x->probe_return, &x->probe_call};
         return xe_call(x, probes[kind], args, 3);
     }
@@ -426,7 +426,7 @@ void xe_declare_runtime(struct vigil_xform *x)
     }
     x->prof_kind = LLVMGetMDKindIDInContext(x->ctx, "prof", 4);
     x->cold_section = cold_section(x->module);
-    x->module_stubs_on = arch == ARCH_X86_64 && x->cold_section;
+    x->x86_64_elf = arch == ARCH_X86_64 && x->cold_section;
     x->split_cold = x->settings->split_cold && arch == ARCH_X86_64 && x->cold_section;
 }
 

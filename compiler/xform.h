@@ -58,7 +58,7 @@ struct vigil_xform {
     LLVMValueRef pred_enable, pred_counts;       /* i8 / i64 placeholders (pred_counters only) */
     struct rt_fn register_module, dispatch_enter, burst_end;
     struct rt_fn probe_load, probe_store, probe_branch, probe_return, probe_call;
-    int module_stubs_on;                         /* x86-64 ELF: probes go through module stubs */
+    int x86_64_elf;                              /* probes through module stubs (emit.c), local burst entries (outline.c) */
 #define XE_STUB_SIZE_CLASSES 6                   /* emit.c stub_sizes: variable, 1, 2, 4, 8, 16 */
     struct rt_fn access_stubs[2][XE_STUB_SIZE_CLASSES];   /* [is_store][size class], declared on use */
     struct rt_fn event_stubs[XE_EVENT_KINDS];    /* branch, return, call probes: declared on use */
@@ -126,6 +126,7 @@ LLVMBasicBlockRef xf_clone_block(struct xfunc *f, LLVMBasicBlockRef original);
 /* outline.c: the instrumented copy of a loop-free function as a function of its own. */
 #define VIGIL_INSTR_SUFFIX ".vigil.instr"   /* the outlined instrumented copy */
 #define VIGIL_BURST_SUFFIX ".vigil.b"       /* the burst entry: instrumented callers call it */
+#define VIGIL_LOCAL_BURST_SUFFIX ".vigil.b.local"   /* the same, bound within the link (outline.c) */
 long xf_instruction_count(LLVMValueRef fn);
 int xf_can_outline(struct xfunc *f);                /* after xf_find_backedges; sets f->big */
 void xf_outline_body(struct xfunc *f);              /* clone.c: instead of xf_clone_body */
@@ -153,6 +154,7 @@ LLVMValueRef xf_new_burst_entry(struct xfunc *f);
 void xf_build_tail_call(struct xfunc *f, LLVMBasicBlockRef block, LLVMValueRef from, LLVMValueRef target);
 void xf_redirect_instrumented_calls(struct vigil_xform *x);  /* after all functions */
 void xf_export_burst_aliases(struct vigil_xform *x, const struct valvec *functions);   /* then */
+void xf_define_local_burst_entries(struct vigil_xform *x, const struct valvec *functions);   /* then */
 void xf_finish_outlining(struct vigil_xform *x);    /* once per module, after all functions */
 /* transfer.c: the instrumented copy of a function with loops as a function of its own, entered
  * and left at dispatch checks (instead of xf_outline_body and xf_insert_checks). */
