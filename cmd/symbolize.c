@@ -168,11 +168,12 @@ static int has_suffix(const char *name, const char *suffix)
     return len > n && strcmp(name + len - n, suffix) == 0;
 }
 
-/* A symbol of vigil-cc's companions (<name>.vigil.instr, <name>.vigil.b) and of the cold part
- * that the back end split off a function (<name>.cold, compiler/coldsplit.c) is named <name>. */
+/* A symbol of vigil-cc's companions (<name>.vigil.instr, <name>.vigil.b, <name>.vigil.b.local)
+ * and of the cold part that the back end split off a function (<name>.cold,
+ * compiler/coldsplit.c) is named <name>. */
 static void strip_companion_suffix(char *name)
 {
-    static const char *const suffixes[] = {".cold", ".vigil.instr", ".vigil.b"};
+    static const char *const suffixes[] = {".cold", ".vigil.instr", ".vigil.b.local", ".vigil.b"};
     for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++)
         if (has_suffix(name, suffixes[i]))
             name[strlen(name) - strlen(suffixes[i])] = '\0';

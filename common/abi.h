@@ -171,7 +171,10 @@ VIGIL_PROBE_CC void __vigil_probe_call(struct __vigil_module *m, uint32_t site, 
  * stub first returns at once when no tool wants accesses (a guarded probe tested that before
  * the call); it puts the module in r11 and jumps to
  * `__vigil_probe_<load|store>[N]_m` (runtime/probes.c), which tests the bit, handles the access
- * and keeps every register but r11. The call is 13-14 bytes instead of 25-26. An instrumented
- * copy that shares its function with the checking copy calls the probes above. */
+ * and keeps every register but r11. The call is 13-14 bytes instead of 25-26. Branch, return
+ * and call probes do the same through `__vigil_mprobe_<branch|return|call>` (edi = site, rsi =
+ * the value: taken, the result, the callee) and `__vigil_probe_<branch|return|call>_m`: 7 bytes
+ * less than the lea of the module. An instrumented copy that shares its function with the
+ * checking copy calls the probes above. */
 
 #endif

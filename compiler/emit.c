@@ -6,6 +6,8 @@
 
 #include "abi.h"
 
+#include <vigil/tool.h>
+
 #include <llvm-c/TargetMachine.h>
 
 #include <stddef.h>
@@ -200,13 +202,13 @@ static LLVMThreadLocalMode burst_tls_model(LLVMModuleRef m)
     return code_for_executable(m) ? LLVMLocalExecTLSModel : LLVMInitialExecTLSModel;
 }
 
-/* ---- access probes through module stubs (x86-64 ELF) ----
- * An access probe calls a stub of its own module with the site in edi, the address in rsi and,
- * unless the size is one of stub_sizes, the size in rdx: `mov $site, %edi; <address into
- * %rsi>; call stub`, 13-14 bytes, where the runtime's probe took the module (a 7-byte lea) and
- * the size (5 bytes) too. The stub (module asm, access_stub_asm) returns at once when no tool
- * wants accesses; otherwise it puts the module in r11 and jumps to the runtime entry for its
- * size (runtime/probes.c, common/abi.h). */
+/* ---- probes through module stubs (x86-64 ELF) ----
+ * A probe calls a stub of its own module with the site in edi and its value in rsi: `mov
+ * $site, %edi; <value into %rsi>; call stub`, where the runtime's probe also took the module
+ * (a 7-byte lea). An access probe's value is the address and, unless the size is one of
+ * stub_sizes, the size follows in rdx: 13-14 bytes instead of 25-26. The stub (module asm,
+ * emit_module_stubs) puts the module in r11 and jumps to the runtime entry `<probe>_m`
+ * (runtime/probes.c, common/abi.h). */
 static const unsigned stub_sizes[XE_STUB_SIZE_CLASSES] = {0, 1, 2, 4, 8, 16};   /* 0: the size is an argument */
 
 static unsigned stub_size_class(LLVMValueRef size)
@@ -229,12 +231,25 @@ static void stub_name(char *out, size_t len, const char *prefix, int is_store, u
     snprintf(out, len, "%s%s%s%s", prefix, is_store ? "store" : "load", bytes, suffix);
 }
 
+/* The event probes' names after "__vigil_mprobe_" / "__vigil_probe_", and their events. */
+static const char *const event_names[XE_EVENT_KINDS] = {"branch", "return", "call"};
+static const unsigned event_bits[XE_EVENT_KINDS] = {VIGIL_EV_BRANCH, VIGIL_EV_RETURN, VIGIL_EV_CALL};
+
+/* Declare a module stub, preserve_most like the runtime's probes. */
+static void declare_stub(struct vigil_xform *x, struct rt_fn *stub, const char *name, LLVMTypeRef *params,
+                         unsigned nparams)
+{
+    declare(x, stub, name, x->void_t, params, nparams);
+    LLVMSetFunctionCallConv(stub->fn, LLVMPreserveMostCallConv);
+    LLVMSetVisibility(stub->fn, LLVMHiddenVisibility);   /* defined in this object: a direct call */
+}
+
 LLVMValueRef xe_access_probe(struct vigil_xform *x, int is_store, uint32_t site, LLVMValueRef address,
                              LLVMValueRef size, int may_use_stub)
 {
     LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0),
                            LLVMBuildPointerCast(x->builder, address, x->ptr, ""), size};
-    if (!x->access_stubs_on || !may_use_stub)
+    if (!x->x86_64_elf || !may_use_stub)
         return xe_call(x, is_store ? &x->probe_store : &x->probe_load, args, 4);
     unsigned k = stub_size_class(size);
     struct rt_fn *stub = &x->access_stubs[is_store][k];
@@ -242,48 +257,79 @@ LLVMValueRef xe_access_probe(struct vigil_xform *x, int is_store, uint32_t site,
         char name[48];
         stub_name(name, sizeof name, "__vigil_mprobe_", is_store, k, "");
         LLVMTypeRef params[] = {x->i32, x->ptr, x->i64};
-        declare(x, stub, name, x->void_t, params, k ? 2 : 3);
-        LLVMSetFunctionCallConv(stub->fn, LLVMPreserveMostCallConv);
-        LLVMSetVisibility(stub->fn, LLVMHiddenVisibility);   /* defined in this object: a direct call */
+        declare_stub(x, stub, name, params, k ? 2 : 3);
     }
     return xe_call(x, stub, args + 1, k ? 2 : 3);
 }
 
-/* The module asm defining the stubs the probes call. In an executable whose probes are not
- * guarded (probes.c `probe`) the stub tests the event bit itself, so that a probe nobody listens
- * to costs the call, the test and the return, as the runtime's own probe stubs do; a guarded
- * probe was tested before the call. */
-static void emit_access_stubs(struct vigil_xform *x)
+LLVMValueRef xe_event_probe(struct vigil_xform *x, enum xe_event_kind kind, uint32_t site, LLVMValueRef value,
+                            int may_use_stub)
+{
+    LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0), value};
+    if (!x->x86_64_elf || !may_use_stub) {
+        const struct rt_fn *probes[XE_EVENT_KINDS] = {&x->probe_branch, &x->probe_return, &x->probe_call};
+        return xe_call(x, probes[kind], args, 3);
+    }
+    struct rt_fn *stub = &x->event_stubs[kind];
+    if (!stub->fn) {
+        char name[48];
+        snprintf(name, sizeof name, "__vigil_mprobe_%s", event_names[kind]);
+        LLVMTypeRef params[] = {x->i32, LLVMTypeOf(value)};
+        declare_stub(x, stub, name, params, 2);
+    }
+    return xe_call(x, stub, args + 1, 2);
+}
+
+/* The module asm of one stub: `stub` puts the module in r11 and jumps to the runtime's `entry`.
+ * In an executable whose probes are not guarded (probes.c `probe`) the stub tests the event bit
+ * itself, so that a probe nobody listens to costs the call, the test and the return, as the
+ * runtime's own probe stubs do; a guarded probe was tested before the call. A shared library's
+ * stub reaches the entry through the GOT (not a PLT stub: lazy binding may clobber r11). */
+static void emit_stub(struct vigil_xform *x, const char *stub, const char *entry, unsigned event)
 {
     size_t module_len = 0;
     const char *module = LLVMGetValueName2(x->descriptor, &module_len);
     int executable = code_for_executable(x->module);
-    int test_here = executable && !x->settings->guard_probes;
+    char test[96] = "";
+    if (executable && !x->settings->guard_probes)
+        snprintf(test, sizeof test, "\ttestl $0x%x, __vigil_active_events(%%rip)\n\tjnz 1f\n\tret\n", event);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "\t.pushsection %s,\"ax\",@progbits\n"
+             "\t.p2align 4\n"
+             "\t.type %s,@function\n"
+             "%s:\n"
+             "\t.cfi_startproc\n"
+             "%s"
+             "1:\tleaq %.*s(%%rip), %%r11\n"
+             "\tjmp %s%s%s\n"
+             "\t.cfi_endproc\n"
+             "\t.size %s, .-%s\n"
+             "\t.popsection\n",
+             x->cold_section, stub, stub, test, (int)module_len, module, executable ? "" : "*", entry,
+             executable ? "" : "@GOTPCREL(%rip)", stub, stub);
+    LLVMAppendModuleInlineAsm(x->module, text, strlen(text));
+}
+
+/* The stubs the probes of this module call. */
+static void emit_module_stubs(struct vigil_xform *x)
+{
+    char stub[48], entry[48];
     for (int is_store = 0; is_store < 2; is_store++)
         for (unsigned k = 0; k < XE_STUB_SIZE_CLASSES; k++) {
             if (!x->access_stubs[is_store][k].fn)
                 continue;
-            char stub[48], entry[48], text[1024];
             stub_name(stub, sizeof stub, "__vigil_mprobe_", is_store, k, "");
             stub_name(entry, sizeof entry, "__vigil_probe_", is_store, k, "_m");
-            snprintf(text, sizeof text,
-                     "\t.pushsection %s,\"ax\",@progbits\n"
-                     "\t.p2align 4\n"
-                     "\t.type %s,@function\n"
-                     "%s:\n"
-                     "\t.cfi_startproc\n"
-                     "%s"
-                     "1:\tleaq %.*s(%%rip), %%r11\n"
-                     "\tjmp %s%s%s\n"
-                     "\t.cfi_endproc\n"
-                     "\t.size %s, .-%s\n"
-                     "\t.popsection\n",
-                     x->cold_section, stub, stub,
-                     test_here ? "\ttestl $0x100, __vigil_active_events(%rip)\n\tjnz 1f\n\tret\n" : "",
-                     (int)module_len, module, executable ? "" : "*", entry, executable ? "" : "@GOTPCREL(%rip)",
-                     stub, stub);
-            LLVMAppendModuleInlineAsm(x->module, text, strlen(text));
+            emit_stub(x, stub, entry, VIGIL_EV_ACCESS);
         }
+    for (int kind = 0; kind < XE_EVENT_KINDS; kind++) {
+        if (!x->event_stubs[kind].fn)
+            continue;
+        snprintf(stub, sizeof stub, "__vigil_mprobe_%s", event_names[kind]);
+        snprintf(entry, sizeof entry, "__vigil_probe_%s_m", event_names[kind]);
+        emit_stub(x, stub, entry, event_bits[kind]);
+    }
 }
 
 /* Bytes (a multiple of 4 long) into an ELF section that is not loaded (no SHF_ALLOC): only
@@ -380,7 +426,7 @@ void xe_declare_runtime(struct vigil_xform *x)
     }
     x->prof_kind = LLVMGetMDKindIDInContext(x->ctx, "prof", 4);
     x->cold_section = cold_section(x->module);
-    x->access_stubs_on = arch == ARCH_X86_64 && x->cold_section;
+    x->x86_64_elf = arch == ARCH_X86_64 && x->cold_section;
     x->split_cold = x->settings->split_cold && arch == ARCH_X86_64 && x->cold_section;
 }
 
@@ -553,7 +599,7 @@ int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen)
     };
     LLVMSetInitializer(x->descriptor, LLVMConstStructInContext(x->ctx, fields, 15, 0));
     add_constructor(x, make_constructor(x));
-    emit_access_stubs(x);
+    emit_module_stubs(x);
     return 0;
 }
 

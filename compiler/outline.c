@@ -11,6 +11,8 @@
  * PCs still map to the original file:line (leak sites, crash sites, stacks). */
 #include "xform.h"
 
+#include <llvm-c/Comdat.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,16 +173,16 @@ LLVMValueRef xf_new_burst_entry(struct xfunc *f)
     return entry;
 }
 
-/* "<name>.vigil.b", in a new string (free it). */
-static char *burst_entry_name(const char *name, size_t len)
+/* "<name><suffix>" (VIGIL_BURST_SUFFIX, VIGIL_LOCAL_BURST_SUFFIX), in a new string (free it). */
+static char *entry_name(const char *name, size_t len, const char *suffix)
 {
-    char *s = malloc(len + sizeof VIGIL_BURST_SUFFIX);
+    char *s = malloc(len + strlen(suffix) + 1);
     if (!s) {
         fputs("vigil-cc: out of memory\n", stderr);
         abort();
     }
     memcpy(s, name, len);
-    strcpy(s + len, VIGIL_BURST_SUFFIX);
+    strcpy(s + len, suffix);
     return s;
 }
 
@@ -199,18 +201,130 @@ void xf_export_burst_aliases(struct vigil_xform *x, const struct valvec *functio
         if (LLVMGetLinkage(fn) != LLVMExternalLinkage || LLVMGetVisibility(fn) != LLVMDefaultVisibility ||
             ptrmap_get(&x->burst_entries, fn) || !len || strncmp(name, "__vigil_", 8) == 0)
             continue;
-        char *alias_name = burst_entry_name(name, len);
+        char *alias_name = entry_name(name, len, VIGIL_BURST_SUFFIX);
         if (!LLVMGetNamedGlobalAlias(x->module, alias_name, strlen(alias_name)) && !LLVMGetNamedFunction(x->module, alias_name))
             LLVMAddAlias2(x->module, LLVMGlobalGetValueType(fn), 0, fn, alias_name);
         free(alias_name);
     }
 }
 
+/* ---- local burst entries (x86-64 ELF) ----
+ * A call of another unit's function g from an instrumented copy used to test a weak reference
+ * to g.vigil.b at every call (`lea g; lea g.vigil.b; test; cmovne; call *`, about 23 bytes).
+ * Where it may, it now calls `g.vigil.b.local` directly (5 bytes), a hidden symbol that
+ *  - the unit defining g, built by vigil-cc, defines strongly: an alias of g's burst entry, or
+ *    of g when it has none (xf_define_local_burst_entries);
+ *  - every calling unit defines weakly as `jmp g`, in a COMDAT group of its own, so that a link
+ *    keeps one copy (local_burst_entry).
+ * The linker takes the strong definition when g's unit is in the link (an archive member is
+ * loaded for g itself, which the fallback references), else the fallback: the callee's burst
+ * entry when there is one, g otherwise. Hidden, neither is exported nor binds across shared
+ * objects: a call into another shared object goes through the fallback to g, as the plain call
+ * does, and the burst does not follow it there. A name of its own, not a weak g.vigil.b: the
+ * most constraining visibility of a symbol wins, so a hidden definition of g.vigil.b would hide
+ * the callee's exported one and break interposition (tests/e2e/progs/interposition.c).
+ * Binding g within the link is right where the plain call binds it so: in code for an
+ * executable, whose own definitions come first, and for g declared hidden or protected. Calls
+ * of exported functions from shared-library code keep the weak reference: the executable may
+ * interpose on them. */
+
+/* Whether `name` can be written into module asm as it is (LLVM names may carry a \1 prefix or
+ * any other byte): a C identifier. */
+static int plain_symbol(const char *name, size_t len)
+{
+    if (!len || (name[0] >= '0' && name[0] <= '9'))
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+            return 0;
+    }
+    return 1;
+}
+
+static int has_local_burst_entries(struct vigil_xform *x)
+{
+    return x->settings->direct_calls && x->x86_64_elf;
+}
+
+void xf_define_local_burst_entries(struct vigil_xform *x, const struct valvec *functions)
+{
+    if (!has_local_burst_entries(x))
+        return;
+    for (size_t i = 0; i < functions->n; i++) {
+        LLVMValueRef fn = functions->v[i];
+        size_t len = 0;
+        const char *name = LLVMGetValueName2(fn, &len);
+        /* A weak g may be replaced by another unit's: its callers must not bind to this one. */
+        if (LLVMGetLinkage(fn) != LLVMExternalLinkage || LLVMGetComdat(fn) || !plain_symbol(name, len) ||
+            strncmp(name, "__vigil_", 8) == 0)
+            continue;
+        LLVMValueRef entry = ptrmap_get(&x->burst_entries, fn);
+        char *local_name = entry_name(name, len, VIGIL_LOCAL_BURST_SUFFIX);
+        if (!LLVMGetNamedGlobalAlias(x->module, local_name, strlen(local_name)) && !LLVMGetNamedFunction(x->module, local_name)) {
+            LLVMValueRef alias = LLVMAddAlias2(x->module, LLVMGlobalGetValueType(fn), 0, entry ? entry : fn, local_name);
+            LLVMSetVisibility(alias, LLVMHiddenVisibility);
+        }
+        free(local_name);
+    }
+}
+
+/* The weak fallback of g.vigil.b.local: `jmp g` in module asm, which forwards every signature
+ * (varargs, byval, sret) untouched, in the section of the companions. Through the PLT: g may be
+ * in a shared object. */
+static void emit_local_burst_fallback(struct vigil_xform *x, const char *local_name, const char *name, size_t len)
+{
+    char *text = xf_calloc(1, 512 + 6 * strlen(local_name));
+    int used = sprintf(text,
+                       "\t.pushsection %s,\"axG\",@progbits,%s,comdat\n"
+                       "\t.weak %s\n"
+                       "\t.hidden %s\n"
+                       "\t.type %s,@function\n"
+                       "%s:\n"
+                       "\t.cfi_startproc\n"
+                       "\tjmp %.*s@PLT\n"
+                       "\t.cfi_endproc\n"
+                       "\t.size %s, .-%s\n"
+                       "\t.popsection\n",
+                       x->cold_section, local_name, local_name, local_name, local_name, local_name, (int)len, name,
+                       local_name, local_name);
+    LLVMAppendModuleInlineAsm(x->module, text, (size_t)used);
+    free(text);
+}
+
+/* The function a call of `callee` (another unit's) in an instrumented copy goes to directly,
+ * or NULL where the weak reference stays. Declared with callee's attributes but those about
+ * memory effects (as a companion, xf_new_companion): the burst entry writes the probes' state. */
+static LLVMValueRef local_burst_entry(struct vigil_xform *x, LLVMValueRef callee)
+{
+    size_t len = 0;
+    const char *name = LLVMGetValueName2(callee, &len);
+    if (!has_local_burst_entries(x) || LLVMGetLinkage(callee) != LLVMExternalLinkage || !plain_symbol(name, len) ||
+        (x->interposable && LLVMGetVisibility(callee) == LLVMDefaultVisibility))
+        return NULL;
+    char *local_name = entry_name(name, len, VIGIL_LOCAL_BURST_SUFFIX);
+    LLVMValueRef local = LLVMGetNamedFunction(x->module, local_name);
+    if (!local) {
+        local = LLVMAddFunction(x->module, local_name, LLVMGlobalGetValueType(callee));
+        LLVMSetVisibility(local, LLVMHiddenVisibility);
+        LLVMSetFunctionCallConv(local, LLVMGetFunctionCallConv(callee));
+        unsigned nparams = LLVMCountParams(callee);
+        for (unsigned i = 0; i <= nparams + 1; i++)   /* return value, parameters, function */
+            copy_attributes(callee, local, i <= nparams ? i : LLVMAttributeFunctionIndex);
+        for (size_t i = 0; i < sizeof memory_fn_attributes / sizeof *memory_fn_attributes; i++)
+            xf_remove_fn_attribute(local, memory_fn_attributes[i]);
+        emit_local_burst_fallback(x, local_name, name, len);
+    }
+    free(local_name);
+    return local;
+}
+
 /* Instrumented code calls a function through its burst entry, so that a burst goes on in the
- * callee: directly when the entry is in this module; through a weak reference otherwise (the
- * callee's module may not be built by vigil-cc, or may have kept its instrumented copy in the
- * function: then the reference is null and the call goes to the function, whose own entry
- * check tests the burst). The reference has the callee's visibility: a hidden function binds
+ * callee: directly when the entry is in this module; through a local burst entry where the
+ * target and the binding allow it (above); through a weak reference otherwise (the callee's
+ * module may not be built by vigil-cc, or may have kept its instrumented copy in the function:
+ * then the reference is null and the call goes to the function, whose own entry check tests
+ * the burst). The reference has the callee's visibility: a hidden function binds
  * within its module, and so must its entry. Indirect calls go to the function: its burst waits
  * for the next check that tests it. */
 void xf_redirect_instrumented_calls(struct vigil_xform *x)
@@ -233,7 +347,12 @@ void xf_redirect_instrumented_calls(struct vigil_xform *x)
         if (!len || strncmp(name, "__vigil_", 8) == 0 || LLVMIsFunctionVarArg(LLVMGlobalGetValueType(callee)) ||
             xf_has_fn_attribute(callee, "returns_twice"))   /* setjmp and friends stay direct calls */
             continue;
-        char *weak_name = burst_entry_name(name, len);
+        LLVMValueRef local = local_burst_entry(x, callee);
+        if (local) {
+            LLVMSetOperand(call, LLVMGetNumOperands(call) - 1, local);
+            continue;
+        }
+        char *weak_name = entry_name(name, len, VIGIL_BURST_SUFFIX);
         LLVMValueRef weak = LLVMGetNamedFunction(x->module, weak_name);
         if (!weak) {
             weak = LLVMAddFunction(x->module, weak_name, LLVMGlobalGetValueType(callee));

@@ -252,9 +252,8 @@ static void probe_call(struct xfunc *f, LLVMValueRef call)
         uint32_t site = xs_add(x, VIGIL_SITE_CALL, f->name, loc, 0);
         locate(f, call, site);
         LLVMPositionBuilderBefore(x->builder, call);
-        LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0),
-                               LLVMBuildPointerCast(x->builder, callee, x->ptr, "")};
-        probe(f, xe_call(x, &x->probe_call, args, 3), VIGIL_EV_CALL);
+        LLVMValueRef target = LLVMBuildPointerCast(x->builder, callee, x->ptr, "");
+        probe(f, xe_event_probe(x, XE_EVENT_CALL, site, target, !shares_function_with_checking_copy(f)), VIGIL_EV_CALL);
         x->stats->probes++;
     }
     /* Nothing may come between a musttail call and its ret. */
@@ -268,8 +267,8 @@ static void probe_call(struct xfunc *f, LLVMValueRef call)
             xp_defer_counter(f, call, ptrmap_get(&f->originals, call), site, block, result_as_i64);
         if (x->settings->probe_returns) {
             LLVMPositionBuilderBefore(x->builder, LLVMGetNextInstruction(call));
-            LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0), result_as_i64(x, call)};
-            probe(f, xe_call(x, &x->probe_return, args, 3), VIGIL_EV_RETURN);
+            probe(f, xe_event_probe(x, XE_EVENT_RETURN, site, result_as_i64(x, call), !shares_function_with_checking_copy(f)),
+                  VIGIL_EV_RETURN);
             x->stats->probes++;
         }
     }
@@ -285,8 +284,7 @@ static void probe_branch(struct xfunc *f, LLVMValueRef br)
     if (x->settings->probe_branches) {
         LLVMPositionBuilderBefore(x->builder, br);
         LLVMValueRef taken = LLVMBuildZExt(x->builder, LLVMGetCondition(br), x->i32, "");
-        LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0), taken};
-        probe(f, xe_call(x, &x->probe_branch, args, 3), VIGIL_EV_BRANCH);
+        probe(f, xe_event_probe(x, XE_EVENT_BRANCH, site, taken, !shares_function_with_checking_copy(f)), VIGIL_EV_BRANCH);
         x->stats->probes++;
     }
     if (x->pred_enable)

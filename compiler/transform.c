@@ -302,6 +302,7 @@ int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_setting
     if (rc == 0) {
         xf_redirect_instrumented_calls(&x);
         xf_export_burst_aliases(&x, &functions);
+        xf_define_local_burst_entries(&x, &functions);
     }
     xf_finish_outlining(&x);
     ptrmap_free(&x.burst_entries);

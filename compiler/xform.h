@@ -37,6 +37,9 @@ struct rt_fn {
     LLVMTypeRef type;
 };
 
+/* The probes of one value each (emit.c xe_event_probe), by the event they report. */
+enum xe_event_kind { XE_EVENT_BRANCH, XE_EVENT_RETURN, XE_EVENT_CALL, XE_EVENT_KINDS };
+
 /* Module-wide state of one transform run. */
 struct vigil_xform {
     LLVMModuleRef module;
@@ -55,9 +58,10 @@ struct vigil_xform {
     LLVMValueRef pred_enable, pred_counts;       /* i8 / i64 placeholders (pred_counters only) */
     struct rt_fn register_module, dispatch_enter, burst_end;
     struct rt_fn probe_load, probe_store, probe_branch, probe_return, probe_call;
-    int access_stubs_on;                         /* x86-64 ELF: accesses go through module stubs */
+    int x86_64_elf;                              /* probes through module stubs (emit.c), local burst entries (outline.c) */
 #define XE_STUB_SIZE_CLASSES 6                   /* emit.c stub_sizes: variable, 1, 2, 4, 8, 16 */
     struct rt_fn access_stubs[2][XE_STUB_SIZE_CLASSES];   /* [is_store][size class], declared on use */
+    struct rt_fn event_stubs[XE_EVENT_KINDS];    /* branch, return, call probes: declared on use */
     unsigned prof_kind;                          /* !prof metadata kind */
     const char *cold_section;                    /* section of the companions, or NULL (emit.c) */
     int split_cold;                              /* x86-64 ELF and VIGIL_CC_SPLIT_COLD (coldsplit.c) */
@@ -122,6 +126,7 @@ LLVMBasicBlockRef xf_clone_block(struct xfunc *f, LLVMBasicBlockRef original);
 /* outline.c: the instrumented copy of a loop-free function as a function of its own. */
 #define VIGIL_INSTR_SUFFIX ".vigil.instr"   /* the outlined instrumented copy */
 #define VIGIL_BURST_SUFFIX ".vigil.b"       /* the burst entry: instrumented callers call it */
+#define VIGIL_LOCAL_BURST_SUFFIX ".vigil.b.local"   /* the same, bound within the link (outline.c) */
 long xf_instruction_count(LLVMValueRef fn);
 int xf_can_outline(struct xfunc *f);                /* after xf_find_backedges; sets f->big */
 void xf_outline_body(struct xfunc *f);              /* clone.c: instead of xf_clone_body */
@@ -149,6 +154,7 @@ LLVMValueRef xf_new_burst_entry(struct xfunc *f);
 void xf_build_tail_call(struct xfunc *f, LLVMBasicBlockRef block, LLVMValueRef from, LLVMValueRef target);
 void xf_redirect_instrumented_calls(struct vigil_xform *x);  /* after all functions */
 void xf_export_burst_aliases(struct vigil_xform *x, const struct valvec *functions);   /* then */
+void xf_define_local_burst_entries(struct vigil_xform *x, const struct valvec *functions);   /* then */
 void xf_finish_outlining(struct vigil_xform *x);    /* once per module, after all functions */
 /* transfer.c: the instrumented copy of a function with loops as a function of its own, entered
  * and left at dispatch checks (instead of xf_outline_body and xf_insert_checks). */
@@ -248,6 +254,10 @@ LLVMValueRef xe_call(struct vigil_xform *x, const struct rt_fn *f, LLVMValueRef 
  * through the module's stub when the target has them and `may_use_stub`. */
 LLVMValueRef xe_access_probe(struct vigil_xform *x, int is_store, uint32_t site, LLVMValueRef address,
                              LLVMValueRef size, int may_use_stub);
+/* A branch (value: taken as i32), return (the result as i64) or call probe (the callee as a
+ * pointer) for site at the builder's position; through the module's stub as xe_access_probe. */
+LLVMValueRef xe_event_probe(struct vigil_xform *x, enum xe_event_kind kind, uint32_t site, LLVMValueRef value,
+                            int may_use_stub);
 /* Whether the target has xe_call_keeping_registers (x86-64): a call of fn(arg), fn a C-ABI
  * function of one pointer returning void, through a runtime entry that keeps every
  * general-purpose register but rax and r11: the caller's register allocation does not see a

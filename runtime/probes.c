@@ -253,3 +253,30 @@ PROBE_BODY(__vigil_probe_call)(struct __vigil_module *m, uint32_t site, const vo
         return;
     FOR_TOOLS(VIGIL_EV_CALL, on_call, id, callee);
 }
+
+#if defined(__clang__) && defined(__x86_64__)
+/* The entries behind the module stubs of branch, return and call probes of code built for
+ * x86-64 ELF (compiler/emit.c): r11 = module, edi = local site, rsi = the value (taken, the
+ * result, the callee). They test the event bit, then call the body with the runtime probe's
+ * arguments (rdi = module, esi = site, rdx = value), saving the three registers that takes:
+ * only r11 and the flags change, as preserve_most callers expect. The three saves leave the
+ * stack 16-byte aligned at the call. */
+#define EVENT_ENTRY(kind, event)                                                               \
+    void __vigil_probe_##kind##_m(void);                                                       \
+    __attribute__((naked, used)) void __vigil_probe_##kind##_m(void)                           \
+    {                                                                                          \
+        __asm__("    testl %[bit], __vigil_events_here(%%rip)\n"                               \
+                "    jnz 0f\n"                                                                 \
+                "    ret\n"                                                                    \
+                "0:  pushq %%rdi\n    pushq %%rsi\n    pushq %%rdx\n"                          \
+                "    movq %%rsi, %%rdx\n    movl %%edi, %%esi\n    movq %%r11, %%rdi\n"        \
+                "    call __vigil_probe_" #kind "_body\n"                                      \
+                "    popq %%rdx\n    popq %%rsi\n    popq %%rdi\n"                             \
+                "    ret\n"                                                                    \
+                :                                                                              \
+                : [bit] "i"(event));                                                           \
+    }
+EVENT_ENTRY(branch, VIGIL_EV_BRANCH)
+EVENT_ENTRY(return, VIGIL_EV_RETURN)
+EVENT_ENTRY(call, VIGIL_EV_CALL)
+#endif

@@ -51,8 +51,11 @@ vigil_cc_usable() { command -v "$VIGILCC" >/dev/null 2>&1 || [ -x "$VIGILCC" ]; 
 # build CC OPT PROG DIR: build program PROG (name without .c) into DIR/PROG. Writes DIR/build.log.
 build_program() {
     local cc=$1 opt=$2 prog=$3 dir=$4 src=$PROGS/$3.c extra shlib plugin compiler_env link f objs=()
+    local archive plain_archive
     mkdir -p "$dir"
     extra=$(directive "$src" sources)
+    archive=$(directive "$src" archive)               # members of lib<prog>_archive.a, built by CC
+    plain_archive=$(directive "$src" plain-archive)   # members of lib<prog>_plain.a, by PLAINCC
     shlib=$(directive "$src" shlib)
     plugin=$(directive "$src" plugin)
     compiler_env=$(directive "$src" compiler-env)
@@ -71,6 +74,20 @@ build_program() {
             $cc $CFLAGS_COMMON $opt -shared -fPIC -o "lib$lib.so" "${lib_sources[@]}"
             libflags="-L$dir -l$lib -Wl,-rpath,$dir"
         fi
+        # Archives, linked after the program's objects: the linker loads their members on demand.
+        local kind members compiler
+        for kind in archive plain; do
+            if [ $kind = archive ]; then members=$archive compiler=$cc; else members=$plain_archive compiler=$PLAINCC; fi
+            [ -n "$members" ] || continue
+            local member_objs=()
+            for f in $members; do
+                $compiler $CFLAGS_COMMON $opt -c "$PROGS/$f" -o "member_${f%.c}.o"
+                member_objs+=("member_${f%.c}.o")
+            done
+            rm -f "lib${prog}_$kind.a"
+            ar rcs "lib${prog}_$kind.a" "${member_objs[@]}"
+            libflags="$libflags -L$dir -l${prog}_$kind"
+        done
         if [ -n "$plugin" ]; then
             $cc $CFLAGS_COMMON $opt -shared -fPIC -o "${plugin%.c}.so" "$PROGS/$plugin"
         fi
@@ -577,25 +594,77 @@ access_sizes_check() {
 # Probes are preserve_most calls: the caller may keep values in r10 and r11 across them. The
 # dynamic linker's lazy resolver keeps neither, so a vigil-cc -shared library calls them through
 # the GOT (compiler/emit.c, nonlazybind). Every probe fires (mode=full, a tool that takes it);
-# both rounds must print what plain clang's build prints, with lazy binding.
+# both rounds must print what plain clang's build prints, with lazy binding. Built with guarded
+# probes (the default) and without (VIGIL_CC_GUARD_PROBES=0: the module stubs of the executable
+# test the event bit themselves), which must count the same events.
 shlib_probe_registers_check() {
-    local d=$E2E_WORK/shlib_probe_registers why="" tool
-    build_program "$VIGILCC" -O2 shlib_probe_registers "$d"
-    if [ ! -x "$d/shlib_probe_registers" ]; then
-        fail "e2e-cmd/shlib-probe-registers" "build failed: $(first_error "$d/build.log")"
+    local d why="" tool guard counts=()
+    for guard in 1 0; do
+        d=$E2E_WORK/shlib_probe_registers.guard$guard
+        VIGIL_CC_GUARD_PROBES=$guard build_program "$VIGILCC" -O2 shlib_probe_registers "$d"
+        if [ ! -x "$d/shlib_probe_registers" ]; then
+            fail "e2e-cmd/shlib-probe-registers" "build (guards $guard) failed: $(first_error "$d/build.log")"
+            return
+        fi
+        for tool in count leak; do
+            rm -rf "$d/out"
+            (cd "$d" && env -u LD_BIND_NOW VIGIL_OPTIONS="mode=full:tools=$tool:out=$d/out" \
+                timeout -k 5 "$E2E_TIMEOUT" ./shlib_probe_registers) >"$d/$tool.out" 2>/dev/null
+            [ "$(tr '\n' ' ' <"$d/$tool.out")" = "2693 3693 2693 3693 " ] ||
+                why+="guards $guard, tools=$tool: $(tr '\n' ' ' <"$d/$tool.out" | head -c 120), expected 2693 3693 twice; "
+            [ $tool = count ] && counts+=("$(grep -E '^(load|store|branch|return|load_bytes|store_bytes) ' "$d"/out/*/count.txt 2>/dev/null | tr '\n' ' ')")
+        done
+    done
+    [ -n "${counts[0]}" ] && [ "${counts[0]}" = "${counts[1]}" ] && [[ "${counts[0]}" == *"branch "[1-9]* ]] ||
+        why+="events with guards '${counts[0]}', without '${counts[1]}'; "
+    if [ -z "$why" ]; then pass "e2e-cmd/shlib-probe-registers"; else fail "e2e-cmd/shlib-probe-registers" "$why"; fi
+}
+# ---- Local burst entries (compiler/outline.c, x86-64 ELF) ----
+# burst_calls' instrumented main calls a function of another unit, of a vigil-built archive
+# member, of a plain-built archive member, of libc and of a vigil-built shared library. The
+# first two must be direct calls of their burst entries (the archive member's strong local entry
+# wins over the program's weak fallback), the others go through fallbacks. In mode=full main's
+# burst lasts the whole run: a callee entered through its burst entry starts no burst of its
+# own, while the shared library's entry check (reached through a fallback: local entries do not
+# cross shared objects) starts one at every call, the negative control.
+burst_calls_check() {
+    local d=$E2E_WORK/burst_calls why="" run out entry local
+    build_program "$VIGILCC" -O2 burst_calls "$d"
+    if [ ! -x "$d/burst_calls" ]; then
+        fail "e2e-cmd/burst-calls" "build failed: $(first_error "$d/build.log")"
         return
     fi
-    for tool in count leak; do
-        rm -rf "$d/out"
-        (cd "$d" && env -u LD_BIND_NOW VIGIL_OPTIONS="mode=full:tools=$tool:out=$d/out" \
-            timeout -k 5 "$E2E_TIMEOUT" ./shlib_probe_registers) >"$d/$tool.out" 2>/dev/null
-        [ "$(tr '\n' ' ' <"$d/$tool.out")" = "2693 3693 2693 3693 " ] ||
-            why+="tools=$tool: $(tr '\n' ' ' <"$d/$tool.out" | head -c 120), expected 2693 3693 twice; "
-    done
-    if [ -z "$why" ]; then pass "e2e-cmd/shlib-probe-registers"; else fail "e2e-cmd/shlib-probe-registers" "$why"; fi
+    if [ "$(uname -m)" = x86_64 ]; then
+        address() { nm "$d/burst_calls" | awk -v s="$1" '$3 == s {print $1}'; }
+        for fn in other_unit archive_unit; do
+            entry=$(address "$fn.vigil.b") local=$(address "$fn.vigil.b.local")
+            [ -n "$entry" ] && [ "$entry" = "$local" ] || why+="$fn.vigil.b.local at ${local:-nowhere}, its burst entry at ${entry:-nowhere}; "
+        done
+        for fn in plain_unit shared_unit strtol; do
+            [ -n "$(address "$fn.vigil.b.local")" ] || why+="no fallback $fn.vigil.b.local; "
+        done
+        out=$(objdump -d --no-show-raw-insn "$d/burst_calls" | awk '/<main.vigil.instr>:/,/^$/' | grep -c 'call  *\*')
+        [ "$out" = 0 ] || why+="main.vigil.instr makes $out indirect calls; "
+    fi
+    rm -rf "$d/out"
+    (cd "$d" && VIGIL_OPTIONS="mode=full:out=$d/out" timeout -k 5 "$E2E_TIMEOUT" ./burst_calls 3000) >"$d/full.out" 2>/dev/null
+    grep -q '^3000 calls, sum 20713500$' "$d/full.out" || why+="output: $(head -c 100 "$d/full.out"); "
+    run=$(find "$d/out" -name run.txt 2>/dev/null | head -n1)
+    if [ -z "$run" ]; then
+        why+="no run.txt; "
+    else
+        local checker="python3 $ROOT/tests/e2e/report_check.py" src=$PROGS/burst_calls.c
+        out=$($checker "$run" "$src" "other_unit entry execs == 3000" "other_unit entry bursts == 0" \
+              "archive_unit entry execs == 3000" "archive_unit entry bursts == 0" "shared_unit entry bursts == 3000" 2>&1) ||
+            why+="$(echo "$out" | tr '\n' ' ' | cut -c1-300); "
+        $checker "$run" "$src" "shared_unit entry bursts == 0" >/dev/null 2>&1 &&
+            why+="negative control 'shared_unit entry bursts == 0' was accepted; "
+    fi
+    if [ -z "$why" ]; then pass "e2e-cmd/burst-calls"; else fail "e2e-cmd/burst-calls" "$why"; fi
 }
 if [ -z "$E2E_ONLY" ] && [ "$(basename "$VIGILCC")" = vigil-cc ]; then
     shlib_probe_registers_check
+    burst_calls_check
     access_sizes_check
     cold_split_check
     report_checks
