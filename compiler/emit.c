@@ -280,6 +280,11 @@ LLVMValueRef xe_event_probe(struct vigil_xform *x, enum xe_event_kind kind, uint
     return xe_call(x, stub, args + 1, 2);
 }
 
+int xe_probe_guarded(const struct vigil_xform *x, unsigned event)
+{
+    return x->settings->guard_probes && (event != VIGIL_EV_ACCESS || x->settings->guard_accesses);
+}
+
 /* The module asm of one stub: `stub` puts the module in r11 and jumps to the runtime's `entry`.
  * In an executable whose probes are not guarded (probes.c `probe`) the stub tests the event bit
  * itself, so that a probe nobody listens to costs the call, the test and the return, as the
@@ -291,7 +296,7 @@ static void emit_stub(struct vigil_xform *x, const char *stub, const char *entry
     const char *module = LLVMGetValueName2(x->descriptor, &module_len);
     int executable = code_for_executable(x->module);
     char test[96] = "";
-    if (executable && !x->settings->guard_probes)
+    if (executable && !xe_probe_guarded(x, event))
         snprintf(test, sizeof test, "\ttestl $0x%x, __vigil_active_events(%%rip)\n\tjnz 1f\n\tret\n", event);
     char text[1024];
     snprintf(text, sizeof text,

@@ -258,6 +258,7 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
         .probe_returns = vcc_setting_on(s->probe_returns),
         .probe_calls = vcc_setting_on(s->probe_calls),
         .guard_probes = vcc_setting_on(s->guard_probes),
+        .guard_accesses = vcc_setting_on(s->guard_accesses),
         .direct_calls = vcc_setting_on(s->direct_calls),
         .merge_span = strtol(s->merge_span, NULL, 10) > 0 ? strtol(s->merge_span, NULL, 10) : 0,
         .loop_counters = vcc_setting_on(s->loop_counters),

@@ -122,15 +122,15 @@ static int probes_test_burst(const struct xfunc *f)
 /* A probe call just inserted moves into a block of its own behind a test, made of:
  * - where probes_test_burst, `__vigil_burst_left != 0`: it fires only while the thread's burst
  *   lasts;
- * - with VIGIL_CC_GUARD_PROBES, `__vigil_active_events & event`: with no tool wanting the
- *   event, the copy skips the call and its arguments (the module's access stubs then test
- *   nothing themselves, emit.c). The leak tool wants no branch or return events: those tests
- *   are predicted unlikely, as the burst test is; access tests are left to the hardware (a tool
- *   that wants them wants all). */
+ * - where xe_probe_guarded (VIGIL_CC_GUARD_PROBES; accesses only with VIGIL_CC_GUARD_ACCESSES),
+ *   `__vigil_active_events & event`: with no tool wanting the event, the copy skips the call
+ *   and its arguments (the module's stubs then test nothing themselves, emit.c). The leak tool
+ *   wants no branch or return events: those tests are predicted unlikely, as the burst test
+ *   is; access tests are left to the hardware (a tool that wants them wants all). */
 static void probe(struct xfunc *f, LLVMValueRef call, unsigned event)
 {
     struct vigil_xform *x = f->x;
-    int guard = x->settings->guard_probes;
+    int guard = xe_probe_guarded(x, event);
     if (!probes_test_burst(f) && !guard)
         return;
     LLVMBuilderRef b = x->builder;

@@ -19,6 +19,7 @@ struct vigil_transform_settings {
     int probe_returns;       /* integer/pointer call results (default 1) */
     int probe_calls;         /* calls (default 0: only the count tool uses them) */
     int guard_probes;        /* each probe behind a test of the enabled tools' events (default 1) */
+    int guard_accesses;      /* access probes too (default 0) */
     int direct_calls;        /* x86-64 ELF: calls of other units' burst entries through local ones (outline.c) */
     long merge_span;         /* accesses of a block through one pointer within this many bytes: one probe (0: off) */
     int loop_counters;       /* batched countdown in innermost loops (default 1) */

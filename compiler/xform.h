@@ -254,6 +254,9 @@ LLVMValueRef xe_call(struct vigil_xform *x, const struct rt_fn *f, LLVMValueRef 
  * through the module's stub when the target has them and `may_use_stub`. */
 LLVMValueRef xe_access_probe(struct vigil_xform *x, int is_store, uint32_t site, LLVMValueRef address,
                              LLVMValueRef size, int may_use_stub);
+/* Whether probes of this event (VIGIL_EV_*) test __vigil_active_events before their call
+ * (probes.c `probe`); the module's stubs of an executable test it otherwise. */
+int xe_probe_guarded(const struct vigil_xform *x, unsigned event);
 /* A branch (value: taken as i32), return (the result as i64) or call probe (the callee as a
  * pointer) for site at the builder's position; through the module's stub as xe_access_probe. */
 LLVMValueRef xe_event_probe(struct vigil_xform *x, enum xe_event_kind kind, uint32_t site, LLVMValueRef value,

@@ -594,14 +594,16 @@ access_sizes_check() {
 # Probes are preserve_most calls: the caller may keep values in r10 and r11 across them. The
 # dynamic linker's lazy resolver keeps neither, so a vigil-cc -shared library calls them through
 # the GOT (compiler/emit.c, nonlazybind). Every probe fires (mode=full, a tool that takes it);
-# both rounds must print what plain clang's build prints, with lazy binding. Built with guarded
-# probes (the default) and without (VIGIL_CC_GUARD_PROBES=0: the module stubs of the executable
-# test the event bit themselves), which must count the same events.
+# both rounds must print what plain clang's build prints, with lazy binding. Built with every
+# probe guarded (VIGIL_CC_GUARD_ACCESSES=1), with branch and return probes guarded (the
+# default) and with none (VIGIL_CC_GUARD_PROBES=0): where a probe is not guarded, the module
+# stub of the executable tests the event bit itself. All three must count the same events.
 shlib_probe_registers_check() {
     local d why="" tool guard counts=()
-    for guard in 1 0; do
+    for guard in all 1 0; do
         d=$E2E_WORK/shlib_probe_registers.guard$guard
-        VIGIL_CC_GUARD_PROBES=$guard build_program "$VIGILCC" -O2 shlib_probe_registers "$d"
+        VIGIL_CC_GUARD_PROBES=${guard/all/1} VIGIL_CC_GUARD_ACCESSES=$([ $guard = all ] && echo 1 || echo 0) \
+            build_program "$VIGILCC" -O2 shlib_probe_registers "$d"
         if [ ! -x "$d/shlib_probe_registers" ]; then
             fail "e2e-cmd/shlib-probe-registers" "build (guards $guard) failed: $(first_error "$d/build.log")"
             return
@@ -615,8 +617,9 @@ shlib_probe_registers_check() {
             [ $tool = count ] && counts+=("$(grep -E '^(load|store|branch|return|load_bytes|store_bytes) ' "$d"/out/*/count.txt 2>/dev/null | tr '\n' ' ')")
         done
     done
-    [ -n "${counts[0]}" ] && [ "${counts[0]}" = "${counts[1]}" ] && [[ "${counts[0]}" == *"branch "[1-9]* ]] ||
-        why+="events with guards '${counts[0]}', without '${counts[1]}'; "
+    [ -n "${counts[0]}" ] && [ "${counts[0]}" = "${counts[1]}" ] && [ "${counts[0]}" = "${counts[2]}" ] &&
+        [[ "${counts[0]}" == *"branch "[1-9]* ]] ||
+        why+="events with every guard '${counts[0]}', by default '${counts[1]}', without '${counts[2]}'; "
     if [ -z "$why" ]; then pass "e2e-cmd/shlib-probe-registers"; else fail "e2e-cmd/shlib-probe-registers" "$why"; fi
 }
 # ---- Local burst entries (compiler/outline.c, x86-64 ELF) ----
