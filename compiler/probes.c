@@ -119,6 +119,17 @@ static int probes_test_burst(const struct xfunc *f)
     return f->big || f->dispatch_folded;
 }
 
+/* Whether the function of f's instrumented copy runs code outside bursts: a coasting copy
+ * (transfer.c), the checking copy it shares the function with, or the whole copy behind
+ * probes that test the burst. Its probes then stay out of line behind their test, whatever the
+ * event, so that they cost that code no registers: with bzip2's access probes inline,
+ * BZ2_blockSort's copy, whose coasting copy runs a third of the program, spilled more and ran
+ * 4% more instructions. */
+static int copy_runs_unprobed_code(const struct xfunc *f)
+{
+    return probes_test_burst(f) || shares_function_with_checking_copy(f) || xt_coasts(f);
+}
+
 /* A probe call just inserted moves into a block of its own behind a test, made of:
  * - where probes_test_burst, `__vigil_burst_left != 0`: it fires only while the thread's burst
  *   lasts;
@@ -130,7 +141,7 @@ static int probes_test_burst(const struct xfunc *f)
 static void probe(struct xfunc *f, LLVMValueRef call, unsigned event)
 {
     struct vigil_xform *x = f->x;
-    int guard = xe_probe_guarded(x, event);
+    int guard = xe_probe_guarded(x, event) || (x->settings->guard_probes && copy_runs_unprobed_code(f));
     if (!probes_test_burst(f) && !guard)
         return;
     LLVMBuilderRef b = x->builder;

@@ -765,6 +765,11 @@ void xt_insert_checks(struct xfunc *f)
     free(backs);
 }
 
+int xt_coasts(const struct xfunc *f)
+{
+    return f->transfer && f->transfer->coasting;
+}
+
 void xt_free(struct xfunc *f)
 {
     if (!f->transfer)

@@ -162,6 +162,7 @@ int xt_can_transfer(struct xfunc *f);
 void xt_outline_body(struct xfunc *f);
 void xt_insert_checks(struct xfunc *f);
 void xt_free(struct xfunc *f);
+int xt_coasts(const struct xfunc *f);   /* the copy has a coasting copy (after xt_outline_body) */
 /* probes.c */
 void xf_find_private_slots(struct xfunc *f);
 /* A stack slot used only as the address of loads and stores (and by lifetime markers). */
