@@ -39,6 +39,15 @@ static int read_shdr(vigil_read_at_fn read_at, void *ctx, uint64_t shoff, uint64
     return read_at(ctx, shoff + i * SHDR_SIZE, sh, SHDR_SIZE);
 }
 
+int vigil_read_memory(void *file, uint64_t offset, void *buf, size_t len)
+{
+    const struct vigil_memory_file *f = file;
+    if (offset > f->len || len > f->len - offset)
+        return -1;
+    memcpy(buf, f->bytes + offset, len);
+    return 0;
+}
+
 int vigil_elf_find_section(vigil_read_at_fn read_at, void *ctx, uint64_t file_size, const char *name,
                            uint64_t *offset, uint64_t *size, char *err, size_t errlen)
 {

@@ -12,6 +12,14 @@
 /* Reads len bytes at offset into buf; returns 0 when all of them were read. */
 typedef int (*vigil_read_at_fn)(void *ctx, uint64_t offset, void *buf, size_t len);
 
+/* A file already in memory, for vigil_read_memory (tests, the fuzzer). */
+struct vigil_memory_file {
+    const unsigned char *bytes;
+    size_t len;
+};
+/* A vigil_read_at_fn over a struct vigil_memory_file: fails past its end. */
+int vigil_read_memory(void *file, uint64_t offset, void *buf, size_t len);
+
 /* Finds the section called name in a file of file_size bytes. Returns 0 and its file offset
  * and size (inside the file); 1 when the file has no such section with contents; -1 when the
  * file is not a 64-bit little-endian ELF file or is malformed, with a one-line reason in err. */

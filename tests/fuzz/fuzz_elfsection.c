@@ -8,32 +8,18 @@
 #include "elfsection.h"
 #include "sitefmt.h"
 
-struct buffer {
-    const unsigned char *bytes;
-    size_t len;
-};
-
-static int read_buffer(void *ctx, uint64_t offset, void *out, size_t len)
-{
-    const struct buffer *b = ctx;
-    if (offset > b->len || len > b->len - offset)
-        return -1;
-    memcpy(out, b->bytes + offset, len);
-    return 0;
-}
-
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
     unsigned char *file = malloc(size ? size : 1);   /* exactly sized: ASan sees its end */
     if (!file)
         abort();
     memcpy(file, data, size);
-    struct buffer b = {file, size};
+    struct vigil_memory_file b = {file, size};
     const char *names[] = {VIGIL_SITES_SECTION, ".text", ".shstrtab"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         uint64_t offset = 0, bytes = 0;
         char err[200] = "";
-        int rc = vigil_elf_find_section(read_buffer, &b, size, names[k], &offset, &bytes, err, sizeof err);
+        int rc = vigil_elf_find_section(vigil_read_memory, &b, size, names[k], &offset, &bytes, err, sizeof err);
         if (rc < 0 && err[0] == '\0')
             abort();   /* a rejection must say why */
         if (rc != 0)

@@ -12,20 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct buffer {
-    const unsigned char *bytes;
-    size_t len;
-};
-
-static int read_buffer(void *ctx, uint64_t offset, void *out, size_t len)
-{
-    const struct buffer *b = ctx;
-    if (offset > b->len || len > b->len - offset)
-        return -1;
-    memcpy(out, b->bytes + offset, len);
-    return 0;
-}
-
 static unsigned char *slurp(const char *path, size_t *len)
 {
     int fd = open(path, O_RDONLY);
@@ -54,7 +40,7 @@ static void compare_with_libelf(const char *path)
         printf("(skipped %s: unreadable)\n", path);
         return;
     }
-    struct buffer b = {bytes, len};
+    struct vigil_memory_file b = {bytes, len};
     elf_version(EV_CURRENT);
     Elf *elf = elf_memory((char *)bytes, len);
     size_t shstrndx = 0, checked = 0;
@@ -67,7 +53,7 @@ static void compare_with_libelf(const char *path)
             continue;
         uint64_t offset = 0, size = 0;
         char err[200] = "";
-        int rc = vigil_elf_find_section(read_buffer, &b, len, name, &offset, &size, err, sizeof err);
+        int rc = vigil_elf_find_section(vigil_read_memory, &b, len, name, &offset, &size, err, sizeof err);
         if (sh.sh_type == SHT_NOBITS || sh.sh_size == 0)
             CHECK(rc == 1, "%s: section %s without contents: rc %d", path, name, rc);
         else
@@ -78,7 +64,7 @@ static void compare_with_libelf(const char *path)
     }
     CHECK(checked > 10, "%s: only %zu sections compared", path, checked);
     uint64_t offset, size;
-    CHECK(vigil_elf_find_section(read_buffer, &b, len, "no.such.section", &offset, &size, NULL, 0) == 1,
+    CHECK(vigil_elf_find_section(vigil_read_memory, &b, len, "no.such.section", &offset, &size, NULL, 0) == 1,
           "%s: a section that is not there", path);
     if (elf)
         elf_end(elf);
@@ -90,9 +76,9 @@ static int find_in_mutation(const unsigned char *bytes, size_t len, const char *
 {
     unsigned char *copy = malloc(len ? len : 1);
     memcpy(copy, bytes, len);
-    struct buffer b = {copy, len};
+    struct vigil_memory_file b = {copy, len};
     uint64_t offset, size;
-    int rc = vigil_elf_find_section(read_buffer, &b, len, name, &offset, &size, err, errlen);
+    int rc = vigil_elf_find_section(vigil_read_memory, &b, len, name, &offset, &size, err, errlen);
     free(copy);
     return rc;
 }

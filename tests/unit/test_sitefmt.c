@@ -227,14 +227,25 @@ static void test_bad_records(void)
     free(buf);
 }
 
+/* A section as the linker leaves it: tables of tu_hash 1 and 2 (bytes in *a, *b), 16 zero
+ * bytes between them and 8 after. */
+enum { SECTION_PAD = 16 };
+static unsigned char *two_table_section(unsigned char **a, size_t *a_len, unsigned char **b, size_t *b_len,
+                                        size_t *len)
+{
+    *a = build(a_len, 1);
+    *b = build(b_len, 2);
+    *len = *a_len + SECTION_PAD + *b_len + 8;
+    unsigned char *section = calloc(1, *len);
+    memcpy(section, *a, *a_len);
+    memcpy(section + *a_len + SECTION_PAD, *b, *b_len);
+    return section;
+}
+
 static void test_walk(void)
 {
-    size_t a_len = 0, b_len = 0;
-    unsigned char *a = build(&a_len, 1), *b = build(&b_len, 2);
-    size_t pad = 16, len = a_len + pad + b_len + 8;
-    unsigned char *section = calloc(1, len);
-    memcpy(section, a, a_len);
-    memcpy(section + a_len + pad, b, b_len);
+    size_t a_len = 0, b_len = 0, len = 0, pad = SECTION_PAD;
+    unsigned char *a, *b, *section = two_table_section(&a, &a_len, &b, &b_len, &len);
     char err[200] = "";
     uint32_t nsites = 0;
     int n = vigil_sitefmt_walk(section, len, count_sites, &nsites, err, sizeof err);
@@ -270,12 +281,8 @@ static void test_walk(void)
  * and site count, past padding, with a malformed table on the way reported. */
 static void test_find(void)
 {
-    size_t a_len = 0, b_len = 0;
-    unsigned char *a = build(&a_len, 1), *b = build(&b_len, 2);
-    size_t pad = 16, len = a_len + pad + b_len + 8;
-    unsigned char *section = calloc(1, len);
-    memcpy(section, a, a_len);
-    memcpy(section + a_len + pad, b, b_len);
+    size_t a_len = 0, b_len = 0, len = 0, pad = SECTION_PAD;
+    unsigned char *a, *b, *section = two_table_section(&a, &a_len, &b, &b_len, &len);
     char err[200] = "";
     struct vigil_sitefmt_table t;
     CHECK(vigil_sitefmt_find(section, len, 2, 4, &t, err, sizeof err) == 0 &&
