@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A/B of vigil-cc settings: the real programs of bench/run.py built by vigil-cc under
-different VIGIL_CC_* settings, run side by side with the plain build in one alternating run.
+different VIGIL_CC_* settings, run side by side with the plain build in one alternating run,
+and the text size of each build.
 
 usage: bench/ab.py [--runs N] [--modes off,adaptive] [--programs bc,lua,...] [--scale F]
                    NAME=SETTINGS [NAME=SETTINGS ...]
@@ -10,7 +11,8 @@ usage: bench/ab.py [--runs N] [--modes off,adaptive] [--programs bc,lua,...] [--
 Each variant's compiler is a one-line wrapper that sets its settings and runs a snapshot of
 build/bin/vigil-cc; builds are cached like bench/run.py's (tests/real/sources.sh). Prints, per
 workload, the median CPU time of plain and each variant's ratio to it in each mode, then the
-geomeans. Nothing is asserted; `>> bench/results/<file>` to keep a run."""
+geomeans, then each program's text (`size`) per variant. `--runs 0` only builds and sizes.
+Nothing is asserted; `>> bench/results/<file>` to keep a run."""
 import argparse
 import math
 import os
@@ -61,7 +63,7 @@ def main():
     modes = [m for m in args.modes.split(",") if m]
     report_dir = tempfile.mkdtemp(prefix="vigil-ab-")
     timer = bench.ChildTimer()
-    ratios = {}
+    ratios, texts = {}, {}
     print(f"# bench/ab.py --runs {args.runs} --modes {args.modes} --scale {args.scale} " + " ".join(args.variants))
     for workload, program, make in bench.workloads(args.scale):
         if wanted and program not in wanted and workload not in wanted:
@@ -71,6 +73,9 @@ def main():
             os.environ["VIGILCC"] = compiler
             binaries[name] = bench.build(program, "vigil")
         os.environ.pop("VIGILCC", None)
+        texts[program] = {name: bench.text_size(binary) for name, binary in binaries.items()}
+        if args.runs == 0:
+            continue
         argv, stdin = make({program: binaries["plain"]}, False)
         columns = [("plain", binaries["plain"], None)] + \
                   [(f"{name}-{mode}", binaries[name], mode) for mode in modes for name, _ in variants]
@@ -89,6 +94,9 @@ def main():
     if ratios:
         print(f"{'geomean':18s} {'':14s}" + "  ".join(
             f"{c} {math.exp(sum(map(math.log, v)) / len(v)):.3f}" for c, v in ratios.items()))
+    for program, sizes in texts.items():
+        print(f"text {program:13s} plain {sizes['plain']:9d}  " + "  ".join(
+            f"{name} {size} ({size / sizes['plain']:.2f}x)" for name, size in sizes.items() if name != "plain"))
 
 
 if __name__ == "__main__":
