@@ -82,10 +82,18 @@ struct vigil_tool {
     void (*on_accesses)(const struct vigil_access *accesses, uint32_t n);
 };
 
-/* Built-in tools place a pointer to their descriptor in the section "vigil_tools". */
+/* Built-in tools place a pointer to their descriptor in the section "vigil_tools". Retained:
+ * nothing refers to an entry but the runtime's __start_/__stop_ symbols, which lld (13 and
+ * later) does not count as references under --gc-sections, so a program linked with
+ * `-fuse-ld=lld -Wl,--gc-sections` had no tools. */
+#if defined(__has_attribute) && __has_attribute(retain)
+#define VIGIL_TOOL_SECTION_RETAIN retain,
+#else
+#define VIGIL_TOOL_SECTION_RETAIN
+#endif
 #define VIGIL_REGISTER_TOOL(tool) \
     static const struct vigil_tool *const vigil_tool_ptr_##tool \
-        __attribute__((used, section("vigil_tools"), aligned(sizeof(void *)))) = &tool
+        __attribute__((used, VIGIL_TOOL_SECTION_RETAIN section("vigil_tools"), aligned(sizeof(void *)))) = &tool
 
 /* ---- Services the runtime offers to tools ---- */
 

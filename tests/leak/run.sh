@@ -172,6 +172,18 @@ if [ -d "$rep" ]; then
             ok "site tables removed from the binary: same output and status, one message, the leak still reported"
         else bad "site tables removed: status $status, $said messages, stderr: $(head -c 300 "$WORK/nosites.stderr")"; fi
     else bad "objcopy --remove-section: $(head -c 200 "$WORK/nosites.log")"; fi
+    # Tools register through the vigil_tools section, which only the runtime's __start_/__stop_
+    # symbols name: lld's --gc-sections dropped it (no tool at all) until the entries were
+    # marked retain (include/vigil/tool.h). GNU ld kept it. Checked when lld is installed.
+    if command -v ld.lld >/dev/null 2>&1; then
+        if "$VIGILCC" -O1 -g -fno-omit-frame-pointer -I"$ROOT/include" -ffunction-sections -fdata-sections \
+                -fuse-ld=lld -Wl,--gc-sections "$HERE/never_freed.c" -o "$WORK/never_freed_lld" 2>"$WORK/lld.cc.log" &&
+           VIGIL_OPTIONS="$OPTS:out=$WORK/out-lld" "$WORK/never_freed_lld" >/dev/null 2>"$WORK/lld.stderr" &&
+           ! grep -q 'unknown tool' "$WORK/lld.stderr" &&
+           "$VIGIL" leaks "$(ls -d "$WORK"/out-lld/*/ 2>/dev/null | head -n1)" 2>/dev/null | grep -q 'allocated at *make_record'; then
+            ok "linked by lld with --gc-sections: the leak tool is there and reports"
+        else bad "lld --gc-sections: $(head -c 300 "$WORK/lld.cc.log" "$WORK/lld.stderr" | tr '\n' ' ')"; fi
+    else echo "NOTE leak: ld.lld not installed: the lld --gc-sections check did not run"; fi
     # The main thread's stack bounds come from __libc_stack_end and RLIMIT_STACK, or, with no
     # stack limit, from pthread_getattr_np (runtime/stack.c): either way the walk reaches main.
     stack_reaches_main() {   # leaks.json -> "ok" or what the make_record group's stack was
