@@ -432,7 +432,7 @@ void xe_declare_runtime(struct vigil_xform *x)
     x->prof_kind = LLVMGetMDKindIDInContext(x->ctx, "prof", 4);
     x->cold_section = cold_section(x->module);
     x->x86_64_elf = arch == ARCH_X86_64 && x->cold_section;
-    x->split_cold = x->settings->split_cold && arch == ARCH_X86_64 && x->cold_section;
+    x->split_cold = x->settings->split_cold && x->x86_64_elf;
 }
 
 LLVMValueRef xe_call(struct vigil_xform *x, const struct rt_fn *f, LLVMValueRef *args, unsigned nargs)
@@ -553,7 +553,7 @@ int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen)
      * it from the file when one does (runtime/sitefile.c reads 64-bit little-endian ELF); the
      * descriptor's pointer is null. */
     LLVMValueRef table = LLVMConstNull(x->ptr);
-    if (x->cold_section && target_arch(x->module) == ARCH_X86_64) {
+    if (x->x86_64_elf) {
         emit_unloaded_blob(x, VIGIL_SITES_SECTION, blob, len);
     } else {
         table = LLVMAddGlobal(x->module, LLVMArrayType(x->i8, (unsigned)len), "__vigil_sites");

@@ -58,7 +58,7 @@ struct vigil_xform {
     LLVMValueRef pred_enable, pred_counts;       /* i8 / i64 placeholders (pred_counters only) */
     struct rt_fn register_module, dispatch_enter, burst_end;
     struct rt_fn probe_load, probe_store, probe_branch, probe_return, probe_call;
-    int x86_64_elf;                              /* probes through module stubs (emit.c), local burst entries (outline.c) */
+    int x86_64_elf;                              /* probes through module stubs and site tables left in the file (emit.c), local burst entries (outline.c) */
 #define XE_STUB_SIZE_CLASSES 6                   /* emit.c stub_sizes: variable, 1, 2, 4, 8, 16 */
     struct rt_fn access_stubs[2][XE_STUB_SIZE_CLASSES];   /* [is_store][size class], declared on use */
     struct rt_fn event_stubs[XE_EVENT_KINDS];    /* branch, return, call probes: declared on use */
