@@ -64,23 +64,24 @@ static LLVMValueRef count_down(struct vigil_xform *x, uint32_t site)
  * A plain (non-atomic) load and store, racy on purpose (common/abi.h): x86 folds them and the
  * sign test into `decl counters+4s(%rip); js enter`. Without `burst` (the entry of an outlined
  * function, see xf_insert_outlined_entry_check) there is no burst test. */
-static void build_memory_countdown(struct vigil_xform *x, LLVMBasicBlockRef check, LLVMBasicBlockRef count,
+static void build_memory_countdown(struct xfunc *f, LLVMBasicBlockRef check, LLVMBasicBlockRef count,
                                    LLVMBasicBlockRef enter, LLVMBasicBlockRef decrement, LLVMBasicBlockRef burst,
                                    LLVMBasicBlockRef checking, uint32_t site)
 {
+    struct vigil_xform *x = f->x;
     LLVMBuilderRef b = x->builder;
     LLVMValueRef zero = LLVMConstInt(x->i32, 0, 0);
     if (burst) {
         LLVMPositionBuilderAtEnd(b, check);
         LLVMValueRef left = LLVMBuildLoad2(b, x->i32, x->burst_left, "");
         LLVMValueRef in_burst = LLVMBuildICmp(b, LLVMIntNE, left, zero, "");
-        xe_set_weights(x, LLVMBuildCondBr(b, in_burst, burst, count), UNLIKELY, xk_fired_weight(x));
+        xe_set_weights(x, LLVMBuildCondBr(b, in_burst, burst, count), UNLIKELY, xk_fired_weight(f));
     } else {
         count = check;   /* no burst test: callers inside a burst come in through a burst entry */
     }
 
     LLVMPositionBuilderAtEnd(b, count);
-    xe_set_weights(x, LLVMBuildCondBr(b, count_down(x, site), enter, decrement), UNLIKELY, xk_fired_weight(x));
+    xe_set_weights(x, LLVMBuildCondBr(b, count_down(x, site), enter, decrement), UNLIKELY, xk_fired_weight(f));
 
     LLVMPositionBuilderAtEnd(b, decrement);
     LLVMBuildBr(b, checking);
@@ -188,7 +189,7 @@ LLVMBasicBlockRef xc_build_countdown(struct xfunc *f, uint32_t site, LLVMMetadat
         LLVMBuildBr(b, checking);
         build_local_countdown(x, check, enter, decrement, checking, local);
     } else {
-        build_memory_countdown(x, check, burst ? new_block(f, "count", site) : NULL, enter, decrement, burst,
+        build_memory_countdown(f, check, burst ? new_block(f, "count", site) : NULL, enter, decrement, burst,
                                checking, site);
     }
     LLVMPositionBuilderAtEnd(b, enter);
@@ -367,7 +368,7 @@ void xf_insert_outlined_entry_check(struct xfunc *f)
     LLVMBasicBlockRef enter = new_block(f, "enter", site), decrement = new_block(f, "decrement", site);
     LLVMSetCurrentDebugLocation2(b, loc);
     xf_build_tail_call(f, call, f->fn, f->instr_fn);
-    build_memory_countdown(x, check, NULL, enter, decrement, NULL, entry, site);
+    build_memory_countdown(f, check, NULL, enter, decrement, NULL, entry, site);
     LLVMPositionBuilderAtEnd(b, enter);
     branch_on_call(x, &x->dispatch_enter, site, call, entry);
     LLVMPositionBuilderAtEnd(b, f->prologue);

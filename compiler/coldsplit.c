@@ -10,7 +10,8 @@
  *   - every function defined here has the same entry count, SPLIT_ENTRY_COUNT;
  *   - a check's fired branch has the least probability a branch weight can state
  *     (xk_fired_weight: 1 against 2^31 - 1), except in loops whose countdown is batched in a
- *     register (checks.c build_local_countdown: measured slower split off);
+ *     register (checks.c build_local_countdown: measured slower split off) and in giant
+ *     functions with transfers (xk_fired_weight);
  *   - the module's summary makes no count hot and only a count of 0 cold.
  * The back end derives a block's count from its frequency relative to the entry (rounded down):
  * the fired paths of checks in loops up to four deep (static estimates: about 32 iterations a
@@ -25,9 +26,14 @@
 
 #define SPLIT_ENTRY_COUNT 1024
 
-uint32_t xk_fired_weight(const struct vigil_xform *x)
+/* The weight of the not-fired side of f's checks. Not the least probability in a giant function
+ * given transfers (an interpreter's dispatch loop): with its loops' fired paths split off, the
+ * register allocator kept sqlite3VdbeExec's opcode pointer in a stack slot, loaded and stored
+ * at every opcode (sqlite3 mode=off 1.077x plain instructions against 1.054x; its blocks the
+ * program's hints make rare are split off all the same). */
+uint32_t xk_fired_weight(const struct xfunc *f)
 {
-    return x->split_cold ? 0x7fffffffu : 2000u;
+    return f->x->split_cold && !f->giant_transfers ? 0x7fffffffu : 2000u;
 }
 
 static LLVMMetadataRef md_string(struct vigil_xform *x, const char *s)

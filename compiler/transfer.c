@@ -158,6 +158,7 @@ int xt_can_transfer(struct xfunc *f)
     const char *reason = reason_not_to_transfer(f);
     if (reason && f->x->settings->debug && f->backedge_from.n && strcmp(reason, "disabled") != 0)
         fprintf(stderr, "vigil-cc: note: %s: no transfers (%s)\n", f->name, reason);
+    f->giant_transfers = !reason && xf_instruction_count(f->fn) > f->x->settings->dual_max;
     return reason == NULL;
 }
 

@@ -104,6 +104,7 @@ struct xfunc {
     LLVMBasicBlockRef instr_prologue;    /* its entry block: clones of the prologue's slots */
     LLVMMetadataRef instr_subprogram;    /* its DISubprogram, NULL without debug info */
     int big;                             /* outlined although it has loops (over dual_max) */
+    int giant_transfers;                 /* over dual_max, yet given transfers (an interpreter's loop) */
     int dispatch_folded;                 /* checks.c: a back-edge check folded into a computed goto */
     uint32_t entry_site;                 /* the entry check's site: its enable byte pins f (checks.c) */
     int labels_mapped;                   /* labels.c: the clone's computed gotos stay in the clone */
@@ -279,7 +280,7 @@ void xe_relaxed_store(struct vigil_xform *x, LLVMValueRef value, LLVMValueRef pt
 void xe_set_weights(struct vigil_xform *x, LLVMValueRef branch, uint32_t first, uint32_t second);
 
 /* coldsplit.c: the synthetic profile that moves a checking copy's burst-only blocks out */
-uint32_t xk_fired_weight(const struct vigil_xform *x);   /* the not-fired side of a check (fired: 1) */
+uint32_t xk_fired_weight(const struct xfunc *f);   /* the not-fired side of f's checks (fired: 1) */
 void xk_mark_synthetic_profile(struct vigil_xform *x);   /* once per module, at the end */
 
 /* Small helpers (transform.c). */
