@@ -4,7 +4,7 @@ different VIGIL_CC_* settings, run side by side with the plain build in one alte
 and the text size of each build.
 
 usage: bench/ab.py [--runs N] [--modes off,adaptive] [--programs bc,lua,...] [--scale F]
-                   NAME=SETTINGS [NAME=SETTINGS ...]
+                   [--instructions] NAME=SETTINGS [NAME=SETTINGS ...]
   SETTINGS: VAR=VALUE pairs joined by ':' ('-' for the defaults), for example
     bench/ab.py base=- nosplit=VIGIL_CC_SPLIT_COLD=0
 
@@ -12,6 +12,8 @@ Each variant's compiler is a one-line wrapper that sets its settings and runs a 
 build/bin/vigil-cc; builds are cached like bench/run.py's (tests/real/sources.sh). Prints, per
 workload, the median CPU time of plain and each variant's ratio to it in each mode, then the
 geomeans, then each program's text (`size`) per variant. `--runs 0` only builds and sizes.
+`--instructions` also counts each variant's instructions in each mode on bench/run.py's small
+workloads (cachegrind; deterministic, where these shared cores move times by a few percent).
 Nothing is asserted; `>> bench/results/<file>` to keep a run."""
 import argparse
 import math
@@ -48,6 +50,7 @@ def main():
     ap.add_argument("--modes", default="off,adaptive")
     ap.add_argument("--programs", default="")
     ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--instructions", action="store_true", help="cachegrind instruction ratios too")
     ap.add_argument("variants", nargs="+", metavar="NAME=SETTINGS")
     args = ap.parse_args()
     variants = []
@@ -63,8 +66,9 @@ def main():
     modes = [m for m in args.modes.split(",") if m]
     report_dir = tempfile.mkdtemp(prefix="vigil-ab-")
     timer = bench.ChildTimer()
-    ratios, texts = {}, {}
-    print(f"# bench/ab.py --runs {args.runs} --modes {args.modes} --scale {args.scale} " + " ".join(args.variants))
+    ratios, texts, counts = {}, {}, {}
+    print(f"# bench/ab.py --runs {args.runs} --modes {args.modes} --scale {args.scale}"
+          f"{' --instructions' if args.instructions else ''} " + " ".join(args.variants))
     for workload, program, make in bench.workloads(args.scale):
         if wanted and program not in wanted and workload not in wanted:
             continue
@@ -74,6 +78,17 @@ def main():
             binaries[name] = bench.build(program, "vigil")
         os.environ.pop("VIGILCC", None)
         texts[program] = {name: bench.text_size(binary) for name, binary in binaries.items()}
+        if args.instructions:
+            argv, stdin = make({program: binaries["plain"]}, True)
+            plain = bench.cachegrind_instructions(binaries["plain"], argv, stdin, None)
+            row = {f"{name}-{mode}": bench.cachegrind_instructions(binaries[name], argv, stdin, mode)
+                   for mode in modes for name, _ in variants}
+            if not plain or not all(row.values()):
+                sys.exit(f"ab: cachegrind failed on {workload}")
+            for c, v in row.items():
+                counts.setdefault(c, []).append(v / plain)
+            print(f"{workload:18s} instructions plain {plain:,}  " +
+                  "  ".join(f"{c} {v / plain:.4f}" for c, v in row.items()), flush=True)
         if args.runs == 0:
             continue
         argv, stdin = make({program: binaries["plain"]}, False)
@@ -94,6 +109,9 @@ def main():
     if ratios:
         print(f"{'geomean':18s} {'':14s}" + "  ".join(
             f"{c} {math.exp(sum(map(math.log, v)) / len(v)):.3f}" for c, v in ratios.items()))
+    if counts:
+        print(f"{'geomean':18s} instructions  " + "  ".join(
+            f"{c} {math.exp(sum(map(math.log, v)) / len(v)):.4f}" for c, v in counts.items()))
     for program, sizes in texts.items():
         print(f"text {program:13s} plain {sizes['plain']:9d}  " + "  ".join(
             f"{name} {size} ({size / sizes['plain']:.2f}x)" for name, size in sizes.items() if name != "plain"))
