@@ -271,6 +271,7 @@ INTERPOSE int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*f
         return REAL(pthread_create)(t, attr, fn, arg);
     a->fn = fn;
     a->arg = arg;
+    thread_event(VIGIL_THREAD_CREATE, 0);
     int r = REAL(pthread_create)(t, attr, thread_start, a);
     if (r != 0)
         __libc_free(a);

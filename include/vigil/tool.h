@@ -35,7 +35,10 @@ enum vigil_event {
 };
 
 enum vigil_lock_op { VIGIL_LOCK_ACQUIRE, VIGIL_LOCK_RELEASE, VIGIL_LOCK_ACQUIRE_SHARED };
-enum vigil_thread_op { VIGIL_THREAD_START, VIGIL_THREAD_EXIT, VIGIL_THREAD_JOIN, VIGIL_THREAD_FORK_CHILD };
+/* START and EXIT in the thread itself; JOIN in the joining thread; FORK_CHILD in the child;
+ * CREATE in the creating thread before the new thread exists (it may not come to exist). */
+enum vigil_thread_op { VIGIL_THREAD_START, VIGIL_THREAD_EXIT, VIGIL_THREAD_JOIN, VIGIL_THREAD_FORK_CHILD,
+                       VIGIL_THREAD_CREATE };
 
 /* Where an allocation happened: return addresses, innermost first. */
 #define VIGIL_MAX_STACK 16

@@ -527,6 +527,29 @@ static int remove_object(uintptr_t addr, struct heap_history *out, int history)
     return 1;
 }
 
+/* The bucket addr hashes to in the shard's current array (NULL before heap_init). */
+static struct heap_obj *_Atomic *bucket_for(uintptr_t addr)
+{
+    uint64_t h = addr_hash(addr);
+    struct bucket_array *a = atomic_load_explicit(&shard_of(h)->buckets, memory_order_acquire);
+    return a ? &a->b[bucket_of(h, a->log)] : NULL;
+}
+
+void heap_prefetch_bucket(uintptr_t addr)
+{
+    struct heap_obj *_Atomic *bucket = bucket_for(addr);
+    if (bucket)
+        __builtin_prefetch(bucket);
+}
+
+void heap_prefetch_record(uintptr_t addr)
+{
+    struct heap_obj *_Atomic *bucket = bucket_for(addr);
+    struct heap_obj *o = bucket ? atomic_load_explicit(bucket, memory_order_relaxed) : NULL;
+    if (o)
+        __builtin_prefetch(o);
+}
+
 int heap_remove_history(uintptr_t addr, struct heap_history *out)
 {
     struct heap_history h;

@@ -97,6 +97,11 @@ struct heap_history {
 int heap_remove_history(uintptr_t addr, struct heap_history *out);
 /* Give a freshly inserted object the history of the one it replaces (a realloc move). */
 void heap_inherit(struct heap_obj *o, const struct heap_history *from);
+/* Prefetch what heap_remove(addr) reads first: its hash bucket; then, once that has arrived,
+ * the record the bucket leads to (the chain's head: chains are short). Lock-free, no effect on
+ * the model. */
+void heap_prefetch_bucket(uintptr_t addr);
+void heap_prefetch_record(uintptr_t addr);
 /* The object containing addr (interior addresses included), or NULL. Lock-free. */
 struct heap_obj *heap_find(uintptr_t addr);
 /* The object starting exactly at addr, or NULL. Lock-free. */
