@@ -222,7 +222,8 @@ static unsigned stub_size_class(LLVMValueRef size)
     return 0;
 }
 
-/* "__vigil_mprobe_load4" (the module's stub) or "__vigil_probe_load4_m" (the runtime's entry). */
+/* "__vigil_mprobe_load4" (the module's stub, declared by xe_access_probe) or "__vigil_probe_load4_m"
+ * (the runtime's entry, named by emit_module_stubs). */
 static void stub_name(char *out, size_t len, const char *prefix, int is_store, unsigned k, const char *suffix)
 {
     char bytes[8] = "";
@@ -316,24 +317,25 @@ static void emit_stub(struct vigil_xform *x, const char *stub, const char *entry
     LLVMAppendModuleInlineAsm(x->module, text, strlen(text));
 }
 
-/* The stubs the probes of this module call. */
+/* The stubs the probes of this module call, under the names they were declared with. */
 static void emit_module_stubs(struct vigil_xform *x)
 {
-    char stub[48], entry[48];
+    char entry[48];
+    size_t len = 0;
     for (int is_store = 0; is_store < 2; is_store++)
         for (unsigned k = 0; k < XE_STUB_SIZE_CLASSES; k++) {
-            if (!x->access_stubs[is_store][k].fn)
+            LLVMValueRef stub = x->access_stubs[is_store][k].fn;
+            if (!stub)
                 continue;
-            stub_name(stub, sizeof stub, "__vigil_mprobe_", is_store, k, "");
             stub_name(entry, sizeof entry, "__vigil_probe_", is_store, k, "_m");
-            emit_stub(x, stub, entry, VIGIL_EV_ACCESS);
+            emit_stub(x, LLVMGetValueName2(stub, &len), entry, VIGIL_EV_ACCESS);
         }
     for (int kind = 0; kind < XE_EVENT_KINDS; kind++) {
-        if (!x->event_stubs[kind].fn)
+        LLVMValueRef stub = x->event_stubs[kind].fn;
+        if (!stub)
             continue;
-        snprintf(stub, sizeof stub, "__vigil_mprobe_%s", event_names[kind]);
         snprintf(entry, sizeof entry, "__vigil_probe_%s_m", event_names[kind]);
-        emit_stub(x, stub, entry, event_bits[kind]);
+        emit_stub(x, LLVMGetValueName2(stub, &len), entry, event_bits[kind]);
     }
 }
 

@@ -254,6 +254,8 @@ static inline void shard_write_end(struct shard *s)
 static inline uint64_t addr_hash(uintptr_t addr) { return (uint64_t)(addr >> GRANULE_SHIFT) * 0x9E3779B97F4A7C15ull; }
 static inline struct shard *shard_of(uint64_t h) { return &shards[h >> (64 - SHARD_BITS)]; }
 static inline size_t bucket_of(uint64_t h, unsigned log) { return (size_t)(h >> 16) & ((1ul << log) - 1); }
+/* The bucket of hash h in array a (a shard's current or a new one). */
+static inline struct heap_obj *_Atomic *bucket_in(struct bucket_array *a, uint64_t h) { return &a->b[bucket_of(h, a->log)]; }
 
 /* Bucket arrays up to ARENA_MAX bytes come from a bump arena of ARENA_CHUNK mappings: a shard's
  * array is 2 KiB when it first grows, and every shard mapping pages of its own at each growth
@@ -399,7 +401,7 @@ static void bounds_widen(uintptr_t lo, uintptr_t hi)
 static struct heap_obj *shard_unlink(struct shard *s, uintptr_t addr, uint64_t h)
 {
     struct bucket_array *a = atomic_load_explicit(&s->buckets, memory_order_relaxed);
-    struct heap_obj *_Atomic *link = &a->b[bucket_of(h, a->log)];
+    struct heap_obj *_Atomic *link = bucket_in(a, h);
     for (struct heap_obj *o; (o = atomic_load_explicit(link, memory_order_relaxed)); link = &o->next)
         if (atomic_load_explicit(&o->addr, memory_order_relaxed) == addr) {
             atomic_store_explicit(link, atomic_load_explicit(&o->next, memory_order_relaxed), memory_order_release);
@@ -468,7 +470,7 @@ struct heap_obj *heap_insert(uintptr_t addr, size_t size, uint32_t site, uint32_
     atomic_store_explicit(&o->max_gap, 0, memory_order_relaxed);
     atomic_store_explicit(&o->addr, addr, memory_order_relaxed);
     struct bucket_array *a = atomic_load_explicit(&s->buckets, memory_order_relaxed);
-    struct heap_obj *_Atomic *bucket = &a->b[bucket_of(h, a->log)];
+    struct heap_obj *_Atomic *bucket = bucket_in(a, h);
     atomic_store_explicit(&o->next, atomic_load_explicit(bucket, memory_order_relaxed), memory_order_relaxed);
     atomic_store_explicit(bucket, o, memory_order_release);   /* publish the filled record */
     s->count++;
@@ -532,7 +534,7 @@ static struct heap_obj *_Atomic *bucket_for(uintptr_t addr)
 {
     uint64_t h = addr_hash(addr);
     struct bucket_array *a = atomic_load_explicit(&shard_of(h)->buckets, memory_order_acquire);
-    return a ? &a->b[bucket_of(h, a->log)] : NULL;
+    return a ? bucket_in(a, h) : NULL;
 }
 
 void heap_prefetch_bucket(uintptr_t addr)
@@ -582,7 +584,7 @@ void heap_inherit(struct heap_obj *o, const struct heap_history *from)
 static struct heap_obj *chain_find(struct shard *s, uintptr_t addr, uint64_t h)
 {
     struct bucket_array *a = atomic_load_explicit(&s->buckets, memory_order_acquire);
-    struct heap_obj *o = atomic_load_explicit(&a->b[bucket_of(h, a->log)], memory_order_acquire);
+    struct heap_obj *o = atomic_load_explicit(bucket_in(a, h), memory_order_acquire);
     for (int n = 0; o && n < MAX_CHAIN_WALK; n++) {
         if (atomic_load_explicit(&o->addr, memory_order_relaxed) == addr)
             return o;
