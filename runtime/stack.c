@@ -27,24 +27,29 @@ static int main_stack_bounds(uintptr_t *lo, uintptr_t *hi)
     return 1;
 }
 
-/* This thread's stack bounds, found once (pthread_getattr_np may allocate: our guard is held
- * by every caller, so that allocation is not reported). */
-static int stack_bounds(uintptr_t *lo, uintptr_t *hi)
+/* Find this thread's stack bounds, once (pthread_getattr_np may allocate: our guard is held by
+ * every caller, so that allocation is not reported). Cold: the walk runs on every allocation,
+ * and its code is cache lines the program's own code loses. */
+static __attribute__((cold, noinline)) void find_stack_bounds(struct vigil_thread *th)
+{
+    pthread_attr_t attr;
+    void *addr;
+    size_t size;
+    th->stack_hi = 1;   /* "tried": a failure is not retried on every allocation */
+    if (!main_stack_bounds(&th->stack_lo, &th->stack_hi) && pthread_getattr_np(pthread_self(), &attr) == 0) {
+        if (pthread_attr_getstack(&attr, &addr, &size) == 0 && size) {
+            th->stack_lo = (uintptr_t)addr;
+            th->stack_hi = (uintptr_t)addr + size;
+        }
+        pthread_attr_destroy(&attr);
+    }
+}
+
+static inline int stack_bounds(uintptr_t *lo, uintptr_t *hi)
 {
     struct vigil_thread *th = &__vigil_thread;
-    if (!th->stack_hi) {
-        pthread_attr_t attr;
-        void *addr;
-        size_t size;
-        th->stack_hi = 1;   /* "tried": a failure is not retried on every allocation */
-        if (!main_stack_bounds(&th->stack_lo, &th->stack_hi) && pthread_getattr_np(pthread_self(), &attr) == 0) {
-            if (pthread_attr_getstack(&attr, &addr, &size) == 0 && size) {
-                th->stack_lo = (uintptr_t)addr;
-                th->stack_hi = (uintptr_t)addr + size;
-            }
-            pthread_attr_destroy(&attr);
-        }
-    }
+    if (unlikely(!th->stack_hi))
+        find_stack_bounds(th);
     *lo = th->stack_lo;
     *hi = th->stack_hi;
     return *hi > *lo + 16;

@@ -24,7 +24,10 @@
 #define OPTIMISTIC_ATTEMPTS 4           /* lock-free walks before a lookup takes the shard lock */
 
 /* ---- spin lock: writers only, held for a few hundred instructions at most ---- */
-static inline void spin_lock(atomic_int *l)
+/* What the allocation and free paths run only now and then is COLD (heap.h): a contended lock,
+ * a new page-map leaf, a refill of records, a shard's growth, an object larger than a page,
+ * wider heap bounds, a new peak. */
+static COLD void spin_wait(atomic_int *l)
 {
     for (unsigned n = 0;; n++) {
         if (!atomic_load_explicit(l, memory_order_relaxed) &&
@@ -33,6 +36,11 @@ static inline void spin_lock(atomic_int *l)
         if (n > 64)
             sched_yield();
     }
+}
+static inline void spin_lock(atomic_int *l)
+{
+    if (__builtin_expect(atomic_exchange_explicit(l, 1, memory_order_acquire), 0))
+        spin_wait(l);
 }
 static inline void spin_unlock(atomic_int *l) { atomic_store_explicit(l, 0, memory_order_release); }
 
@@ -66,7 +74,8 @@ struct pm_mid { struct pm_leaf *_Atomic leaf[1u << MID_BITS]; };
 /* Written (once per slot, CAS) by whichever thread first touches that address range. */
 static struct pm_mid *_Atomic page_top[1u << TOP_BITS];
 
-static struct page_entry *page_get(uintptr_t pn, int create)
+/* The entry of page pn when one of its levels is missing: mapped when asked. */
+static COLD struct page_entry *page_create(uintptr_t pn, int create)
 {
     uintptr_t ti = pn >> (LEAF_BITS + MID_BITS), mi = (pn >> LEAF_BITS) & ((1u << MID_BITS) - 1);
     struct pm_mid *mid = atomic_load_explicit(&page_top[ti], memory_order_acquire);
@@ -97,6 +106,16 @@ static struct page_entry *page_get(uintptr_t pn, int create)
             leaf = expected;
         }
     }
+    return &leaf->page[pn & ((1u << LEAF_BITS) - 1)];
+}
+
+static inline struct page_entry *page_get(uintptr_t pn, int create)
+{
+    uintptr_t ti = pn >> (LEAF_BITS + MID_BITS), mi = (pn >> LEAF_BITS) & ((1u << MID_BITS) - 1);
+    struct pm_mid *mid = atomic_load_explicit(&page_top[ti], memory_order_acquire);
+    struct pm_leaf *leaf = mid ? atomic_load_explicit(&mid->leaf[mi], memory_order_acquire) : NULL;
+    if (__builtin_expect(!leaf, 0))
+        return page_create(pn, create);
     return &leaf->page[pn & ((1u << LEAF_BITS) - 1)];
 }
 
@@ -145,35 +164,38 @@ static inline void start_bit_set(struct page_entry *p, uintptr_t addr, int on)
     }
 }
 
-/* Enter the object [addr, addr + size) whose start page entry is p. */
-static void page_map_add(struct page_entry *p, uintptr_t addr, uint64_t size)
+/* The pages after the first of an object [addr, addr + size) larger than a page: each names the
+ * object's start (on), or stops naming it (off). Smaller objects are found from their start page
+ * or the next. */
+static COLD void page_spans_set(uintptr_t addr, uint64_t size, int on)
 {
-    start_bit_set(p, addr, 1);
-    uintptr_t pn = addr >> PAGE_SHIFT, last = (addr + (size ? size : 1) - 1) >> PAGE_SHIFT;
-    if (size > PAGE_SIZE_)   /* smaller objects are found from their start page or the next */
-        for (uintptr_t q = pn + 1; q <= last && q < (1ul << (ADDR_BITS - PAGE_SHIFT)); q++) {
-            struct page_entry *e = page_get(q, 1);
-            if (e)
-                atomic_store_explicit(&e->span, addr, memory_order_release);
-        }
+    uintptr_t last = (addr + size - 1) >> PAGE_SHIFT;
+    for (uintptr_t q = (addr >> PAGE_SHIFT) + 1; q <= last && q < (1ul << (ADDR_BITS - PAGE_SHIFT)); q++) {
+        struct page_entry *e = page_get(q, on);
+        uintptr_t expected = addr;
+        if (e && on)
+            atomic_store_explicit(&e->span, addr, memory_order_release);
+        else if (e)
+            atomic_compare_exchange_strong(&e->span, &expected, 0);
+    }
 }
 
-static void page_map_del(uintptr_t addr, uint64_t size)
+/* Enter the object [addr, addr + size) whose start page entry is p. */
+static inline void page_map_add(struct page_entry *p, uintptr_t addr, uint64_t size)
+{
+    start_bit_set(p, addr, 1);
+    if (__builtin_expect(size > PAGE_SIZE_, 0))
+        page_spans_set(addr, size, 1);
+}
+
+static inline void page_map_del(uintptr_t addr, uint64_t size)
 {
     struct page_entry *p = start_page(addr, 0);
     if (!p)
         return;
     start_bit_set(p, addr, 0);
-    uintptr_t pn = addr >> PAGE_SHIFT;
-    if (size > PAGE_SIZE_) {
-        uintptr_t last = (addr + size - 1) >> PAGE_SHIFT;
-        for (uintptr_t q = pn + 1; q <= last && q < (1ul << (ADDR_BITS - PAGE_SHIFT)); q++) {
-            struct page_entry *e = page_get(q, 0);
-            uintptr_t expected = addr;
-            if (e)
-                atomic_compare_exchange_strong(&e->span, &expected, 0);
-        }
-    }
+    if (__builtin_expect(size > PAGE_SIZE_, 0))
+        page_spans_set(addr, size, 0);
 }
 
 /* ---- exact hash, sharded ---- */
@@ -307,7 +329,7 @@ static size_t bucket_array_bytes(const struct bucket_array *a) { return sizeof *
 static unsigned char *initial_block;          /* the shards' first bucket arrays (heap_init) */
 #define INITIAL_BLOCK_BYTES ((sizeof(struct bucket_array) + (sizeof(struct heap_obj *) << INITIAL_BUCKETS_LOG)) * NSHARDS)
 
-int heap_init(void)
+COLD int heap_init(void)
 {
     static atomic_int init_lock;
     if (atomic_load(&initialized))
@@ -339,23 +361,29 @@ static void record_put(struct shard *s, struct heap_obj *o)
     s->free_head = o;
 }
 
-static struct heap_obj *record_get(struct shard *s)
+/* Refill s's free list with a batch of records from the global chunk (caller holds the lock). */
+static COLD void records_refill(struct shard *s)
 {
-    if (!s->free_head) {   /* refill a batch from the global chunk */
-        spin_lock(&record_lock);
-        for (int i = 0; i < RECORD_BATCH; i++) {
-            if (!record_chunk || record_chunk_used == RECORD_CHUNK) {
-                if (record_nchunks == MAX_RECORD_CHUNKS)
-                    break;
-                record_chunk = heap_map(sizeof(struct heap_obj) * RECORD_CHUNK);
-                record_chunk_used = 0;
-                if (!record_chunk)
-                    break;
-                record_chunks[record_nchunks++] = record_chunk;
-            }
-            record_put(s, &record_chunk[record_chunk_used++]);
+    spin_lock(&record_lock);
+    for (int i = 0; i < RECORD_BATCH; i++) {
+        if (!record_chunk || record_chunk_used == RECORD_CHUNK) {
+            if (record_nchunks == MAX_RECORD_CHUNKS)
+                break;
+            record_chunk = heap_map(sizeof(struct heap_obj) * RECORD_CHUNK);
+            record_chunk_used = 0;
+            if (!record_chunk)
+                break;
+            record_chunks[record_nchunks++] = record_chunk;
         }
-        spin_unlock(&record_lock);
+        record_put(s, &record_chunk[record_chunk_used++]);
+    }
+    spin_unlock(&record_lock);
+}
+
+static inline struct heap_obj *record_get(struct shard *s)
+{
+    if (__builtin_expect(!s->free_head, 0)) {
+        records_refill(s);
         if (!s->free_head)
             return NULL;
     }
@@ -367,7 +395,7 @@ static struct heap_obj *record_get(struct shard *s)
     return r;
 }
 
-static void shard_grow(struct shard *s)
+static COLD void shard_grow(struct shard *s)
 {
     struct bucket_array *old = atomic_load_explicit(&s->buckets, memory_order_relaxed);
     struct bucket_array *fresh = bucket_array_new(old->log + 1);
@@ -387,7 +415,7 @@ static void shard_grow(struct shard *s)
     atomic_store_explicit(&s->buckets, fresh, memory_order_release);
 }
 
-static void bounds_widen(uintptr_t lo, uintptr_t hi)
+static COLD void bounds_widen_to(uintptr_t lo, uintptr_t hi)
 {
     uintptr_t cur = atomic_load_explicit(&heap_addr_lo_inverted, memory_order_relaxed);
     while (~lo > cur && !atomic_compare_exchange_weak(&heap_addr_lo_inverted, &cur, ~lo))
@@ -395,6 +423,13 @@ static void bounds_widen(uintptr_t lo, uintptr_t hi)
     cur = atomic_load_explicit(&heap_addr_hi_inverted, memory_order_relaxed);
     while (~hi < cur && !atomic_compare_exchange_weak(&heap_addr_hi_inverted, &cur, ~hi))
         ;
+}
+
+static inline void bounds_widen(uintptr_t lo, uintptr_t hi)
+{
+    if (__builtin_expect(~lo > atomic_load_explicit(&heap_addr_lo_inverted, memory_order_relaxed) ||
+                         ~hi < atomic_load_explicit(&heap_addr_hi_inverted, memory_order_relaxed), 0))
+        bounds_widen_to(lo, hi);
 }
 
 /* Unlink the record starting at addr from its chain; caller holds the shard lock. */
@@ -410,7 +445,7 @@ static struct heap_obj *shard_unlink(struct shard *s, uintptr_t addr, uint64_t h
     return NULL;
 }
 
-static void live_flush(void)
+static COLD void live_flush(void)
 {
     int64_t now = atomic_fetch_add_explicit(&live_estimate, live_pending, memory_order_relaxed) + live_pending;
     live_pending = 0;
@@ -422,7 +457,7 @@ static void live_flush(void)
 static inline void live_add(int64_t delta)
 {
     live_pending += delta;
-    if (live_pending >= LIVE_FLUSH || live_pending <= -LIVE_FLUSH)
+    if (__builtin_expect(live_pending >= LIVE_FLUSH || live_pending <= -LIVE_FLUSH, 0))
         live_flush();
 }
 
@@ -431,9 +466,26 @@ void heap_mark_new_objects(void)
     atomic_store(&new_object_flags, HEAP_FLAG_MARKED);
 }
 
+/* An object already starting at addr: a free we never saw (e.g. realloc in place reported as a
+ * fresh block). Its record goes back to the free list; caller holds the shard for writing. */
+static COLD void drop_replaced(struct shard *s, uintptr_t addr, uint64_t h)
+{
+    struct heap_obj *old = shard_unlink(s, addr, h);
+    if (!old)
+        return;
+    uint64_t old_size = atomic_load_explicit(&old->size, memory_order_relaxed);
+    s->count--;
+    s->bytes -= old_size;
+    live_add(-(int64_t)old_size);
+    page_map_del(addr, old_size);
+    atomic_store_explicit(&old->addr, 0, memory_order_relaxed);
+    record_put(s, old);
+    s->replaced++;
+}
+
 struct heap_obj *heap_insert(uintptr_t addr, size_t size, uint32_t site, uint32_t now_ms, uint32_t now_seq)
 {
-    if (!addr || heap_init() != 0)
+    if (!addr || (__builtin_expect(!atomic_load_explicit(&initialized, memory_order_acquire), 0) && heap_init() != 0))
         return NULL;
     uint64_t h = addr_hash(addr);
     struct shard *s = shard_of(h);
@@ -443,17 +495,8 @@ struct heap_obj *heap_insert(uintptr_t addr, size_t size, uint32_t site, uint32_
     /* An object already starting at addr (a free we never saw) has its start bit set: only then
      * walk the chain, whose records are cache misses. The bit changes under this shard's lock.
      * Without a page entry (outside the page map, or no memory for it) the chain is walked. */
-    struct heap_obj *old = !pe || start_bit_test(pe, addr) ? shard_unlink(s, addr, h) : NULL;
-    if (old) {   /* a free we never saw (e.g. realloc in place reported as a fresh block) */
-        uint64_t old_size = atomic_load_explicit(&old->size, memory_order_relaxed);
-        s->count--;
-        s->bytes -= old_size;
-        live_add(-(int64_t)old_size);
-        page_map_del(addr, old_size);
-        atomic_store_explicit(&old->addr, 0, memory_order_relaxed);
-        record_put(s, old);
-        s->replaced++;
-    }
+    if (__builtin_expect(!pe || start_bit_test(pe, addr), 0))
+        drop_replaced(s, addr, h);
     struct heap_obj *o = record_get(s);
     if (!o) {
         shard_write_end(s);
@@ -476,7 +519,7 @@ struct heap_obj *heap_insert(uintptr_t addr, size_t size, uint32_t site, uint32_
     s->count++;
     s->bytes += size;
     s->inserts++;
-    if (s->count > (2ul << a->log))
+    if (__builtin_expect(s->count > (2ul << a->log), 0))
         shard_grow(s);
     shard_write_end(s);
     if (pe)

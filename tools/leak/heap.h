@@ -54,6 +54,12 @@ struct heap_stats {
 #define HEAP_HAVE_SINGLE_THREADED 1
 #endif
 #endif
+/* The allocation and free paths run on every event of the program, next to its own code: what
+ * they run only now and then is kept out of line and in .text.unlikely, so that their common
+ * path stays a few cache lines. lua with the leak tool had 2.4 times the instruction-cache
+ * misses of the build without it (cachegrind), the tool's code evicting the interpreter's. */
+#define COLD __attribute__((cold, noinline))
+
 static inline int heap_one_thread(void)
 {
 #ifdef HEAP_HAVE_SINGLE_THREADED

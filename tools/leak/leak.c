@@ -115,7 +115,7 @@ static void flush_site_tallies(void)
 static inline struct site_tally *tally_of(uint32_t site)
 {
     struct site_tally *t = &tl_tally[site & ((1u << TALLY_BITS) - 1)];
-    if (t->site != site) {
+    if (__builtin_expect(t->site != site, 0)) {
         tally_flush(t);
         t->site = site;
     }
@@ -126,7 +126,7 @@ static inline void tally_done(struct site_tally *t)
 {
     /* With other threads, at once: a thread blocked at exit (a worker pool) would otherwise keep
      * its last counts, and the report would show sites with more live objects than allocations. */
-    if (++t->events >= TALLY_EVERY || !heap_one_thread())
+    if (__builtin_expect(++t->events >= TALLY_EVERY || !heap_one_thread(), 0))
         tally_flush(t);
 }
 
@@ -182,7 +182,8 @@ static inline uint32_t wall_since(uint32_t wall, uint64_t checkpoint)
     return since > UINT32_MAX - 60000 ? 0 : since;
 }
 
-static uint32_t active_ms(uint32_t wall)
+/* Only with leak.clock=active. */
+static COLD uint32_t active_ms(uint32_t wall)
 {
     uint64_t c = atomic_load_explicit(&active_checkpoint, memory_order_acquire);
     uint32_t since = wall_since(wall, c), base = (uint32_t)c;
@@ -215,7 +216,7 @@ uint32_t leak_now_ms(void)
      * on the time-stamp counter (reuse the last reading for half a millisecond of ticks) ran
      * fewer instructions but took longer: rdtsc cost 10 ns on these virtual machines. */
     uint32_t wall = wall_ms();
-    return leak_cfg.active_clock ? active_ms(wall) : wall;
+    return __builtin_expect(leak_cfg.active_clock, 0) ? active_ms(wall) : wall;
 }
 
 /* ---- options ---- */
@@ -256,7 +257,7 @@ static void on_sigusr2(int sig)
     atomic_store_explicit(&snapshot_requested, 1, memory_order_relaxed);
 }
 
-static void snapshot_now(enum leak_reason reason)
+static COLD void snapshot_now(enum leak_reason reason)
 {
     flush_frees();
     flush_site_tallies();
@@ -306,6 +307,28 @@ struct released {
 };
 static __thread struct released tl_released;   /* this thread's realloc in progress, if any */
 
+/* The block a realloc moved (or resized) to: the object lives on, with its history; its site
+ * counts no free, and the bytes it has now. */
+static COLD void alloc_moved(void *ptr, size_t size, uint32_t now, uint32_t seq)
+{
+    struct site_tally *t = tally_of(tl_released.history.site);
+    t->frees--;
+    t->bytes_allocated += (int64_t)size;
+    tally_done(t);
+    struct heap_obj *o = heap_insert((uintptr_t)ptr, size, tl_released.history.site, now, seq);
+    if (o)
+        heap_inherit(o, &tl_released.history);
+    atomic_fetch_add_explicit(&leak_realloc_moves, 1, memory_order_relaxed);
+}
+
+/* The allocation site of an event the runtime delivered without a stack. */
+static COLD uint32_t site_of_own_stack(void)
+{
+    struct vigil_stack own;
+    vigil_capture_stack(&own, leak_cfg.depth);
+    return leak_site_intern(&own, leak_cfg.depth);
+}
+
 static void leak_on_alloc(void *ptr, size_t size, const struct vigil_stack *where)
 {
     flush_frees();   /* the allocation may reuse a queued address */
@@ -316,25 +339,13 @@ static void leak_on_alloc(void *ptr, size_t size, const struct vigil_stack *wher
     uint32_t seq = (uint32_t)heap_count_up(&leak_alloc_clock);
     uint32_t now = leak_now_ms();
     set_now(now);
-    if (moved) {
-        /* The object lives on: its site counts no free, and the bytes it has now. */
-        struct site_tally *t = tally_of(tl_released.history.site);
-        t->frees--;
-        t->bytes_allocated += (int64_t)size;
-        tally_done(t);
-        struct heap_obj *o = heap_insert((uintptr_t)ptr, size, tl_released.history.site, now, seq);
-        if (o)
-            heap_inherit(o, &tl_released.history);
-        atomic_fetch_add_explicit(&leak_realloc_moves, 1, memory_order_relaxed);
+    if (__builtin_expect(moved, 0)) {
+        alloc_moved(ptr, size, now, seq);
         maybe_snapshot(now);
         return;
     }
-    struct vigil_stack own;
-    if (!where || where->depth == 0) {
-        vigil_capture_stack(&own, leak_cfg.depth);
-        where = &own;
-    }
-    uint32_t site = leak_site_intern(where, leak_cfg.depth);
+    uint32_t site = __builtin_expect(where && where->depth, 1) ? leak_site_intern(where, leak_cfg.depth)
+                                                              : site_of_own_stack();
     struct site_tally *t = tally_of(site);
     t->allocs++;
     t->bytes_allocated += (int64_t)size;
