@@ -24,9 +24,8 @@
 #define OPTIMISTIC_ATTEMPTS 4           /* lock-free walks before a lookup takes the shard lock */
 
 /* ---- spin lock: writers only, held for a few hundred instructions at most ---- */
-/* What the allocation and free paths run only now and then is COLD (heap.h): a contended lock,
- * a new page-map leaf, a refill of records, a shard's growth, an object larger than a page,
- * wider heap bounds, a new peak. */
+/* Contended: out of line, like every branch of the allocation and free paths that runs only
+ * now and then (COLD, heap.h). */
 static COLD void spin_wait(atomic_int *l)
 {
     for (unsigned n = 0;; n++) {
@@ -361,7 +360,7 @@ static void record_put(struct shard *s, struct heap_obj *o)
     s->free_head = o;
 }
 
-/* Refill s's free list with a batch of records from the global chunk (caller holds the lock). */
+/* Refill s's free list with a batch of records from the global chunk (caller holds s's lock). */
 static COLD void records_refill(struct shard *s)
 {
     spin_lock(&record_lock);

@@ -341,16 +341,15 @@ static void leak_on_alloc(void *ptr, size_t size, const struct vigil_stack *wher
     set_now(now);
     if (__builtin_expect(moved, 0)) {
         alloc_moved(ptr, size, now, seq);
-        maybe_snapshot(now);
-        return;
+    } else {
+        uint32_t site = __builtin_expect(where && where->depth, 1) ? leak_site_intern(where, leak_cfg.depth)
+                                                                  : site_of_own_stack();
+        struct site_tally *t = tally_of(site);
+        t->allocs++;
+        t->bytes_allocated += (int64_t)size;
+        tally_done(t);
+        heap_insert((uintptr_t)ptr, size, site, now, seq);
     }
-    uint32_t site = __builtin_expect(where && where->depth, 1) ? leak_site_intern(where, leak_cfg.depth)
-                                                              : site_of_own_stack();
-    struct site_tally *t = tally_of(site);
-    t->allocs++;
-    t->bytes_allocated += (int64_t)size;
-    tally_done(t);
-    heap_insert((uintptr_t)ptr, size, site, now, seq);
     maybe_snapshot(now);
 }
 
