@@ -23,7 +23,7 @@ struct vigil_transform_settings {
     int direct_calls;        /* x86-64 ELF: calls of other units' burst entries through local ones (outline.c) */
     long merge_span;         /* accesses of a block through one pointer within this many bytes: one probe (0: off) */
     int loop_counters;       /* batched countdown in innermost loops (default 1) */
-    int loop_calls;          /* ... also in those that make calls (default 1) */
+    int loop_calls;          /* ... also in those that make calls (default 0) */
     int outline;             /* loop-free functions: instrumented copy as its own function (default 1) */
     int outline_loops;       /* functions with loops too, left and re-entered at checks (transfer.c) */
     long dual_max;           /* functions with loops above this many instructions: outlined, entry check only */
