@@ -73,10 +73,15 @@ struct pm_mid { struct pm_leaf *_Atomic leaf[1u << MID_BITS]; };
 /* Written (once per slot, CAS) by whichever thread first touches that address range. */
 static struct pm_mid *_Atomic page_top[1u << TOP_BITS];
 
-/* The entry of page pn when one of its levels is missing: mapped when asked. */
+/* Page pn's slot at each level of the page map. */
+static inline uintptr_t top_index(uintptr_t pn) { return pn >> (LEAF_BITS + MID_BITS); }
+static inline uintptr_t mid_index(uintptr_t pn) { return (pn >> LEAF_BITS) & ((1u << MID_BITS) - 1); }
+static inline uintptr_t leaf_index(uintptr_t pn) { return pn & ((1u << LEAF_BITS) - 1); }
+
+/* The entry of page pn when one of its levels is missing (page_get): mapped when asked. */
 static COLD struct page_entry *page_create(uintptr_t pn, int create)
 {
-    uintptr_t ti = pn >> (LEAF_BITS + MID_BITS), mi = (pn >> LEAF_BITS) & ((1u << MID_BITS) - 1);
+    uintptr_t ti = top_index(pn), mi = mid_index(pn);
     struct pm_mid *mid = atomic_load_explicit(&page_top[ti], memory_order_acquire);
     if (!mid) {
         if (!create)
@@ -105,17 +110,16 @@ static COLD struct page_entry *page_create(uintptr_t pn, int create)
             leaf = expected;
         }
     }
-    return &leaf->page[pn & ((1u << LEAF_BITS) - 1)];
+    return &leaf->page[leaf_index(pn)];
 }
 
 static inline struct page_entry *page_get(uintptr_t pn, int create)
 {
-    uintptr_t ti = pn >> (LEAF_BITS + MID_BITS), mi = (pn >> LEAF_BITS) & ((1u << MID_BITS) - 1);
-    struct pm_mid *mid = atomic_load_explicit(&page_top[ti], memory_order_acquire);
-    struct pm_leaf *leaf = mid ? atomic_load_explicit(&mid->leaf[mi], memory_order_acquire) : NULL;
+    struct pm_mid *mid = atomic_load_explicit(&page_top[top_index(pn)], memory_order_acquire);
+    struct pm_leaf *leaf = mid ? atomic_load_explicit(&mid->leaf[mid_index(pn)], memory_order_acquire) : NULL;
     if (__builtin_expect(!leaf, 0))
         return page_create(pn, create);
-    return &leaf->page[pn & ((1u << LEAF_BITS) - 1)];
+    return &leaf->page[leaf_index(pn)];
 }
 
 static inline int in_page_map(uintptr_t addr) { return addr < (1ul << ADDR_BITS); }
