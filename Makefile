@@ -14,11 +14,19 @@ BASE    := -std=gnu11 $(WARN) -Icommon -Iinclude -D_GNU_SOURCE
 LLVM_CFLAGS := $(shell $(LLVM_CONFIG) --cflags)
 LLVM_LIBS   := $(shell $(LLVM_CONFIG) --ldflags) $(shell $(LLVM_CONFIG) --libs --link-shared 2>/dev/null || $(LLVM_CONFIG) --libs) -Wl,-rpath,$(shell $(LLVM_CONFIG) --libdir)
 
+# A tool is a folder tools/<name>/ (docs/architecture.md, "Adding a tool"): its runtime/,
+# cmd/ and compiler/ parts join libvigil, the vigil command and vigil-cc; each registers
+# itself through a retained linker section, so nothing here names a tool.
+TOOLS        := $(notdir $(patsubst %/,%,$(wildcard tools/*/)))
+TOOL_RT_SRC  := $(wildcard tools/*/runtime/*.c)
+TOOL_CMD_SRC := $(wildcard tools/*/cmd/*.c)
+TOOL_CC_SRC  := $(wildcard tools/*/compiler/*.c)
+TOOL_HEADERS := $(wildcard tools/*/include/vigil/*.h)
+
 COMMON_SRC   := $(wildcard common/*.c)
-COMPILER_SRC := $(wildcard compiler/*.c)
-# The runtime: the sampler and hooks, plus every tool (one file or folder each).
-RUNTIME_SRC  := $(wildcard runtime/*.c) $(wildcard tools/*.c) $(wildcard tools/*/*.c)
-CMD_SRC      := $(wildcard cmd/*.c)
+COMPILER_SRC := $(wildcard compiler/*.c) $(TOOL_CC_SRC)
+RUNTIME_SRC  := $(wildcard runtime/*.c) $(TOOL_RT_SRC)
+CMD_SRC      := $(wildcard cmd/*.c) $(TOOL_CMD_SRC)
 
 obj = $(patsubst %.c,$(B)/obj/$(1)/%.o,$(2))
 
@@ -38,15 +46,16 @@ RT_FLAGS     := -fPIC -fno-builtin-malloc -fno-builtin-calloc -fno-builtin-reall
 
 all: $(B)/bin/vigil-cc $(B)/bin/vigil $(B)/lib/libvigil.a $(B)/lib/libvigil_common.a $(B)/lib/libvigil.so $(B)/lib/vigil.dynlist $(B)/include/vigil/vigil.h
 
-$(B)/obj/host/compiler/%.o: compiler/%.c
-	@mkdir -p $(dir $@)
-	$(HOSTCC) $(BASE) $(CFLAGS) $(LLVM_CFLAGS) -Icompiler -MMD -MP -c $< -o $@
+# A tool's parts see the headers of the side they join, and the tools' public headers.
+TOOL_INCLUDES := $(addprefix -I,$(wildcard tools/*/include))
+$(call obj,host,$(COMPILER_SRC)): PART_FLAGS := $(LLVM_CFLAGS) -Icompiler
+$(call obj,host,$(CMD_SRC)): PART_FLAGS := -Icmd
 $(B)/obj/host/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(BASE) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(HOSTCC) $(BASE) $(CFLAGS) $(PART_FLAGS) $(TOOL_INCLUDES) -MMD -MP -c $< -o $@
 $(B)/obj/rt/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(BASE) $(CFLAGS) $(RT_FLAGS) -MMD -MP -c $< -o $@
+	$(HOSTCC) $(BASE) $(CFLAGS) $(RT_FLAGS) $(TOOL_INCLUDES) -MMD -MP -c $< -o $@
 
 $(B)/bin/vigil-cc: $(COMPILER_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
@@ -69,9 +78,9 @@ $(B)/lib/libvigil.so: $(RT_OBJ) $(RT_COMMON_OBJ)
 $(B)/lib/vigil.dynlist: runtime/vigil.dynlist
 	@mkdir -p $(dir $@)
 	cp $< $@
-$(B)/include/vigil/vigil.h: include/vigil/vigil.h include/vigil/tool.h
+$(B)/include/vigil/vigil.h: include/vigil/vigil.h include/vigil/tool.h $(TOOL_HEADERS)
 	@mkdir -p $(dir $@)
-	cp include/vigil/*.h $(dir $@)
+	cp include/vigil/*.h $(TOOL_HEADERS) $(dir $@)
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
 
@@ -88,7 +97,7 @@ install: all
 	install -m 755 $(B)/bin/vigil-cc $(B)/bin/vigil $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(B)/lib/libvigil.a $(B)/lib/libvigil_common.a $(B)/lib/vigil.dynlist $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/lib/libvigil.so $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 include/vigil/*.h $(DESTDIR)$(PREFIX)/include/vigil/
+	install -m 644 include/vigil/*.h $(TOOL_HEADERS) $(DESTDIR)$(PREFIX)/include/vigil/
 
 clean:
 	rm -rf $(B)

@@ -1,75 +1,132 @@
-/* The `vigil` command: one table of subcommands drives dispatch, `vigil help` and
- * `vigil help CMD`. Adding a subcommand = one row here + its file cmd/<name>.c defining
+/* The `vigil` command: one table of the core's subcommands, plus the subcommands each tool
+ * registers (cmd/cmdtool.h), drives dispatch, `vigil help` and `vigil CMD --help`. Adding a
+ * core subcommand = one row here + its file cmd/<name>.c defining
  * int cmd_<name>(int argc, char **argv), where argv[0] is the subcommand's name. */
 #include "cmd.h"
+#include "cmdtool.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-/* X(name, one-line help, usage) */
+/* X(name, one-line help, usage, details: every flag and an example) */
 #define VIGIL_COMMANDS(X)                                                                      \
     X(run, "run a program under vigil, then summarize its run report",                         \
-      "vigil run [--out DIR] [--mode MODE] [--tool NAME]... [--] PROGRAM [ARGS...]")            \
+      "vigil run [--out DIR] [--mode MODE] [--tool NAME]... [--error-exitcode N] [--] PROGRAM [ARGS...]", \
+      "  --out DIR            where the run report goes (default ./vigil-out, or out= of VIGIL_OPTIONS)\n" \
+      "  --mode MODE          adaptive (default), bursty, full or off (see `vigil options`)\n" \
+      "  --tool NAME          enable an analysis tool (repeatable; `vigil tools` lists them)\n" \
+      "  --error-exitcode N   exit N when the run has findings, else with the program's status\n" \
+      "The program's standard output is left alone; vigil's summary goes to stderr.\n"      \
+      "example: vigil run --tool leak -- ./server --port 8080")                              \
     X(sites, "list the site tables compiled into a binary",                                    \
-      "vigil sites [--json] [--cfg] BINARY")                                                           \
+      "vigil sites [--json] [--cfg] BINARY",                                                   \
+      "  --json   one JSON document instead of the table\n"                                    \
+      "  --cfg    also the control-flow facts vigil-cc recorded per function\n"               \
+      "example: vigil sites ./prog | head")                                                    \
     X(stats, "per dispatch check: executions, bursts and rate, with source locations",         \
-      "vigil stats [--json] RUNDIR")                                                           \
-    X(tools, "list the analysis tools built into the runtime (tools=NAME,... in VIGIL_OPTIONS)",  \
-      "vigil tools")                                                                          \
+      "vigil stats [--json] RUNDIR",                                                           \
+      "  --json   one JSON document instead of the table\n"                                    \
+      "example: vigil stats vigil-out/prog.1234")                                              \
+    X(tools, "list the analysis tools and their options",                                      \
+      "vigil tools",                                                                           \
+      "Lists every tool built into the runtime, what it finds and its options (TOOL.key=value\n" \
+      "in VIGIL_OPTIONS).\nexample: vigil tools")                                               \
     X(options, "list the runtime options (VIGIL_OPTIONS) with defaults and meanings",          \
-      "vigil options [--markdown]")                                                           \
-    X(leaks, "leak report of a run (tools=leak): worst first, mapped to source",               \
-      "vigil leaks [--json|--sarif] [--suppress FILE] [--all] RUNDIR")                         \
-    X(html, "a self-contained page of a leak report: sortable table, highlighted source",     \
-      "vigil html [--suppress FILE] [--all] RUNDIR -o PAGE.html")                               \
-    X(ingest, "load feedback reports (tools=preds) into the report store",                    \
-      "vigil ingest [--db FILE|postgresql://...] [--quiet] DIR...")                            \
-    X(rank, "predicates most predictive of failure, from the report store",                    \
-      "vigil rank [--db FILE|URL] [--top N] [--json] [--by failcount|increase|importance|ttest|eliminate]") \
-    X(plan, "next plan of adaptive bug isolation: which predicate sites to count (VIGIL_PLAN)",  \
-      "vigil plan [--db FILE|URL] [--heuristic failcount|importance|maxImportance|ttest|bfs|random] [--direction forward] [--confidence X] [--state FILE] BINARY -o PLAN.vplan")
+      "vigil options [--markdown]",                                                            \
+      "  --markdown   the table of docs/options.md (core and tool options)\n"                  \
+      "example: vigil options | grep rate")
 
-#define DECLARE_COMMAND(name, help, usage) int cmd_##name(int argc, char **argv);
+#define DECLARE_COMMAND(name, help, usage, details) int cmd_##name(int argc, char **argv);
 VIGIL_COMMANDS(DECLARE_COMMAND)
 
-struct command {
-    const char *name, *help, *usage;
-    int (*run)(int argc, char **argv);
-};
-
-#define COMMAND_ROW(name, help, usage) {#name, help, usage, cmd_##name},
-static const struct command commands[] = {VIGIL_COMMANDS(COMMAND_ROW)};
+#define COMMAND_ROW(name, help, usage, details) {#name, help, usage, details, cmd_##name},
+static const struct vigil_cmd_command commands[] = {VIGIL_COMMANDS(COMMAND_ROW)};
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-static const struct command *find_command(const char *name)
+/* Every tool's command part: pointers placed by VIGIL_REGISTER_CMD_TOOL. Weak, so that a
+ * command without any tool still links. */
+extern const struct vigil_cmd_tool *const __start_vigil_cmd_tools[] __attribute__((weak));
+extern const struct vigil_cmd_tool *const __stop_vigil_cmd_tools[] __attribute__((weak));
+
+const struct vigil_cmd_tool *const *cmd_tool_list(size_t *n)
+{
+    *n = __start_vigil_cmd_tools ? (size_t)(__stop_vigil_cmd_tools - __start_vigil_cmd_tools) : 0;
+    return __start_vigil_cmd_tools;
+}
+
+const struct vigil_cmd_tool *cmd_find_tool(const char *name)
+{
+    size_t n;
+    const struct vigil_cmd_tool *const *t = cmd_tool_list(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(t[i]->name, name) == 0)
+            return t[i];
+    return NULL;
+}
+
+/* Call fn for the core's subcommands, then each tool's, in order. */
+static const struct vigil_cmd_command *each_command(int (*fn)(const struct vigil_cmd_command *, void *),
+                                                    void *arg)
 {
     for (size_t i = 0; i < NCOMMANDS; i++)
-        if (strcmp(commands[i].name, name) == 0)
+        if (fn(&commands[i], arg))
             return &commands[i];
+    size_t n;
+    const struct vigil_cmd_tool *const *t = cmd_tool_list(&n);
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < t[i]->ncommands; k++)
+            if (fn(&t[i]->commands[k], arg))
+                return &t[i]->commands[k];
     return NULL;
+}
+
+static int named(const struct vigil_cmd_command *c, void *name)
+{
+    return strcmp(c->name, name) == 0;
+}
+
+static const struct vigil_cmd_command *find_command(const char *name)
+{
+    return each_command(named, (void *)name);
+}
+
+static int print_row(const struct vigil_cmd_command *c, void *out)
+{
+    fprintf(out, "  %-10s %s\n", c->name, c->help);
+    return 0;
 }
 
 static void print_overview(FILE *out)
 {
     fprintf(out, "vigil %s: always-on, low-overhead runtime monitoring of C programs\n\n"
                  "usage: vigil COMMAND [ARGS...]\n\ncommands:\n", VIGIL_VERSION);
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
+    each_command(print_row, out);
     fprintf(out, "  %-10s %s\n\n", "help", "this list, or `vigil help COMMAND` for one command");
     fprintf(out, "Build programs with CC=vigil-cc; set runtime options with VIGIL_OPTIONS "
                  "(see `vigil options`).\n");
 }
 
-static void print_command_help(FILE *out, const struct command *c)
+static void print_command_help(FILE *out, const struct vigil_cmd_command *c)
 {
     fprintf(out, "usage: %s\n%s\n", c->usage, c->help);
+    if (c->details && c->details[0])
+        fprintf(out, "\n%s\n", c->details);
+}
+
+struct name_list { FILE *out; int count; };
+
+static int print_name(const struct vigil_cmd_command *c, void *arg)
+{
+    struct name_list *l = arg;
+    fprintf(l->out, "%s%s", l->count++ ? ", " : "", c->name);
+    return 0;
 }
 
 static void print_command_names(FILE *out)
 {
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(out, "%s%s", i ? ", " : "", commands[i].name);
+    struct name_list l = {out, 0};
+    each_command(print_name, &l);
 }
 
 static void vprint_message(const char *cmd, const char *fmt, va_list ap)
@@ -85,7 +142,7 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...)
     va_start(ap, fmt);
     vprint_message(cmd, fmt, ap);
     va_end(ap);
-    const struct command *c = find_command(cmd);
+    const struct vigil_cmd_command *c = find_command(cmd);
     if (c)
         fprintf(stderr, "usage: %s\n", c->usage);
     return EXIT_USAGE;
@@ -111,7 +168,7 @@ static int help(int argc, char **argv)
         print_overview(stdout);
         return 0;
     }
-    const struct command *c = find_command(argv[0]);
+    const struct vigil_cmd_command *c = find_command(argv[0]);
     if (!c || argc > 1) {
         fprintf(stderr, "vigil help: %s \"%s\"; expected one of: ", c ? "too many arguments after"
                         : "unknown command", argv[0]);
@@ -136,7 +193,7 @@ int main(int argc, char **argv)
     }
     if (strcmp(name, "help") == 0 || is_help_flag(name))
         return help(argc - 2, argv + 2);
-    const struct command *c = find_command(name);
+    const struct vigil_cmd_command *c = find_command(name);
     if (!c) {
         fprintf(stderr, "vigil: unknown command \"%s\"; expected one of: ", name);
         print_command_names(stderr);

@@ -6,8 +6,8 @@
 # Environment:
 #   REAL=fast|full|none   real-program checks (default fast; CI uses fast)
 #   FUZZ_SECONDS=N        time per fuzz target in the smoke run (default 10; 0 skips it)
-#   TESTS=a,b             run only these parts: build, unit, layering, e2e, runtime, leak,
-#                         preds, llvm, fuzz, real
+#   TESTS=a,b             run only these parts: build, unit, layering, e2e, runtime, cc, report,
+#                         llvm, fuzz, real, and one part per tool (its name: leak, preds, ...)
 #   VIGILCC               compiler under test (default build/bin/vigil-cc; tests/e2e/run.sh)
 #   HOSTCC                compiler of the unit tests (default clang)
 #   UNIT_TIMEOUT          seconds per unit test (default 120)
@@ -17,7 +17,10 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 2
 REAL=${REAL:-fast}
 FUZZ_SECONDS=${FUZZ_SECONDS:-10}
-TESTS=${TESTS:-build,unit,layering,e2e,runtime,leak,preds,llvm,fuzz,real}
+# Every tool is a folder tools/<name>/; its tests are tools/<name>/tests/test_*.c (unit tests)
+# and the drivers tools/<name>/tests/run*.sh (a part named after the tool).
+TOOL_NAMES=$(cd tools && for d in */; do echo -n "${d%/},"; done)
+TESTS=${TESTS:-build,unit,layering,e2e,runtime,cc,report,${TOOL_NAMES}llvm,fuzz,real}
 HOSTCC=${HOSTCC:-clang}
 UNIT_TIMEOUT=${UNIT_TIMEOUT:-120}
 WORK=$(mktemp -d /tmp/vigil-tests.XXXXXX)
@@ -60,16 +63,19 @@ if wanted build; then
     fi
 fi
 
-# ---- unit tests: tests/unit/test_<name>.c + every common/*.c ----
+# ---- unit tests: tests/unit/test_<name>.c and tools/*/tests/test_<name>.c + every common/*.c ----
 # A test may add sources ("// unit-extra: path/a.c path/b.c") and libraries
 # ("// unit-libs: -lsqlite3") in a comment line of its own.
 if wanted unit; then
     dw_libs=""
     echo 'int main(void){return 0;}' >"$WORK/probe.c"
     $HOSTCC "$WORK/probe.c" -o "$WORK/probe" -ldw -lelf 2>/dev/null && dw_libs="-ldw -lelf"
-    for test_src in tests/unit/test_*.c; do
+    for test_src in tests/unit/test_*.c tools/*/tests/test_*.c; do
         [ -e "$test_src" ] || continue
-        name=unit/$(basename "$test_src" .c)
+        case "$test_src" in
+            tools/*) name=unit/$(cut -d/ -f2 <<<"$test_src")/$(basename "$test_src" .c) ;;
+            *) name=unit/$(basename "$test_src" .c) ;;
+        esac
         extra=$(sed -n 's|^[[:space:]]*//[[:space:]]*unit-extra:||p' "$test_src" | tr '\n' ' ')
         libs=$(sed -n 's|^[[:space:]]*//[[:space:]]*unit-libs:||p' "$test_src" | tr '\n' ' ')
         bin=$WORK/$(basename "$test_src" .c)
@@ -111,12 +117,18 @@ fi
 # ---- the runtime without the compiler, the tools, other LLVM versions ----
 # Each driver prints its own PASS/FAIL lines.
 wanted runtime && run_driver runtime 900 bash tests/runtime/run.sh
-wanted leak && run_driver leak 1200 bash tests/leak/run.sh
-if wanted preds; then
-    run_driver preds 1200 bash tests/preds/run.sh
-    run_driver preds-adaptive 1800 bash tests/preds/adaptive.sh
-    run_driver preds-pinning 900 bash tests/preds/pinning.sh
-fi
+wanted cc && [ -f tests/cc/run.sh ] && run_driver cc 900 bash tests/cc/run.sh
+wanted report && [ -f tests/report/run.sh ] && run_driver report 900 bash tests/report/run.sh
+# Each tool's drivers: tools/<name>/tests/run.sh and run-<what>.sh, 1800 s each at most.
+for tool_dir in tools/*/; do
+    tool=$(basename "$tool_dir")
+    wanted "$tool" || continue
+    for driver in "$tool_dir"tests/run.sh "$tool_dir"tests/run-*.sh; do
+        [ -f "$driver" ] || continue
+        what=$(basename "$driver" .sh)
+        run_driver "$tool${what#run}" 1800 bash "$driver"
+    done
+done
 wanted llvm && run_driver llvm 2400 bash tests/llvm-versions.sh
 
 # ---- fuzz smoke ----

@@ -9,7 +9,7 @@
 #   - a plan of a few sites counts exactly what preds=all counts there, and only those sites.
 # Prints "PASS pinning: ..." / "FAIL pinning: ..." and "pinning: N passed, N failed".
 set -u
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 VIGILCC=$REPO/build/bin/vigil-cc
 VIGIL=$REPO/build/bin/vigil
 PROGS=$REPO/tests/e2e/progs

@@ -1,10 +1,10 @@
-// unit-extra: tools/leak/heap.c
+// unit-extra: tools/leak/runtime/heap.c
 // unit-libs: -lpthread
 /* The leak tool's heap model: insert, exact and interior lookup, remove, realloc moves, unknown
  * frees, accounting, and a concurrent smoke test. Addresses are synthetic (the model never
  * dereferences them). */
 #include "check.h"
-#include "../../tools/leak/heap.h"
+#include "../runtime/heap.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Adaptive bug isolation, the whole loop (seed 002 procedure 1), on the seeded-bug programs of
-# tests/preds/: build with predicate counters, find the top predictor of a complete run
+# tools/preds/tests/: build with predicate counters, find the top predictor of a complete run
 # (preds=all), then from an empty store: run the input pool under the current plan
 # (VIGIL_PLAN, preds=plan), ingest, `vigil plan`, repeat, until the complete run's top
 # predictor's site is monitored and ranked first. Prints the iterations, the sites monitored
 # and their share of all predicate sites, per heuristic.
 # Prints "PASS adaptive: ..." / "FAIL adaptive: ..." lines and "adaptive: N passed, N failed".
 set -u
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 VIGIL=$REPO/build/bin/vigil
 VIGILCC=$REPO/build/bin/vigil-cc
 POOL=${ADAPTIVE_POOL:-120}
@@ -103,9 +103,9 @@ evaluate() {   # name source [direction]
 
 printf 'vigil-plan 1\nend\n' >"$T/empty.vplan"
 make_inputs
-evaluate wordstat "$REPO/tests/preds/wordstat.c"
+evaluate wordstat "$REPO/tools/preds/tests/wordstat.c"
 make_ledger_inputs
-evaluate ledger "$REPO/tests/preds/ledger.c"
-evaluate ledger "$REPO/tests/preds/ledger.c" backward
+evaluate ledger "$REPO/tools/preds/tests/ledger.c"
+evaluate ledger "$REPO/tools/preds/tests/ledger.c" backward
 echo "adaptive: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

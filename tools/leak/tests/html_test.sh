@@ -6,7 +6,7 @@
 #   html_test.sh RUNDIR WORKDIR
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
 VIGIL=${VIGIL:-$ROOT/build/bin/vigil}
 rundir=$1 work=$2
 page="$work/leaks.html"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The leak tool's labelled test set: each tests/leak/*.c says what must be found (and what must
+# The leak tool's labelled test set: each tools/leak/tests/*.c says what must be found (and what must
 # not) in "// expect:" lines:
 #   expect: found FUNC unreachable|stale [last=FUNC2] [objects=N] [indirect=N]
 #                                                     a group allocated in FUNC, of that kind
@@ -11,10 +11,10 @@
 # A group allocated in the test's own source that no "found" line expects is a false positive.
 # Prints one PASS/FAIL line per check, a found/missed/false-positive table, and a final count.
 # Also checks SARIF and JSON output, suppressions, the snapshot triggers (API, SIGUSR2, timer)
-# and, when Chromium is installed, the HTML viewer (tests/leak/html_test.sh).
+# and, when Chromium is installed, the HTML viewer (tools/leak/tests/html_test.sh).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
 VIGILCC=${VIGILCC:-$ROOT/build/bin/vigil-cc}
 VIGIL=${VIGIL:-$ROOT/build/bin/vigil}
 WORK=$(mktemp -d /tmp/vigil-leaktest.XXXXXX)
@@ -105,7 +105,7 @@ grep -q '"reason": "signal"' "$WORK/report-live_regular/leak.json" 2>/dev/null \
 grep -q '"reason": "timer"' "$WORK/report-never_freed/leak.json" 2>/dev/null \
     && ok "periodic snapshots" || bad "no timer snapshot in never_freed's leak.json"
 
-# Threads (tests/leak/threads.c): objects modelled while the process had one thread (no locks
+# Threads (tools/leak/tests/threads.c): objects modelled while the process had one thread (no locks
 # then) are freed by the threads, four threads churn at once, and each drops 50 records. Every
 # free must find its object, exactly the 200 dropped records remain in thread_leak's groups, and
 # no other group is reported (the dynamic loader's per-thread allocations are not leaks), and

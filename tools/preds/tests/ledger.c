@@ -1,4 +1,4 @@
-/* A seeded-bug program for adaptive bug isolation (tests/preds/adaptive.sh): the bug sits
+/* A seeded-bug program for adaptive bug isolation (tools/preds/tests/run-adaptive.sh): the bug sits
  * several calls below main and crashes with SIGSEGV, for backward search from the crash site.
  * Input: lines "<op> <account> <amount>", op one of dep, wd, xfer, fee. An account number
  * above 40 is folded into a small table by bucket_of(); the seeded bug: folding a number

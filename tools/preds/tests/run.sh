@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end test of statistical debugging: build tests/preds/wordstat.c (one seeded bug) with
+# End-to-end test of statistical debugging: build tools/preds/tests/wordstat.c (one seeded bug) with
 # vigil-cc, run it on a pool of inputs under tools=preds (modes full and adaptive), ingest the
 # feedback reports into SQLite and PostgreSQL, and check that `vigil rank` puts the seeded
 # bug's predicate first. Also: idempotent and concurrent ingest, a bad report adds no rows,
@@ -8,7 +8,7 @@
 # the unprivileged user `postgres` when run as root); if it cannot start, that is a FAIL.
 # Prints "PASS preds: check" or "FAIL preds: check (why)" per check and "preds: N passed, N failed"; exits 0/1.
 set -u
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 VIGIL=$REPO/build/bin/vigil
 VIGILCC=$REPO/build/bin/vigil-cc
 POOL=${PREDS_POOL:-160}
@@ -44,7 +44,7 @@ finish() {
 }
 
 # ---- build and run the pool ----
-SRC=$REPO/tests/preds/wordstat.c
+SRC=$REPO/tools/preds/tests/wordstat.c
 BUG_LINE=$(grep -n 'if (len > 12).*SEEDED-BUG' "$SRC" | cut -d: -f1)
 if ! "$VIGILCC" -g -O1 "$SRC" -o "$T/wordstat" 2>"$T/cc.err"; then
     fail "vigil-cc builds wordstat.c: $(head -3 "$T/cc.err")"

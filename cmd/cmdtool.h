@@ -1,0 +1,49 @@
+/* The command side of a tool (tools/<name>/cmd/): what a tool adds to the `vigil` command.
+ * A tool fills one struct vigil_cmd_tool and registers it with VIGIL_REGISTER_CMD_TOOL, the
+ * same retained-section mechanism the runtime uses for struct vigil_tool; cmd/main.c, `vigil
+ * report`, `vigil options` and `vigil tools` find every tool through it and name none. */
+#ifndef VIGIL_CMDTOOL_H
+#define VIGIL_CMDTOOL_H
+#include <stddef.h>
+
+#include "options.h"
+
+struct vigil_findings;   /* common/findings.h */
+
+/* A subcommand a tool adds (`vigil leaks`, `vigil ingest`, ...): as a row of cmd/main.c's
+ * table. argv[0] is the subcommand's name. */
+struct vigil_cmd_command {
+    const char *name, *help, *usage;
+    const char *details;   /* every flag explained, and an example; printed by --help */
+    int (*run)(int argc, char **argv);
+};
+
+struct vigil_cmd_tool {
+    const char *name;          /* as in tools=NAME; the runtime part registers the same name */
+    const char *description;   /* one line: what it finds */
+    const struct vigil_cmd_command *commands;
+    size_t ncommands;
+    /* Its options table (tools/<name>/options.inc, through common/optset.h); NULL if none. */
+    const struct vigil_option_desc *options;
+    size_t noptions;
+    /* Append this tool's findings of the run in rundir to out. 0 when read, also when the run
+     * holds no report of this tool (nothing added); -1 when its report is damaged, after one
+     * message on stderr naming the file, line and what was expected. NULL: no findings. */
+    int (*findings)(const char *rundir, struct vigil_findings *out);
+};
+
+#if defined(__has_attribute) && __has_attribute(retain)
+#define VIGIL_CMD_SECTION_RETAIN retain,
+#else
+#define VIGIL_CMD_SECTION_RETAIN
+#endif
+#define VIGIL_REGISTER_CMD_TOOL(tool) \
+    static const struct vigil_cmd_tool *const vigil_cmd_tool_ptr_##tool \
+        __attribute__((used, VIGIL_CMD_SECTION_RETAIN section("vigil_cmd_tools"), aligned(sizeof(void *)))) = &tool
+
+/* Every tool linked into the command, in link order; *n is set to their number. */
+const struct vigil_cmd_tool *const *cmd_tool_list(size_t *n);
+/* The tool named name, or NULL. */
+const struct vigil_cmd_tool *cmd_find_tool(const char *name);
+
+#endif

@@ -1,0 +1,32 @@
+/* The leak tool's part of the `vigil` command: its subcommands and its findings. */
+#include "cmd.h"
+#include "cmdtool.h"
+
+int cmd_leaks(int argc, char **argv);
+int cmd_html(int argc, char **argv);
+
+static const struct vigil_cmd_command leak_commands[] = {
+    {"leaks", "leak report of a run (tools=leak): worst first, mapped to source",
+     "vigil leaks [--json|--sarif] [--suppress FILE] [--all] RUNDIR",
+     "  --json           the leak report as JSON (schema in docs/formats.md)\n"
+     "  --sarif          SARIF 2.1.0, for code-scanning UIs\n"
+     "  --suppress FILE  suppressions, one per line: leak:PATTERN (any frame), function:PATTERN or file:PATTERN\n"
+     "  --all            also the groups that are suppressed or not worth reporting\n"
+     "example: vigil run --tool leak -- ./server && vigil leaks vigil-out/server.1234",
+     cmd_leaks},
+    {"html", "a self-contained page of a leak report: sortable table, highlighted source",
+     "vigil html [--suppress FILE] [--all] RUNDIR -o PAGE.html",
+     "  --suppress FILE  suppressions, as for `vigil leaks`\n"
+     "  --all            also suppressed groups\n"
+     "  -o PAGE.html     where the page is written (atomically)\n"
+     "example: vigil html vigil-out/server.1234 -o leaks.html",
+     cmd_html},
+};
+
+static const struct vigil_cmd_tool leak_cmd_tool = {
+    .name = "leak",
+    .description = "memory leaks: stale objects (not accessed for long) and unreachable ones at exit",
+    .commands = leak_commands,
+    .ncommands = sizeof leak_commands / sizeof leak_commands[0],
+};
+VIGIL_REGISTER_CMD_TOOL(leak_cmd_tool);
