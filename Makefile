@@ -9,7 +9,7 @@ B           := build
 
 WARN    := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS  ?= -O2 -g
-BASE    := -std=gnu11 $(WARN) -Icommon -Iinclude -D_GNU_SOURCE
+BASE    := -std=gnu11 $(WARN) -I. -Icommon -Iinclude -D_GNU_SOURCE
 
 LLVM_CFLAGS := $(shell $(LLVM_CONFIG) --cflags)
 LLVM_LIBS   := $(shell $(LLVM_CONFIG) --ldflags) $(shell $(LLVM_CONFIG) --libs --link-shared 2>/dev/null || $(LLVM_CONFIG) --libs) -Wl,-rpath,$(shell $(LLVM_CONFIG) --libdir)
@@ -49,6 +49,11 @@ all: $(B)/bin/vigil-cc $(B)/bin/vigil $(B)/lib/libvigil.a $(B)/lib/libvigil_comm
 # A tool's parts see the headers of the side they join, and the tools' public headers.
 TOOL_INCLUDES := $(addprefix -I,$(wildcard tools/*/include))
 $(call obj,host,$(COMPILER_SRC)): PART_FLAGS := $(LLVM_CFLAGS) -Icompiler
+# vigil-cc's build id (vigil-cc --version) is a hash of its sources, held by driver.o, which is
+# rebuilt when any of them changes.
+VIGIL_CC_SOURCES := $(sort $(wildcard compiler/*.[ch] compiler/*.inc common/*.[ch] tools/*/compiler/*.[ch]))
+$(B)/obj/host/compiler/driver.o: $(VIGIL_CC_SOURCES)
+$(B)/obj/host/compiler/driver.o: PART_FLAGS += -DVIGIL_CC_BUILD_ID=\"$(shell sha256sum $(VIGIL_CC_SOURCES) | sha256sum | cut -c1-16)\"
 $(call obj,host,$(CMD_SRC)): PART_FLAGS := -Icmd
 $(B)/obj/host/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -88,10 +93,14 @@ $(B)/include/vigil/vigil.h: include/vigil/vigil.h include/vigil/tool.h $(TOOL_HE
 test:
 	bash tests/run.sh
 
-# The 30-second tour: build an example with vigil-cc, run it, show the summary and rates.
+# The 30-second tour, from build/ (works before install): build examples/demo.c with vigil-cc,
+# run it under the leak tool, show the leak it finds (vigil leaks) and the per-site rates.
 demo: all
 	bash scripts/demo.sh
 
+# vigil-cc and vigil find the runtime in ../lib next to their bin/ (libvigil.a and
+# libvigil_common.a for links, libvigil.so for `vigil run`); the headers go where cc looks for
+# <vigil/...> under PREFIX=/usr/local and /usr.
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/vigil
 	install -m 755 $(B)/bin/vigil-cc $(B)/bin/vigil $(DESTDIR)$(PREFIX)/bin/

@@ -24,8 +24,7 @@ struct vigil_cmd_tool {
     const struct vigil_cmd_command *commands;
     size_t ncommands;
     /* Its options table (tools/<name>/options.inc, through common/optset.h); NULL if none. */
-    const struct vigil_option_desc *options;
-    size_t noptions;
+    const struct vigil_option_set *options;
     /* Append this tool's findings of the run in rundir to out. 0 when read, also when the run
      * holds no report of this tool (nothing added); -1 when its report is damaged, after one
      * message on stderr naming the file, line and what was expected. NULL: no findings. */

@@ -1,6 +1,8 @@
-/* `vigil tools`: the analysis tools built into the runtime. The runtime itself is the one
- * place that knows them: load it into a trivial program with help=1 and keep its tool lines. */
+/* `vigil tools`: the analysis tools built into the runtime, with their options. The runtime
+ * itself is the one place that knows which tools it carries: load it into a trivial program
+ * with help=1 and keep its tool lines; each tool's options come from its table. */
 #include "cmd.h"
+#include "cmdtool.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -8,6 +10,12 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+static void print_option(void *arg, const char *line)
+{
+    (void)arg;
+    printf("    %s\n", line);
+}
 
 int cmd_tools(int argc, char **argv)
 {
@@ -42,6 +50,9 @@ int cmd_tools(int argc, char **argv)
             if (colon) {
                 *colon = '\0';
                 printf("  %-8s %s", name, colon + 2);
+                const struct vigil_cmd_tool *t = cmd_find_tool(name);
+                if (t && t->options)
+                    vigil_optset_help(t->options, print_option, NULL);
                 found++;
             }
         }
@@ -51,6 +62,7 @@ int cmd_tools(int argc, char **argv)
     waitpid(pid, &status, 0);
     if (!found)
         return cmd_error("tools", "the runtime %s listed no tools", lib);
-    printf("\nEnable with VIGIL_OPTIONS=tools=NAME[,NAME] or `vigil run --tool NAME`.\n");
+    printf("\nEnable with VIGIL_OPTIONS=tools=NAME[,NAME] or `vigil run --tool NAME`; set a tool's\n"
+           "options with TOOL.key=value (VIGIL_OPTIONS=tools=leak:leak.stale_after=60).\n");
     return 0;
 }

@@ -22,14 +22,6 @@ static const char *const type_names[] = {
     [VIGIL_OPT_STRING] = "string", [VIGIL_OPT_ENUM] = "enum",
 };
 
-static const struct vigil_option_desc *find_option(const char *name, size_t len)
-{
-    for (size_t i = 0; i < vigil_option_count; i++)
-        if (strlen(vigil_option_table[i].name) == len &&
-            memcmp(vigil_option_table[i].name, name, len) == 0)
-            return &vigil_option_table[i];
-    return NULL;
-}
 
 /* The choices of an ENUM option: the "{a,b,c}" prefix of its help text. Is value one? */
 static int enum_has_choice(const char *help, const char *value)
@@ -138,10 +130,10 @@ int vigil_parse_decimal(const char *v, double *out)
     return 0;
 }
 
-static int set_option(struct vigil_options *o, const struct vigil_option_desc *d,
-                      const char *value, char *why, size_t whylen)
+/* Parse value into field, which has d's type. */
+static int set_field(void *field, const struct vigil_option_desc *d, const char *value,
+                     char *why, size_t whylen)
 {
-    void *field = (char *)o + d->offset;
     switch (d->type) {
     case VIGIL_OPT_BOOL:
         if (parse_bool(value, field) == 0)
@@ -178,97 +170,84 @@ static int set_option(struct vigil_options *o, const struct vigil_option_desc *d
     return -1;
 }
 
-void vigil_options_defaults(struct vigil_options *o)
+size_t vigil_option_item_len(const char *text)
 {
-    char why[8];
-    memset(o, 0, sizeof *o);
-    for (size_t i = 0; i < vigil_option_count; i++)
-        set_option(o, &vigil_option_table[i], vigil_option_table[i].def, why, sizeof why);
+    const char *p = text;
+    char quote = 0;
+    for (; *p && (quote || !vigil_option_separator(*p)); p++) {
+        if (quote && *p == quote)
+            quote = 0;
+        else if (!quote && (*p == '"' || *p == '\'') && p > text && p[-1] == '=')
+            quote = *p;
+    }
+    return (size_t)(p - text);
 }
 
-int vigil_options_set(struct vigil_options *o, const char *name, const char *value,
-                      char *why, size_t whylen)
+int vigil_option_unquote(const char *value, size_t len, char *out, size_t outlen)
 {
-    const struct vigil_option_desc *d = find_option(name, strlen(name));
+    if (len >= 1 && (value[0] == '"' || value[0] == '\'')) {
+        if (len < 2 || value[len - 1] != value[0])
+            return -1;
+        value++, len -= 2;
+    }
+    if (len >= outlen)
+        return -1;
+    memcpy(out, value, len);
+    out[len] = '\0';
+    return 0;
+}
+
+static size_t field_size(const struct vigil_option_desc *d)
+{
+    return d->type == VIGIL_OPT_BOOL ? sizeof(int)
+         : d->type == VIGIL_OPT_UINT ? sizeof(uint32_t)
+         : d->type == VIGIL_OPT_DOUBLE ? sizeof(double) : VIGIL_OPT_STRING_MAX;
+}
+
+static const struct vigil_option_desc *set_find(const struct vigil_option_set *set, const char *name,
+                                                size_t len)
+{
+    for (size_t i = 0; i < set->count; i++)
+        if (strlen(set->table[i].name) == len && memcmp(set->table[i].name, name, len) == 0)
+            return &set->table[i];
+    return NULL;
+}
+
+void vigil_optset_defaults(const struct vigil_option_set *set, void *values)
+{
+    char why[8];
+    memset(values, 0, set->size);
+    for (size_t i = 0; i < set->count; i++)
+        set_field((char *)values + set->table[i].offset, &set->table[i], set->table[i].def, why,
+                  sizeof why);
+}
+
+int vigil_optset_set(const struct vigil_option_set *set, void *values, const char *name,
+                     const char *value, char *why, size_t whylen)
+{
+    const struct vigil_option_desc *d = set_find(set, name, strlen(name));
     if (!d) {
         snprintf(why, whylen, "unknown option \"%s\"", name);
         return -1;
     }
-    /* Parse into a scratch copy so that a bad value leaves the option untouched. */
-    struct vigil_options scratch;
-    if (set_option(&scratch, d, value, why, whylen) != 0)
+    /* Parse into scratch space so that a bad value leaves the option untouched. */
+    union { int b; uint32_t u; double d; char s[VIGIL_OPT_STRING_MAX]; } scratch;
+    if (set_field(&scratch, d, value, why, whylen) != 0)
         return -1;
-    size_t size = d->type == VIGIL_OPT_BOOL ? sizeof(int)
-                : d->type == VIGIL_OPT_UINT ? sizeof(uint32_t)
-                : d->type == VIGIL_OPT_DOUBLE ? sizeof(double) : VIGIL_OPT_STRING_MAX;
-    memcpy((char *)o + d->offset, (char *)&scratch + d->offset, size);
+    memcpy((char *)values + d->offset, &scratch, field_size(d));
     return 0;
 }
 
-int vigil_options_parse(struct vigil_options *o, const char *text, const char *source,
-                        void (*err)(void *arg, const char *msg), void *arg)
+void vigil_optset_format(const struct vigil_option_set *set, const void *values, size_t i,
+                         char *buf, size_t len)
 {
-    int errors = 0;
-    char msg[512], why[160], key[64], value[VIGIL_OPT_STRING_MAX + 1], current[VIGIL_OPT_STRING_MAX];
-    const char *item = text ? text : "";
-    while (*item) {
-        const char *end = strchr(item, ':');
-        if (!end)
-            end = item + strlen(item);
-        int len = (int)(end - item);
-        const char *eq = memchr(item, '=', (size_t)len);
-        const char *show = len > 80 ? "..." : "";
-        int showlen = len > 80 ? 80 : len;
-        if (len == 0) {
-            /* empty item ("a=1::b=2" or a trailing ':'): nothing to do */
-        } else if (!eq || eq == item) {
-            snprintf(msg, sizeof msg, "%s: ignoring \"%.*s%s\": expected key=value", source,
-                     showlen, item, show);
-            errors++, err(arg, msg);
-        } else if (memchr(item, '.', (size_t)(eq - item))) {
-            /* "tool.key=value": a tool option, read by the runtime through vigil_tool_option */
-        } else {
-            size_t klen = (size_t)(eq - item), vlen = (size_t)(end - eq - 1);
-            const struct vigil_option_desc *d = find_option(item, klen);
-            if (!d || klen >= sizeof key) {
-                snprintf(msg, sizeof msg, "%s: ignoring \"%.*s%s\": unknown option \"%.*s\" "
-                         "(help=1 lists them)", source, showlen, item, show,
-                         (int)(klen > 40 ? 40 : klen), item);
-                errors++, err(arg, msg);
-            } else {
-                memcpy(key, item, klen);
-                key[klen] = '\0';
-                int too_long = vlen >= sizeof value;
-                if (!too_long) {
-                    memcpy(value, eq + 1, vlen);
-                    value[vlen] = '\0';
-                }
-                if (too_long || vigil_options_set(o, key, value, why, sizeof why) != 0) {
-                    if (too_long)
-                        snprintf(why, sizeof why, "expected at most %d characters",
-                                 VIGIL_OPT_STRING_MAX - 1);
-                    vigil_options_format(o, (size_t)(d - vigil_option_table), current,
-                                         sizeof current);
-                    snprintf(msg, sizeof msg, "%s: ignoring \"%.*s%s\": %s; keeping %s=%s", source,
-                             showlen, item, show, why, key, current);
-                    errors++, err(arg, msg);
-                }
-            }
-        }
-        item = *end ? end + 1 : end;
-    }
-    return errors;
-}
-
-void vigil_options_format(const struct vigil_options *o, size_t i, char *buf, size_t len)
-{
-    if (i >= vigil_option_count || len == 0) {
+    if (i >= set->count || len == 0) {
         if (len)
             buf[0] = '\0';
         return;
     }
-    const struct vigil_option_desc *d = &vigil_option_table[i];
-    const void *field = (const char *)o + d->offset;
+    const struct vigil_option_desc *d = &set->table[i];
+    const void *field = (const char *)values + d->offset;
     switch (d->type) {
     case VIGIL_OPT_BOOL:
         snprintf(buf, len, "%d", *(const int *)field ? 1 : 0);
@@ -286,16 +265,99 @@ void vigil_options_format(const struct vigil_options *o, size_t i, char *buf, si
     }
 }
 
+void vigil_optset_help(const struct vigil_option_set *set, void (*emit)(void *arg, const char *line),
+                       void *arg)
+{
+    char line[1024], name[96];
+    for (size_t i = 0; i < set->count; i++) {
+        const struct vigil_option_desc *d = &set->table[i];
+        snprintf(name, sizeof name, "%s%s%s", set->prefix, set->prefix[0] ? "." : "", d->name);
+        snprintf(line, sizeof line, "  %-20s %-7s %-10s %s", name, type_names[d->type],
+                 d->def[0] ? d->def : "\"\"", d->help);
+        emit(arg, line);
+    }
+}
+
+const char *vigil_option_type_name(enum vigil_opt_type type)
+{
+    return type_names[type];
+}
+
+const struct vigil_option_set vigil_core_options = {
+    "", vigil_option_table, sizeof vigil_option_table / sizeof vigil_option_table[0],
+    sizeof(struct vigil_options),
+};
+
+void vigil_options_defaults(struct vigil_options *o)
+{
+    vigil_optset_defaults(&vigil_core_options, o);
+}
+
+int vigil_options_set(struct vigil_options *o, const char *name, const char *value,
+                      char *why, size_t whylen)
+{
+    return vigil_optset_set(&vigil_core_options, o, name, value, why, whylen);
+}
+
+int vigil_options_parse(struct vigil_options *o, const char *text, const char *source,
+                        void (*err)(void *arg, const char *msg), void *arg)
+{
+    int errors = 0;
+    char msg[512], why[160], key[64], value[VIGIL_OPT_STRING_MAX + 1], current[VIGIL_OPT_STRING_MAX];
+    const char *item = text ? text : "";
+    while (*item) {
+        const char *end = item + vigil_option_item_len(item);
+        int len = (int)(end - item);
+        const char *eq = memchr(item, '=', (size_t)len);
+        const char *show = len > 80 ? "..." : "";
+        int showlen = len > 80 ? 80 : len;
+        if (len == 0) {
+            /* empty item ("a=1::b=2" or a trailing ':'): nothing to do */
+        } else if (!eq || eq == item) {
+            snprintf(msg, sizeof msg, "%s: ignoring \"%.*s%s\": expected key=value", source,
+                     showlen, item, show);
+            errors++, err(arg, msg);
+        } else if (memchr(item, '.', (size_t)(eq - item))) {
+            /* "tool.key=value": a tool option, read by the runtime through vigil_tool_option */
+        } else {
+            size_t klen = (size_t)(eq - item), vlen = (size_t)(end - eq - 1);
+            const struct vigil_option_desc *d = set_find(&vigil_core_options, item, klen);
+            if (!d || klen >= sizeof key) {
+                snprintf(msg, sizeof msg, "%s: ignoring \"%.*s%s\": unknown option \"%.*s\" "
+                         "(help=1 lists them)", source, showlen, item, show,
+                         (int)(klen > 40 ? 40 : klen), item);
+                errors++, err(arg, msg);
+            } else {
+                memcpy(key, item, klen);
+                key[klen] = '\0';
+                int bad_value = vigil_option_unquote(eq + 1, vlen, value, sizeof value) != 0;
+                if (bad_value || vigil_options_set(o, key, value, why, sizeof why) != 0) {
+                    if (bad_value)
+                        snprintf(why, sizeof why, "expected at most %d characters, and a closing quote "
+                                 "after an opening one", VIGIL_OPT_STRING_MAX - 1);
+                    vigil_options_format(o, (size_t)(d - vigil_option_table), current,
+                                         sizeof current);
+                    snprintf(msg, sizeof msg, "%s: ignoring \"%.*s%s\": %s; keeping %s=%s", source,
+                             showlen, item, show, why, key, current);
+                    errors++, err(arg, msg);
+                }
+            }
+        }
+        item = *end ? end + 1 : end;
+    }
+    return errors;
+}
+
+void vigil_options_format(const struct vigil_options *o, size_t i, char *buf, size_t len)
+{
+    vigil_optset_format(&vigil_core_options, o, i, buf, len);
+}
+
 void vigil_options_help(void (*emit)(void *arg, const char *line), void *arg)
 {
     char line[1024];
     emit(arg, "vigil options: VIGIL_OPTIONS=name=value:name=value (tool options: tool.key=value)");
-    snprintf(line, sizeof line, "  %-16s %-7s %-10s %s", "name", "type", "default", "meaning");
+    snprintf(line, sizeof line, "  %-20s %-7s %-10s %s", "name", "type", "default", "meaning");
     emit(arg, line);
-    for (size_t i = 0; i < vigil_option_count; i++) {
-        const struct vigil_option_desc *d = &vigil_option_table[i];
-        snprintf(line, sizeof line, "  %-16s %-7s %-10s %s", d->name, type_names[d->type],
-                 d->def[0] ? d->def : "\"\"", d->help);
-        emit(arg, line);
-    }
+    vigil_optset_help(&vigil_core_options, emit, arg);
 }

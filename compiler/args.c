@@ -140,6 +140,7 @@ static const struct rule rules[] = {
     {"-e", SEPARATE, CAT_LINKER},
     {"-shared", EXACT, CAT_LINKER},
     {"-static", EXACT, CAT_LINKER},
+    {"--static", EXACT, CAT_LINKER}, /* clang's alias of -static */
     {"-static-pie", EXACT, CAT_LINKER},
     {"-rdynamic", EXACT, CAT_LINKER},
     {"-nostdlib", EXACT, CAT_LINKER},
@@ -319,6 +320,11 @@ static enum vcc_lang lang_of(const char *path, const char *xlang)
     return VCC_LANG_OTHER;
 }
 
+int vcc_links_runtime(const struct vcc_args *a)
+{
+    return !a->shared && !a->nostdlib && !a->relocatable;
+}
+
 int vcc_is_linker_input(const char *path)
 {
     const char *base = strrchr(path, '/');
@@ -425,6 +431,7 @@ int vcc_classify(int argc, char **argv, struct vcc_args *a, char *err, size_t er
         case CAT_PASS:
             forced = 1;
             if (!forced_reason) forced_reason = arg;
+            if (!strcmp(arg, "--version")) a->print_version = 1;
             break;
         case CAT_OUTPUT:
             a->output = value;
@@ -451,7 +458,10 @@ int vcc_classify(int argc, char **argv, struct vcc_args *a, char *err, size_t er
             if (!strcmp(arg, "-shared")) a->shared = 1;
             else if (!strcmp(arg, "-nostdlib") || !strcmp(arg, "-nodefaultlibs")) a->nostdlib = 1;
             else if (!strcmp(arg, "-r")) a->relocatable = 1;
-            else if (!strcmp(arg, "-static") || !strcmp(arg, "-static-pie")) a->static_link = 1;
+            else if (!strcmp(arg, "-static") || !strcmp(arg, "--static") || !strcmp(arg, "-static-pie")) {
+                a->static_link = 1;
+                a->static_flag = arg;
+            }
             break;
         default:
             break;
@@ -468,7 +478,7 @@ int vcc_classify(int argc, char **argv, struct vcc_args *a, char *err, size_t er
     if (a->action != VCC_LINK && a->nsources == 0) pass_through(a, "no C source to instrument");
     if (a->action != VCC_LINK && a->output && a->ninputs > 1)
         pass_through(a, "-o with several outputs"); /* clang reports the error */
-    if (a->action == VCC_LINK && a->nsources == 0 && (a->shared || a->nostdlib || a->relocatable))
+    if (a->action == VCC_LINK && a->nsources == 0 && !vcc_links_runtime(a))
         pass_through(a, "link without sources or runtime");
 
     /* Preprocessor flags matter at link time only if clang still compiles something there. */

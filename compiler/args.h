@@ -52,6 +52,8 @@ struct vcc_args {
     int has_debug_flag;     /* the user chose a -g level (including -g0) */
     int loop_vectorize, slp_vectorize, unroll_loops; /* -f[no-]...: 1/0, -1 = not given */
     int shared, nostdlib, relocatable, static_link;
+    const char *static_flag; /* the option that asked for a static link (-static, -static-pie, --static) */
+    int print_version;      /* --version: clang prints its version and stops */
     int dep_file;           /* -MD or -MMD given */
     int dep_file_named;     /* -MF given */
     int dep_target_named;   /* -MT or -MQ given */
@@ -79,6 +81,10 @@ char *vcc_default_output(const struct vcc_args *a, const struct vcc_input *in);
  * named them (-MF, -MT/-MQ, -Wp,-MD,FILE) or asked for no dependency file. */
 char *vcc_dep_file(const struct vcc_args *a, const struct vcc_input *in);
 char *vcc_dep_target(const struct vcc_args *a, const struct vcc_input *in);
+
+/* Whether a link of this command line gets the vigil runtime (an executable: not -shared,
+ * -nostdlib/-nodefaultlibs or -r). */
+int vcc_links_runtime(const struct vcc_args *a);
 
 /* True for inputs the linker takes as they are (objects, archives, shared libraries). */
 int vcc_is_linker_input(const char *path);

@@ -22,11 +22,24 @@ extern char **environ;
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
+/* One release number for the whole project: keep it equal to VIGIL_VERSION (cmd/cmd.h), which
+ * `vigil --version` prints (tests/cc/run.sh compares the two). */
+#define VIGIL_CC_VERSION "0.1.0"
+/* The Makefile defines the build id (a hash of vigil-cc's sources) and rebuilds this file when
+ * it changes. */
+#ifndef VIGIL_CC_BUILD_ID
+#define VIGIL_CC_BUILD_ID "unknown"
+#endif
+const char vcc_version[] = VIGIL_CC_VERSION, vcc_build_id[] = VIGIL_CC_BUILD_ID;
+
+enum setting_category { VCC_SETTING_USER, VCC_SETTING_DEV };
+
 struct setting_info {
     const char *name, *def, *meaning;
+    enum setting_category category;
 };
 static const struct setting_info setting_table[] = {
-#define VIGIL_CC_SETTING(field, name, def, meaning) {name, def, meaning},
+#define VIGIL_CC_SETTING(field, name, category, def, meaning) {name, def, meaning, VCC_SETTING_##category},
 #include "settings.inc"
 #undef VIGIL_CC_SETTING
 };
@@ -199,7 +212,7 @@ enum { CONTINUE = -1 };
 static int stage_settings(struct vcc_job *job)
 {
     struct vcc_settings *s = &job->settings;
-#define VIGIL_CC_SETTING(field, name, def, meaning) s->field = getenv(name) ? getenv(name) : def;
+#define VIGIL_CC_SETTING(field, name, category, def, meaning) s->field = getenv(name) ? getenv(name) : def;
 #include "settings.inc"
 #undef VIGIL_CC_SETTING
     for (char **e = environ; *e; e++) {
@@ -256,7 +269,62 @@ static int stage_classify(struct vcc_job *job)
     return CONTINUE;
 }
 
-/* Hands the original command line to clang, unchanged. */
+/* `--version`: clang's output with vigil-cc's own line after its first, which stays first and
+ * unchanged (configure scripts and build systems parse it). Returns clang's exit status; the
+ * line is added only when clang succeeds. */
+static int print_version(const struct vcc_job *job, char **argv)
+{
+    int fds[2];
+    if (pipe(fds) != 0) {
+        fprintf(stderr, "vigil-cc: pipe: %s\n", strerror(errno));
+        return 1;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, fds[0]);
+    posix_spawn_file_actions_addclose(&actions, fds[1]);
+    pid_t pid;
+    int err = posix_spawnp(&pid, argv[0], &actions, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    if (err) {
+        close(fds[0]);
+        fprintf(stderr, "vigil-cc: cannot run %s: %s\n", argv[0], strerror(err));
+        return 127;
+    }
+    size_t len = 0, cap = 4096;
+    char *out = malloc(cap);
+    for (ssize_t got; out;) {
+        if (len == cap) out = realloc(out, cap *= 2);
+        if (!out) break;
+        got = read(fds[0], out + len, cap - len);
+        if (got > 0) len += (size_t)got;
+        else if (got == 0 || errno != EINTR) break;
+    }
+    close(fds[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    if (!out) {
+        perror("vigil-cc");
+        return 1;
+    }
+    const char *nl = memchr(out, '\n', len);
+    size_t first = nl ? (size_t)(nl - out) + 1 : len;
+    fwrite(out, 1, first, stdout);
+    if (rc == 0) {
+        if (!nl && len) putchar('\n');
+        printf("vigil-cc %s (build %s)\n", vcc_version, vcc_build_id);
+    }
+    fwrite(out + first, 1, len - first, stdout);
+    free(out);
+    return fflush(stdout) == 0 ? rc : 1;
+}
+
+/* Hands the original command line to clang, unchanged (under --version, with vigil-cc's version
+ * added to clang's). */
 static int stage_pass_through(struct vcc_job *job)
 {
     if (job->args.action != VCC_PASS_THROUGH) return CONTINUE;
@@ -267,10 +335,32 @@ static int stage_pass_through(struct vcc_job *job)
     vcc_cmd_push(&cmd, job->clang);
     for (int i = 0; i < job->orig_argc; i++) vcc_cmd_push(&cmd, job->orig_argv[i]);
     if (job->verbose) print_command(cmd.v);
+    if (job->args.print_version) {
+        fflush(NULL);
+        return print_version(job, cmd.v);
+    }
     fflush(NULL);
     execvp(cmd.v[0], cmd.v);
     fprintf(stderr, "vigil-cc: cannot run %s: %s\n", cmd.v[0], strerror(errno));
     return 127;
+}
+
+/* The runtime sees malloc and the pthread functions by symbol interposition: its definitions
+ * come before the C library's in the dynamic symbol lookup, and it forwards to the next
+ * definition (dlsym(RTLD_NEXT)). A static link with libc.a bypasses that (the C library's own
+ * calls bind inside it, and there is no next object to forward to), so the leak, lock and
+ * thread reports would be wrong or the program would abort: refuse it before compiling. */
+static int stage_refuse_static(struct vcc_job *job)
+{
+    const struct vcc_args *a = &job->args;
+    if (a->action != VCC_LINK || !a->static_link || !vcc_links_runtime(a)) return CONTINUE;
+    fprintf(stderr,
+            "vigil-cc: error: %s links are not supported: the vigil runtime intercepts malloc and "
+            "the pthread functions by symbol interposition, which a static link with the C library "
+            "bypasses, so its reports would be wrong; link dynamically (drop %s), or build without "
+            "vigil (VIGIL_CC_DISABLE=1)\n",
+            a->static_flag, a->static_flag);
+    return 1;
 }
 
 static int stage_locate_runtime(struct vcc_job *job)
@@ -353,23 +443,34 @@ static const struct stage stages[] = {
     {"locate-clang", stage_locate_clang},
     {"classify", stage_classify},
     {"pass-through", stage_pass_through},
+    {"refuse-static", stage_refuse_static},
     {"locate-runtime", stage_locate_runtime},
     {"compile", stage_compile},
     {"link", stage_link},
 };
 
+static void print_settings(enum setting_category category)
+{
+    for (size_t i = 0; i < sizeof setting_table / sizeof setting_table[0]; i++) {
+        const struct setting_info *s = &setting_table[i];
+        if (s->category == category)
+            printf("  %-24s default %-8s %s\n", s->name, *s->def ? s->def : "(none)", s->meaning);
+    }
+}
+
 static void print_help(void)
 {
-    printf("vigil-cc: a drop-in C compiler (clang) that instruments C sources for vigil.\n"
+    printf("vigil-cc %s (build %s): a drop-in C compiler (clang) that instruments C sources for vigil.\n"
            "Usage: vigil-cc [clang/gcc arguments]   (CC=vigil-cc make, ./configure, cmake)\n\n"
            "Executables get the vigil runtime (libvigil.a) linked in. Shared libraries do not:\n"
            "their __vigil_* references bind to the runtime of the executable that loads them; a\n"
-           "program not built with vigil-cc needs LD_PRELOAD=libvigil.so to load them.\n\n"
-           "Environment (compiler settings; the runtime reads VIGIL_OPTIONS):\n");
-    for (size_t i = 0; i < sizeof setting_table / sizeof setting_table[0]; i++) {
-        const struct setting_info *s = &setting_table[i];
-        printf("  %-24s default %-8s %s\n", s->name, *s->def ? s->def : "(none)", s->meaning);
-    }
+           "program not built with vigil-cc needs LD_PRELOAD=libvigil.so to load them. Static\n"
+           "links (-static, -static-pie) are refused: the runtime works by symbol interposition.\n\n"
+           "Settings (environment variables; the runtime reads VIGIL_OPTIONS):\n",
+           vcc_version, vcc_build_id);
+    print_settings(VCC_SETTING_USER);
+    printf("\nDevelopment knobs (for working on vigil-cc itself; the defaults are the measured choices):\n");
+    print_settings(VCC_SETTING_DEV);
 }
 
 int main(int argc, char **argv)

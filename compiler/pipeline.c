@@ -93,6 +93,16 @@ static const char *post_cleanup_pipeline(char level)
 
 /* ---- stages ---- */
 
+/* Whether some argument of the user's contains `needle`: an option of his that ours must not
+ * repeat or contradict. */
+static int user_mentions(const struct vcc_args *a, const char *needle)
+{
+    for (int i = 0; i < a->argc; i++)
+        if (strstr(a->argv[i], needle))
+            return 1;
+    return 0;
+}
+
 static int stage_front_end(struct vcc_job *job, struct source_job *sj)
 {
     const struct vcc_args *a = &job->args;
@@ -100,8 +110,15 @@ static int stage_front_end(struct vcc_job *job, struct source_job *sj)
     if (!sj->bc_front) return 1;
     struct vcc_cmd cmd = {0};
     vcc_cmd_push(&cmd, job->clang);
-    /* The site table wants file:line, and the leak tool maps PCs to lines. */
-    if (!a->has_debug_flag) vcc_cmd_push(&cmd, "-gline-tables-only");
+    /* The site table wants file:line, and the leak tool maps PCs to lines. Line tables the user
+     * did not ask for are DWARF 4, not clang's default 5, which Valgrind 3.19 and older tools
+     * cannot read ("Possibly corrupted debuginfo file"): a program built without -g must run
+     * under them as its plain build does. The module's DWARF version also sets the outlined
+     * copies' unit (outline.c). A user's -g, or his -fdebug-default-version, is his choice. */
+    if (!a->has_debug_flag) {
+        if (!user_mentions(a, "-fdebug-default-version")) vcc_cmd_push(&cmd, "-gdwarf-4");
+        vcc_cmd_push(&cmd, "-gline-tables-only"); /* after -gdwarf-4, which alone means -g */
+    }
     for (int i = 0; i < a->argc; i++) {
         unsigned r = a->roles[i];
         if ((r & VCC_TO_FE) || (r & VCC_IS_LANG) || i == sj->in->argi)
@@ -228,16 +245,6 @@ static int fall_back(struct vcc_job *job, struct source_job *sj)
     sj->fallback = 1;
     sj->split_cold = 0;   /* the original module has no synthetic profile */
     return load_module(job, sj);
-}
-
-/* Whether some argument of the user's contains `needle`: an option of his that ours must not
- * repeat or contradict. */
-static int user_mentions(const struct vcc_args *a, const char *needle)
-{
-    for (int i = 0; i < a->argc; i++)
-        if (strstr(a->argv[i], needle))
-            return 1;
-    return 0;
 }
 
 /* Basic-block sections the user asks for himself are his: no split of ours on top. */
@@ -429,7 +436,7 @@ int vcc_compile_source(struct vcc_job *job, const struct vcc_input *in, const ch
 int vcc_link(struct vcc_job *job)
 {
     const struct vcc_args *a = &job->args;
-    int runtime = !a->shared && !a->nostdlib && !a->relocatable;
+    int runtime = vcc_links_runtime(a);
     char archive[PATH_MAX + 32], formats[PATH_MAX + 32], dynlist[PATH_MAX + 64];
     snprintf(archive, sizeof archive, "%s/libvigil.a", job->libdir);
     snprintf(formats, sizeof formats, "%s/libvigil_common.a", job->libdir);

@@ -8,7 +8,7 @@
 #include <limits.h>
 
 struct vcc_settings {
-#define VIGIL_CC_SETTING(field, name, def, meaning) const char *field;
+#define VIGIL_CC_SETTING(field, name, category, def, meaning) const char *field;
 #include "settings.inc"
 #undef VIGIL_CC_SETTING
 };
@@ -25,6 +25,11 @@ struct vcc_job {
     char libdir[PATH_MAX];         /* <dir of vigil-cc>/../lib */
     char **objects;                /* per input: the object compiled for it (link), or NULL */
 };
+
+/* vigil-cc's version and build id, which `vigil-cc --version` prints. The build id is a hash
+ * of vigil-cc's sources, computed by the Makefile (VIGIL_CC_BUILD_ID): it changes whenever
+ * vigil-cc does, so anything that caches vigil-cc's output keys on it. */
+extern const char vcc_version[], vcc_build_id[];
 
 /* A growable argv. */
 struct vcc_cmd {

@@ -81,11 +81,22 @@ void __vigil_read_options(struct vigil_options *o)
                             SOURCE, sizeof tool_items - 1);
             len = sizeof tool_items - 1;
         }
-        memcpy(tool_items, text, len);
-        for (size_t i = 0; i < len; i++)
-            if (tool_items[i] == ':')
-                tool_items[i] = '\0';
-        tool_items_len = len;
+        /* One NUL-terminated item after another, values unquoted. */
+        size_t n = 0;
+        for (const char *item = text; *item && item < text + len;) {
+            size_t ilen = vigil_option_item_len(item);
+            const char *eq = memchr(item, '=', ilen);
+            size_t klen = eq ? (size_t)(eq - item) + 1 : ilen;
+            if (ilen && n + ilen + 1 <= sizeof tool_items) {
+                memcpy(tool_items + n, item, klen);
+                if (!eq || vigil_option_unquote(eq + 1, ilen - klen, tool_items + n + klen, ilen - klen + 1) != 0)
+                    memcpy(tool_items + n + klen, item + klen, ilen - klen), tool_items[n + ilen] = '\0';
+                n += strlen(tool_items + n) + 1;
+            }
+            item += ilen;
+            item += *item != '\0';
+        }
+        tool_items_len = n;
     }
     const char *plan = getenv("VIGIL_PLAN");
     int planned = plan && plan[0];

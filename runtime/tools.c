@@ -47,15 +47,49 @@ static void available_tools(char *buf, size_t len)
         snprintf(buf, len, "none");
 }
 
-/* help=1 lists the built-in tools after the options: the runtime is the one place that knows
- * which tools it carries (`vigil tools` shows this list). */
+static const struct vigil_option_set *options_of(const struct vigil_tool *t)
+{
+    return t->api_version >= 4 ? t->options : NULL;
+}
+
+static void emit_option_line(void *arg, const char *line)
+{
+    (void)arg;
+    __vigil_message("%s", line);
+}
+
+/* help=1 lists the built-in tools and their options after the core's: the runtime is the one
+ * place that knows which tools it carries (`vigil tools` shows this list). */
 void __vigil_tools_help(void)
 {
     if (!__start_vigil_tools)
         return;
-    for (const struct vigil_tool *const *t = __start_vigil_tools; t < __stop_vigil_tools; t++)
-        if (*t)
-            __vigil_message("tool %s: %s", (*t)->name, (*t)->description ? (*t)->description : "");
+    for (const struct vigil_tool *const *t = __start_vigil_tools; t < __stop_vigil_tools; t++) {
+        if (!*t)
+            continue;
+        __vigil_message("tool %s: %s", (*t)->name, (*t)->description ? (*t)->description : "");
+        if (options_of(*t))
+            vigil_optset_help(options_of(*t), emit_option_line, NULL);
+    }
+}
+
+/* Before init: the tool's option values are its defaults, then its "<tool>.<key>=value" items.
+ * A bad value keeps the default, with one message as for the core's options. */
+static void apply_tool_options(const struct vigil_tool *t)
+{
+    const struct vigil_option_set *set = options_of(t);
+    if (!set || !t->option_values)
+        return;
+    vigil_optset_defaults(set, t->option_values);
+    for (size_t i = 0; i < set->count; i++) {
+        const char *value = __vigil_find_tool_option(t->name, set->table[i].name);
+        char why[160], current[VIGIL_OPT_STRING_MAX];
+        if (value && vigil_optset_set(set, t->option_values, set->table[i].name, value, why, sizeof why) != 0) {
+            vigil_optset_format(set, t->option_values, i, current, sizeof current);
+            __vigil_message("VIGIL_OPTIONS: ignoring \"%s.%s=%.80s\": %s; keeping %s.%s=%s", t->name,
+                            set->table[i].name, value, why, t->name, set->table[i].name, current);
+        }
+    }
 }
 
 /* A misspelt tool option ("leak.stale_afer=5") would otherwise be ignored in silence. The
@@ -122,6 +156,7 @@ void __vigil_tools_start(void)
             } else if (!duplicate && __vigil_enabled_count == MAX_TOOLS) {
                 __vigil_message("tools: more than %d tools: %s disabled", MAX_TOOLS, t->name);
             } else if (!duplicate) {
+                apply_tool_options(t);
                 if (t->init && t->init() != 0) {
                     __vigil_message("tools: %s failed to start: disabled", t->name);
                 } else {

@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
-# Builds examples/demo.c with vigil-cc, runs it under `vigil run`, shows the per-site rates.
+# make demo: builds examples/demo.c with vigil-cc, runs it under the leak tool, and shows what
+# vigil found: the leak of its rare path (`vigil leaks`: allocation line, last access) and the
+# per-site sampling rates (`vigil stats`: the hot loop at the 0.1% floor, the rare path at 100%).
+# Uses build/bin, so it works before `make install`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=$(mktemp -d)
-build/bin/vigil-cc -O2 -g examples/demo.c -o "$out/demo"
-echo "== vigil run -- demo"
-build/bin/vigil run --out "$out/reports" -- "$out/demo"
-echo "== vigil stats"
-build/bin/vigil stats "$(ls -d "$out"/reports/demo.* | head -1)"
+bin=$PWD/build/bin
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+echo "== vigil-cc -O2 -g -fno-omit-frame-pointer examples/demo.c -o demo"
+"$bin/vigil-cc" -O2 -g -fno-omit-frame-pointer examples/demo.c -o "$work/demo"
+cd "$work"   # the run writes its report under ./vigil-out, as in the README's tour
+echo
+echo "== vigil run --tool leak -- ./demo"
+"$bin/vigil" run --tool leak -- ./demo
+run=$(ls -d vigil-out/demo.* | head -1)
+echo
+echo "== vigil leaks $run"
+"$bin/vigil" leaks "$run"
+echo
+echo "== vigil stats $run"
+"$bin/vigil" stats "$run"

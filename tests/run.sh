@@ -81,7 +81,7 @@ if wanted unit; then
         bin=$WORK/$(basename "$test_src" .c)
         # shellcheck disable=SC2086
         if ! timeout 300 $HOSTCC -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wno-unused-function \
-                -Icommon -Iinclude -Itests/unit "$test_src" common/*.c $extra -o "$bin" \
+                -I. -Icommon -Iinclude -Itests/unit "$test_src" common/*.c $extra -o "$bin" \
                 $libs $dw_libs -lm -lpthread >"$bin.build.log" 2>&1; then
             fail "$name" "does not compile: $(grep -m1 -E 'error' "$bin.build.log" | cut -c1-200)"
             continue

@@ -1,8 +1,9 @@
-/* The vigil tool interface, version 2 (2 adds the predicate counter services at the end; the
- * runtime accepts tools built for 1 or 2).
+/* The vigil tool interface, version 4 (2 adds the predicate counter services at the end, 3
+ * batched accesses, 4 options tables; the runtime accepts tools built for 1 to 4).
  *
- * A tool is one file (or folder) under tools/ that fills a struct vigil_tool and registers it
- * with VIGIL_REGISTER_TOOL. It opts into events with a mask; the runtime calls only the hooks
+ * A tool is a folder tools/<name>/ whose runtime part (tools/<name>/runtime/) fills a struct
+ * vigil_tool and registers it with VIGIL_REGISTER_TOOL (docs/architecture.md, "Adding a
+ * tool"). It opts into events with a mask; the runtime calls only the hooks
  * of enabled tools (`tools=a,b` in VIGIL_OPTIONS) that asked for the event. A tool sees events
  * and the services below, never the sampler's internals (counters, rates, module descriptors).
  *
@@ -16,7 +17,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define VIGIL_TOOL_API_VERSION 3
+#define VIGIL_TOOL_API_VERSION 4
+
+struct vigil_option_set;                /* common/options.h */
 
 typedef uint32_t vigil_site_t;          /* process-wide site id; VIGIL_NO_SITE when unknown */
 #define VIGIL_NO_SITE 0xffffffffu
@@ -83,6 +86,13 @@ struct vigil_tool {
     /* Version 3: sampled accesses in batches, in program order (a tool with this hook gets
      * no on_access calls): one call per batch instead of one per access. */
     void (*on_accesses)(const struct vigil_access *accesses, uint32_t n);
+    /* Version 4: the tool's options table (tools/<name>/options.inc, through common/optset.h)
+     * and the struct of its values. Before init, the runtime fills the values with the
+     * defaults and the "<tool>.<key>=value" items of VIGIL_OPTIONS, rejects a bad value or an
+     * unknown key with one message as it does the core's options, and lists the options in
+     * help=1. NULL: the tool has no options. */
+    const struct vigil_option_set *options;
+    void *option_values;
 };
 
 /* Built-in tools place a pointer to their descriptor in the section "vigil_tools". Retained:

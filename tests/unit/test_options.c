@@ -53,7 +53,7 @@ static void test_good_input(void)
     struct vigil_options o;
     struct messages m;
     vigil_options_defaults(&o);
-    int errors = parse(&o, "mode=full:ninstr=5:rate_floor=1e-4:tools=count,leak:out=/tmp/a b"
+    int errors = parse(&o, "mode=full:ninstr=5:rate_floor=1e-4:tools=count,leak:out=\"/tmp/a b\""
                            ":summary=yes:report=false:verbosity=2:bursty_rate=0.25:"
                            "interval=4294967295", &m);
     CHECK(errors == 0 && m.n == 0, "good input: %d errors, first: %s", errors, m.text[0]);
@@ -61,7 +61,17 @@ static void test_good_input(void)
     CHECK(o.ninstr == 5, "ninstr %u", o.ninstr);
     CHECK(o.rate_floor == 1e-4, "rate_floor %g", o.rate_floor);
     CHECK(strcmp(o.tools, "count,leak") == 0, "tools %s (',' is data)", o.tools);
-    CHECK(strcmp(o.out, "/tmp/a b") == 0, "out %s", o.out);
+    CHECK(strcmp(o.out, "/tmp/a b") == 0, "out %s (quoted)", o.out);
+
+    /* White space separates items too, as in ASAN_OPTIONS. */
+    struct vigil_options w;
+    vigil_options_defaults(&w);
+    errors = parse(&w, "mode=off ninstr=7\tout='/x y:z'  summary=1", &m);
+    CHECK(errors == 0 && strcmp(w.mode, "off") == 0 && w.ninstr == 7 && w.summary == 1 &&
+          strcmp(w.out, "/x y:z") == 0, "spaces: %d errors, mode %s ninstr %u out %s", errors,
+          w.mode, w.ninstr, w.out);
+    errors = parse(&w, "out=\"/open", &m);
+    CHECK(errors == 1 && strcmp(w.out, "/x y:z") == 0, "unclosed quote rejected: %d", errors);
     CHECK(o.summary == 1 && o.report == 0 && o.verbosity == 2, "flags %d %d %u", o.summary,
           o.report, o.verbosity);
     CHECK(o.bursty_rate == 0.25 && o.interval == 4294967295u, "bursty_rate %g interval %u",
@@ -124,7 +134,7 @@ static void test_bad_input(void)
     bad("ninstr=abc", "integer", "ninstr", "0");
     bad("ninstr=-1", "integer", "ninstr", "0");
     bad("ninstr=4294967296", "integer", "ninstr", "0");
-    bad("ninstr= 5", "integer", "ninstr", "0");
+    bad("ninstr=5x", "integer", "ninstr", "0");
     bad("ninstr=", "integer", "ninstr", "0");
     bad("rate_floor=nan", "number", "rate_floor", "0.001");
     bad("rate_floor=inf", "number", "rate_floor", "0.001");
@@ -221,7 +231,7 @@ static void test_help(void)
                   d->name);
         }
     }
-    CHECK(strstr(l.all, "  mode             enum    adaptive") != NULL, "mode row: type and default");
+    CHECK(strstr(l.all, "  mode                 enum    adaptive") != NULL, "mode row: type and default");
 }
 
 /* vigil_parse_decimal agrees with strtod to the bit, on its fast path (at most 2^53 in the

@@ -4,14 +4,21 @@
  *
  * count.txt: one line per event kind, "<kind> <count>", in the order below, then
  * "alloc_bytes <n>", the frees and allocations of reallocs, the deepest allocation stack
- * received, and the bytes the loads and stores covered. Tool options: count.print=1 also prints the counts on stderr; count.depth=N asks
- * for allocation stacks N deep. */
+ * received, and the bytes the loads and stores covered. Its options are in
+ * tools/count/options.inc. A tool is a folder: this one's runtime part is this file, its
+ * command part cmd/tool.c, its tests tests/run.sh. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vigil/tool.h"
+
+#define VIGIL_OPTSET_TOOL count
+#define VIGIL_OPTSET_ROWS "tools/count/options.inc"
+#include "optset.h"
+
+static struct count_options opts;   /* written by the runtime before init */
 
 enum { C_ALLOC, C_FREE, C_LOCK, C_UNLOCK, C_THREAD_START, C_THREAD_EXIT, C_THREAD_JOIN,
        C_FORK_CHILD, C_LOAD, C_STORE, C_BRANCH, C_RETURN, C_CALL, C_ALLOC_BYTES,
@@ -113,24 +120,17 @@ static struct vigil_tool count_tool = {
     .on_branch = on_branch,
     .on_return = on_return,
     .on_call = on_call,
+    .options = &count_option_set,
+    .option_values = &opts,
 };
 VIGIL_REGISTER_TOOL(count_tool);
 
 static int count_init(void)
 {
-    const char *print = vigil_tool_option(&count_tool, "print");
-    if (print && strcmp(print, "0") != 0 && strcmp(print, "1") != 0) {
-        vigil_tool_message(&count_tool, "count.print=%s: expected 0 or 1; using 0", print);
-    }
-    const char *depth = vigil_tool_option(&count_tool, "depth");
-    if (depth) {
-        char *end;
-        unsigned long n = strtoul(depth, &end, 10);
-        if (*end || end == depth || n == 0 || n > VIGIL_MAX_STACK)
-            vigil_tool_message(&count_tool, "count.depth=%s: expected 1 to %d; not asking", depth, VIGIL_MAX_STACK);
-        else
-            vigil_want_alloc_stack((uint32_t)n);
-    }
+    if (opts.depth > VIGIL_MAX_STACK)
+        vigil_tool_message(&count_tool, "count.depth=%u: expected 0 to %d; not asking", opts.depth, VIGIL_MAX_STACK);
+    else if (opts.depth)
+        vigil_want_alloc_stack(opts.depth);
     return 0;
 }
 
@@ -145,8 +145,7 @@ static void count_fini(void)
             fprintf(f, "%s %llu\n", names[i], (unsigned long long)snap[i]);
         fclose(f);
     }
-    const char *print = vigil_tool_option(&count_tool, "print");
-    if (print && strcmp(print, "1") == 0)
+    if (opts.print)
         vigil_tool_message(&count_tool, "alloc %llu, free %llu, lock %llu, unlock %llu, threads %llu, "
                            "loads %llu, stores %llu, branches %llu, returns %llu, calls %llu",
                            (unsigned long long)snap[C_ALLOC], (unsigned long long)snap[C_FREE],

@@ -2,6 +2,10 @@
 #include "cmd.h"
 #include "cmdtool.h"
 
+#define VIGIL_OPTSET_TOOL leak
+#define VIGIL_OPTSET_ROWS "tools/leak/options.inc"
+#include "optset.h"
+
 int cmd_leaks(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 
@@ -25,6 +29,7 @@ static const struct vigil_cmd_command leak_commands[] = {
 
 static const struct vigil_cmd_tool leak_cmd_tool = {
     .name = "leak",
+    .options = &leak_option_set,
     .description = "memory leaks: stale objects (not accessed for long) and unreachable ones at exit",
     .commands = leak_commands,
     .ncommands = sizeof leak_commands / sizeof leak_commands[0],

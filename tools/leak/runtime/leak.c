@@ -33,10 +33,7 @@
 #include <string.h>
 #include <time.h>
 
-struct leak_config leak_cfg = {
-    .stale_after_s = 30, .stale_after_ms = 30000, .gap_factor = 2, .snapshot_every_ms = 10000,
-    .depth = 4, .reach = 1, .use_signal = 1,
-};
+struct leak_config leak_cfg;   /* from leak_opts, by init */
 
 _Atomic uint64_t leak_alloc_clock;                        /* bumped by every allocation */
 _Atomic uint64_t leak_accesses_sampled, leak_accesses_heap; /* flushed per-thread tallies */
@@ -219,35 +216,37 @@ uint32_t leak_now_ms(void)
     return __builtin_expect(leak_cfg.active_clock, 0) ? active_ms(wall) : wall;
 }
 
-/* ---- options ---- */
-static double option_double(const char *key, double def, double lo, double hi)
+/* ---- options (tools/leak/options.inc; the runtime fills leak_opts before init) ---- */
+#define VIGIL_OPTSET_TOOL leak
+#define VIGIL_OPTSET_ROWS "tools/leak/options.inc"
+#include "optset.h"
+
+static struct leak_options leak_opts;   /* written by the runtime before init; read by init */
+
+/* A value the table's type allows but the tool cannot use: the table's default, with a message. */
+static double in_range(const char *key, double v, double lo, double hi)
 {
-    const char *v = vigil_tool_option(&leak_tool, key);
-    if (!v)
-        return def;
-    double d;
-    if (vigil_parse_decimal(v, &d) != 0 || d < lo || d > hi) {
-        vigil_tool_message(&leak_tool, "leak.%s=%s: expected a number in [%g, %g]; using %g", key, v, lo, hi, def);
-        return def;
-    }
-    return d;
+    if (v >= lo && v <= hi)
+        return v;
+    double def = 0;
+    for (size_t i = 0; i < leak_option_set.count; i++)
+        if (strcmp(leak_option_set.table[i].name, key) == 0)
+            vigil_parse_decimal(leak_option_set.table[i].def, &def);
+    vigil_tool_message(&leak_tool, "leak.%s=%g: expected a number in [%g, %g]; using %g", key, v, lo, hi, def);
+    return def;
 }
 
 static void read_options(void)
 {
-    leak_cfg.stale_after_s = option_double("stale_after", leak_cfg.stale_after_s, 0, 4e6);
+    leak_cfg.stale_after_s = in_range("stale_after", leak_opts.stale_after, 0, 4e6);
     leak_cfg.stale_after_ms = (uint32_t)(leak_cfg.stale_after_s * 1000);
-    leak_cfg.stale_allocs = (uint64_t)option_double("stale_allocs", 0, 0, 4e9);
-    leak_cfg.gap_factor = option_double("gap_factor", leak_cfg.gap_factor, 0, 1e6);
-    leak_cfg.snapshot_every_ms = (uint32_t)(option_double("snapshot_every", leak_cfg.snapshot_every_ms / 1000.0, 0, 4e6) * 1000);
-    leak_cfg.depth = (uint32_t)option_double("depth", leak_cfg.depth, 1, VIGIL_MAX_STACK);
-    leak_cfg.reach = option_double("reach", leak_cfg.reach, 0, 1) != 0;
-    leak_cfg.use_signal = option_double("signal", leak_cfg.use_signal, 0, 1) != 0;
-    const char *clock = vigil_tool_option(&leak_tool, "clock");
-    if (clock && strcmp(clock, "active") == 0)
-        leak_cfg.active_clock = 1;
-    else if (clock && strcmp(clock, "wall") != 0)
-        vigil_tool_message(&leak_tool, "leak.clock=%s: expected wall or active; using wall", clock);
+    leak_cfg.stale_allocs = (uint64_t)in_range("stale_allocs", leak_opts.stale_allocs, 0, 4e9);
+    leak_cfg.gap_factor = in_range("gap_factor", leak_opts.gap_factor, 0, 1e6);
+    leak_cfg.snapshot_every_ms = (uint32_t)(in_range("snapshot_every", leak_opts.snapshot_every, 0, 4e6) * 1000);
+    leak_cfg.depth = (uint32_t)in_range("depth", leak_opts.depth, 1, VIGIL_MAX_STACK);
+    leak_cfg.reach = leak_opts.reach;
+    leak_cfg.use_signal = leak_opts.signal;
+    leak_cfg.active_clock = strcmp(leak_opts.clock, "active") == 0;
 }
 
 /* ---- snapshots on demand ---- */
@@ -661,5 +660,7 @@ struct vigil_tool leak_tool = {
     .on_free = leak_on_free,
     .on_thread = leak_on_thread,
     .on_accesses = leak_on_accesses,
+    .options = &leak_option_set,
+    .option_values = &leak_opts,
 };
 VIGIL_REGISTER_TOOL(leak_tool);

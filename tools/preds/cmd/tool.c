@@ -2,6 +2,10 @@
 #include "cmd.h"
 #include "cmdtool.h"
 
+#define VIGIL_OPTSET_TOOL preds
+#define VIGIL_OPTSET_ROWS "tools/preds/options.inc"
+#include "optset.h"
+
 int cmd_ingest(int argc, char **argv);
 int cmd_rank(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
@@ -39,6 +43,7 @@ static const struct vigil_cmd_command preds_commands[] = {
 
 static const struct vigil_cmd_tool preds_cmd_tool = {
     .name = "preds",
+    .options = &preds_option_set,
     .description = "statistical bug isolation: branch and return predicates that predict failure",
     .commands = preds_commands,
     .ncommands = sizeof preds_commands / sizeof preds_commands[0],

@@ -37,6 +37,12 @@ struct slot {
 static struct slot *slots;
 static int binary_mode;
 static const char *collect_mode;   /* "sampled", "all" or "plan" */
+
+#define VIGIL_OPTSET_TOOL preds
+#define VIGIL_OPTSET_ROWS "tools/preds/options.inc"
+#include "optset.h"
+
+static struct preds_options opts;  /* written by the runtime before init */
 /* Highest id seen + 1: bounds the scan in fini. Raised with a CAS, rarely (new ids only). */
 static uint32_t slots_used;
 /* Events at ids >= MAX_SITE_IDS (relaxed, lossy like the counters). */
@@ -88,18 +94,12 @@ static int preds_init(void)
 {
     int runtime_binary = 0;
     collect_mode = vigil_pred_collect(&runtime_binary);
-    const char *collect = vigil_tool_option(&preds_tool, "collect");
-    if (collect && strcmp(collect, collect_mode) != 0) {
+    if (opts.collect[0] && strcmp(opts.collect, collect_mode) != 0) {
         vigil_tool_message(&preds_tool, "preds.collect=%s: the collection mode is the runtime option "
-                           "preds=sampled|all|plan (now %s); tool disabled", collect, collect_mode);
+                           "preds=sampled|all|plan (now %s); tool disabled", opts.collect, collect_mode);
         return 1;
     }
-    const char *binary = vigil_tool_option(&preds_tool, "binary");
-    if (binary && strcmp(binary, "0") != 0 && strcmp(binary, "1") != 0) {
-        vigil_tool_message(&preds_tool, "preds.binary=%s: expected 0 or 1; tool disabled", binary);
-        return 1;
-    }
-    binary_mode = runtime_binary || (binary && binary[0] == '1');
+    binary_mode = runtime_binary || opts.binary;
     if (strcmp(collect_mode, "sampled") != 0) {
         if (binary_mode != runtime_binary) {
             vigil_tool_message(&preds_tool, "preds=%s counts in emitted code: use preds_binary=1, not "
@@ -227,5 +227,7 @@ static struct vigil_tool preds_tool = {
     .fini = preds_fini,
     .on_branch = preds_on_branch,
     .on_return = preds_on_return,
+    .options = &preds_option_set,
+    .option_values = &opts,
 };
 VIGIL_REGISTER_TOOL(preds_tool);
