@@ -189,7 +189,7 @@ LLVMBasicBlockRef xc_build_countdown(struct xfunc *f, uint32_t site, LLVMMetadat
         LLVMBuildBr(b, checking);
         build_local_countdown(x, check, enter, decrement, checking, local);
     } else {
-        build_memory_countdown(f, check, burst ? new_block(f, "count", site) : NULL, enter, decrement, burst,
+        build_memory_countdown(f, check, burst ? new_block(f, "countdown", site) : NULL, enter, decrement, burst,
                                checking, site);
     }
     LLVMPositionBuilderAtEnd(b, enter);

@@ -1,4 +1,5 @@
-/* Public API for programs built with vigil-cc. Every function is also safe to call when the
+/* Public API for programs built with vigil-cc (each tool's own API is in its header, such as
+ * vigil/leak.h). Every function is also safe to call when the
  * program runs without the vigil runtime linked in (declare them weak and test for NULL). */
 #ifndef VIGIL_H
 #define VIGIL_H
@@ -7,9 +8,6 @@ extern "C" {
 #endif
 /* Write the run report now (without exiting); returns 0 on success. */
 int vigil_flush_report(void);
-/* Leak tool (tools=leak): take a leak snapshot now. Returns the number of stale objects, or -1
- * when the leak tool is not enabled. */
-int vigil_leak_snapshot(void);
 #ifdef __cplusplus
 }
 #endif

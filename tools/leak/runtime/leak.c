@@ -26,7 +26,7 @@
 #include "leak.h"
 #include "options.h"
 
-#include <vigil/vigil.h>
+#include <vigil/leak.h>
 
 #include <signal.h>
 #include <stdlib.h>

@@ -40,7 +40,7 @@ declare -A table
 for src in "$HERE"/*.c; do
     name=$(basename "$src" .c)
     exe="$WORK/$name"
-    if ! "$VIGILCC" -O1 -g -fno-omit-frame-pointer -I"$ROOT/include" "$src" -o "$exe" 2>"$WORK/$name.cc.log"; then
+    if ! "$VIGILCC" -O1 -g -fno-omit-frame-pointer -I"$ROOT/include" -I"$ROOT/tools/leak/include" "$src" -o "$exe" 2>"$WORK/$name.cc.log"; then
         bad "$name: does not build with vigil-cc ($(head -c 300 "$WORK/$name.cc.log"))"
         continue
     fi
@@ -143,7 +143,7 @@ if [ -d "$rep" ]; then
     # allocating function, and the report says how to get its callers.
     "$VIGIL" leaks "$rep" | grep -q '^note: allocation stacks are one frame deep' \
         && bad "frame pointers: a note about shallow stacks in a build with frame pointers"
-    if "$VIGILCC" -O2 -g -fomit-frame-pointer -I"$ROOT/include" "$HERE/never_freed.c" -o "$WORK/never_freed_nofp" \
+    if "$VIGILCC" -O2 -g -fomit-frame-pointer -I"$ROOT/include" -I"$ROOT/tools/leak/include" "$HERE/never_freed.c" -o "$WORK/never_freed_nofp" \
             2>"$WORK/nofp.cc.log" &&
        VIGIL_OPTIONS="$OPTS:out=$WORK/out-nofp" "$WORK/never_freed_nofp" >/dev/null 2>&1 &&
        "$VIGIL" leaks "$(ls -d "$WORK"/out-nofp/*/ | head -n1)" | grep -q '^note: allocation stacks are one frame deep, not 4'; then
@@ -176,7 +176,7 @@ if [ -d "$rep" ]; then
     # symbols name: lld's --gc-sections dropped it (no tool at all) until the entries were
     # marked retain (include/vigil/tool.h). GNU ld kept it. Checked when lld is installed.
     if command -v ld.lld >/dev/null 2>&1; then
-        if "$VIGILCC" -O1 -g -fno-omit-frame-pointer -I"$ROOT/include" -ffunction-sections -fdata-sections \
+        if "$VIGILCC" -O1 -g -fno-omit-frame-pointer -I"$ROOT/include" -I"$ROOT/tools/leak/include" -ffunction-sections -fdata-sections \
                 -fuse-ld=lld -Wl,--gc-sections "$HERE/never_freed.c" -o "$WORK/never_freed_lld" 2>"$WORK/lld.cc.log" &&
            VIGIL_OPTIONS="$OPTS:out=$WORK/out-lld" "$WORK/never_freed_lld" >/dev/null 2>"$WORK/lld.stderr" &&
            ! grep -q 'unknown tool' "$WORK/lld.stderr" &&

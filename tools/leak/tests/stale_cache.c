@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
-#include <vigil/vigil.h>
+#include <vigil/leak.h>
 
 /* Weak: the program also builds and runs without the vigil runtime. */
 #pragma weak vigil_leak_snapshot
