@@ -19,6 +19,21 @@
       "  --error-exitcode N   exit N when the run has findings, else with the program's status\n" \
       "The program's standard output is left alone; vigil's summary goes to stderr.\n"      \
       "example: vigil run --tool leak -- ./server --port 8080")                              \
+    X(report, "every tool's findings of a run: text, JSON, SARIF or a page; or a list of runs",          \
+      "vigil report [--json|--sarif|--html FILE] [--suppress FILE] [RUN|DIR]",                   \
+      "  RUN              a run directory (it holds run.txt); default: the newest run under\n"   \
+      "                   ./vigil-out, or under out= of VIGIL_OPTIONS when set\n"                \
+      "  DIR              a directory holding runs: lists them newest first (run, start, exit\n" \
+      "                   status, number of findings, program)\n"                                \
+      "  (no flag)        text, worst first: each finding with its stack mapped to file:line\n"  \
+      "  --json           the vigil-findings JSON document (docs/formats.md, \"Findings\")\n"    \
+      "  --sarif          SARIF 2.1.0, for code-scanning UIs\n"                                  \
+      "  --html FILE      a self-contained page (sortable table, highlighted source), written\n"  \
+      "                   atomically\n"                                                          \
+      "  --suppress FILE  leave out findings matched by a line TOOL:PATTERN or *:PATTERN of FILE\n" \
+      "                   ('#' comments; PATTERN, a glob, matches the function or file of any\n" \
+      "                   frame or location)\n"                                                  \
+      "example: vigil run --tool leak -- ./server; vigil report --suppress vigil.supp --sarif > leaks.sarif") \
     X(sites, "list the site tables compiled into a binary",                                    \
       "vigil sites [--json] [--cfg] BINARY",                                                   \
       "  --json   one JSON document instead of the table\n"                                    \

@@ -415,7 +415,7 @@ int vigil_redundant_edges(uint32_t nblocks, const struct vigil_cfg_edge *edges, 
          * that do not return: a run that enters v and then exits (exit(1) on an error, the
          * usual failure of a C program), aborts or crashes in a call before w counts v's edge
          * and never w's site, so the count reconstructed for the failing runs was 0 (gzip:
-         * main's predicates before treat_stdin(); docs/preds-design.md). With nothing known
+         * main's predicates before treat_stdin(); tools/preds/DESIGN.md). With nothing known
          * here about the code between v and w, only v itself is safe: block_site holds sites
          * reached whenever their block is entered. */
         edge_source[e] = block_site[v];

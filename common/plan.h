@@ -1,5 +1,5 @@
 /* Plan files of adaptive bug isolation (seed 002 procedure 1): which predicate sites to count,
- * for one build. Specified in docs/preds-design.md ("Plan file"). Written by `vigil plan`,
+ * for one build. Specified in tools/preds/DESIGN.md ("Plan file"). Written by `vigil plan`,
  * read by the runtime at start-up (VIGIL_PLAN=file), which enables the listed sites' counters and
  * pins their functions to the instrumented copy when the counters are there only (common/abi.h).
  *

@@ -1,4 +1,4 @@
-/* Scores of statistical debugging (formulas in scores.h and docs/preds-design.md). */
+/* Scores of statistical debugging (formulas in scores.h and tools/preds/DESIGN.md). */
 #include "scores.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* Predicate counters (seed 002, docs/preds-design.md): at every branch and return site, in
+/* Predicate counters (seed 002, tools/preds/DESIGN.md): at every branch and return site, in
  * the instrumented copy (and in the checking copy with VIGIL_PRED_COUNTERS_BOTH), a guarded
  * inline counter
  *     e = enable[s];                                   // relaxed load

@@ -14,7 +14,8 @@ cd "$work"   # the run writes its report under ./vigil-out, as in the README's t
 echo
 echo "== vigil run --tool leak -- ./demo"
 "$bin/vigil" run --tool leak -- ./demo
-run=$(ls -d vigil-out/demo.* | head -1)
+runs=(vigil-out/demo.*)
+run=${runs[0]}
 echo
 echo "== vigil leaks $run"
 "$bin/vigil" leaks "$run"

@@ -148,7 +148,7 @@ int vigil_on_signal(int sig, void (*fn)(int));
 void vigil_tool_message(const struct vigil_tool *tool, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* ---- Version 2: predicate counters (seed 002, docs/preds-design.md) ----
+/* ---- Version 2: predicate counters (seed 002, tools/preds/DESIGN.md) ----
  * Counted by emitted code in both copies (vigil-cc VIGIL_CC_PRED_COUNTERS=1) at the sites the
  * runtime enabled: every branch/return site (VIGIL_OPTIONS preds=all) or the sites of the plan
  * file VIGIL_PLAN (preds=plan). */

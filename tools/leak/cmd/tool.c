@@ -8,6 +8,7 @@
 
 int cmd_leaks(int argc, char **argv);
 int cmd_html(int argc, char **argv);
+int leak_findings(const char *rundir, struct vigil_findings *out);
 
 static const struct vigil_cmd_command leak_commands[] = {
     {"leaks", "leak report of a run (tools=leak): worst first, mapped to source",
@@ -33,5 +34,6 @@ static const struct vigil_cmd_tool leak_cmd_tool = {
     .description = "memory leaks: stale objects (not accessed for long) and unreachable ones at exit",
     .commands = leak_commands,
     .ncommands = sizeof leak_commands / sizeof leak_commands[0],
+    .findings = leak_findings,   /* findings.c */
 };
 VIGIL_REGISTER_CMD_TOOL(leak_cmd_tool);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The leak tool's labelled test set: each tools/leak/tests/*.c says what must be found (and what must
+# The leak tool's labelled test set: each tools/leak/tests/*.c (but the unit tests test_*.c) says what must be found (and what must
 # not) in "// expect:" lines:
 #   expect: found FUNC unreachable|stale [last=FUNC2] [objects=N] [indirect=N]
 #                                                     a group allocated in FUNC, of that kind
@@ -38,6 +38,7 @@ groups_of() {
 
 declare -A table
 for src in "$HERE"/*.c; do
+    case "$(basename "$src")" in test_*.c) continue ;; esac   # unit tests (tests/run.sh runs them)
     name=$(basename "$src" .c)
     exe="$WORK/$name"
     if ! "$VIGILCC" -O1 -g -fno-omit-frame-pointer -I"$ROOT/include" -I"$ROOT/tools/leak/include" "$src" -o "$exe" 2>"$WORK/$name.cc.log"; then

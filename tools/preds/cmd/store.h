@@ -2,7 +2,7 @@
  * or PostgreSQL), aggregated into F(p), S(p), F(p observed), S(p observed) and NumF.
  * All SQL lives in store.c and is the same for both databases; a backend (store_sqlite.c,
  * store_pg.c) only runs statements with text parameters ($1, $2, ...) and text results.
- * Schema and semantics: docs/preds-design.md ("Report store"). */
+ * Schema and semantics: tools/preds/DESIGN.md ("Report store"). */
 #ifndef VIGIL_CMD_STORE_H
 #define VIGIL_CMD_STORE_H
 #include <stddef.h>

@@ -5,7 +5,7 @@
  * value as a signed integer, so null is == 0). Each observation bumps exactly one predicate;
  * the site's observed count is the sum (binary mode: flags, observed = any flag).
  *
- * Collection (VIGIL_OPTIONS preds=sampled|all|plan, preds_binary=0|1; docs/preds-design.md):
+ * Collection (VIGIL_OPTIONS preds=sampled|all|plan, preds_binary=0|1; tools/preds/DESIGN.md):
  * sampled: this tool counts what bursts deliver through its hooks (CBI style); all / plan: the
  * emitted code counts at the sites the runtime enabled (common/abi.h), and fini reads the
  * counters through vigil_pred_sites_each (tool API 2). preds.binary=1 is kept as an alias of
