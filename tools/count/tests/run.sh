@@ -14,7 +14,8 @@
 #     sampled ones; without tools=count no count.txt; stdout and status are the plain build's.
 # Prints "PASS count/<check>" or "FAIL count/<check>: reason" per check and a final count;
 # exits non-zero when a check failed. A new tool copied from tools/count starts from this file:
-# TOOL names the tool, the checks are count's own.
+# TOOL names the tool and REPORT its file (a renamed copy that still counts passes as it is);
+# then its own checks replace count's.
 set -u
 TOOL=count
 REPORT=$TOOL.txt   # the report file the tool writes in the run directory

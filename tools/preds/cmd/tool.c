@@ -35,7 +35,7 @@ static const struct vigil_cmd_command preds_commands[] = {
      "  --direction D      forward from main (default) or backward from crash sites\n"
      "  --cause N          backward: the Nth most frequent crash site (default 1)\n"
      "  --confidence X     stop expanding below this confidence (default 0)\n"
-     "  --state FILE       the search state kept between plans (default beside the plan)\n"
+     "  --state FILE       the search state kept between plans (default BINARY.state)\n"
      "  -o PLAN.vplan      the plan to write; run the program with VIGIL_PLAN=PLAN.vplan\n"
      "example: vigil plan ./prog -o next.vplan && VIGIL_PLAN=next.vplan ./prog input",
      cmd_plan},
