@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#define VIGIL_VERSION "0.1.0"
+#include "version.h"
 
 /* Exit statuses of the vigil command itself (`vigil run` exits with the program's). */
 enum { EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };

@@ -19,12 +19,13 @@
 
 extern char **environ;
 
+#include "version.h"
+
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-/* One release number for the whole project: keep it equal to VIGIL_VERSION (cmd/cmd.h), which
- * `vigil --version` prints (tests/cc/run.sh compares the two). */
-#define VIGIL_CC_VERSION "0.1.0"
+/* One release number for the whole project (common/version.h). */
+#define VIGIL_CC_VERSION VIGIL_VERSION
 /* The Makefile defines the build id (a hash of vigil-cc's sources) and rebuilds this file when
  * it changes. */
 #ifndef VIGIL_CC_BUILD_ID
@@ -272,7 +273,7 @@ static int stage_classify(struct vcc_job *job)
 /* `--version`: clang's output with vigil-cc's own line after its first, which stays first and
  * unchanged (configure scripts and build systems parse it). Returns clang's exit status; the
  * line is added only when clang succeeds. */
-static int print_version(const struct vcc_job *job, char **argv)
+static int print_version(char **argv)
 {
     int fds[2];
     if (pipe(fds) != 0) {
@@ -295,10 +296,13 @@ static int print_version(const struct vcc_job *job, char **argv)
     }
     size_t len = 0, cap = 4096;
     char *out = malloc(cap);
-    for (ssize_t got; out;) {
-        if (len == cap) out = realloc(out, cap *= 2);
-        if (!out) break;
-        got = read(fds[0], out + len, cap - len);
+    while (out) {
+        if (len == cap) {
+            char *bigger = realloc(out, cap *= 2);
+            if (!bigger) { free(out); out = NULL; break; }
+            out = bigger;
+        }
+        ssize_t got = read(fds[0], out + len, cap - len);
         if (got > 0) len += (size_t)got;
         else if (got == 0 || errno != EINTR) break;
     }
@@ -335,21 +339,19 @@ static int stage_pass_through(struct vcc_job *job)
     vcc_cmd_push(&cmd, job->clang);
     for (int i = 0; i < job->orig_argc; i++) vcc_cmd_push(&cmd, job->orig_argv[i]);
     if (job->verbose) print_command(cmd.v);
-    if (job->args.print_version) {
-        fflush(NULL);
-        return print_version(job, cmd.v);
-    }
     fflush(NULL);
+    if (job->args.print_version) return print_version(cmd.v);
     execvp(cmd.v[0], cmd.v);
     fprintf(stderr, "vigil-cc: cannot run %s: %s\n", cmd.v[0], strerror(errno));
     return 127;
 }
 
-/* The runtime sees malloc and the pthread functions by symbol interposition: its definitions
- * come before the C library's in the dynamic symbol lookup, and it forwards to the next
- * definition (dlsym(RTLD_NEXT)). A static link with libc.a bypasses that (the C library's own
- * calls bind inside it, and there is no next object to forward to), so the leak, lock and
- * thread reports would be wrong or the program would abort: refuse it before compiling. */
+/* The runtime sees the malloc family and the pthread functions by symbol interposition: the
+ * executable's definitions come first in the dynamic symbol lookup, and the pthread hooks
+ * forward to the next definition (dlsym(RTLD_NEXT)). A static link with libc.a has neither:
+ * dlsym finds nothing (a program that starts a thread aborts in the runtime), and what reaches
+ * the hooks is whatever libc.a happens to bind, so allocation, lock and thread events would be
+ * wrong without a word. Refused before anything is compiled. */
 static int stage_refuse_static(struct vcc_job *job)
 {
     const struct vcc_args *a = &job->args;
