@@ -232,7 +232,7 @@ static const char page_style[] =
     "table{border-collapse:collapse}#groups{width:100%}th,td{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}"
     "#groups th{cursor:pointer;background:#f4f4f4;user-select:none}th.sorted-asc::after{content:' \\25B2'}"
     "th.sorted-desc::after{content:' \\25BC'}#groups tbody tr{cursor:pointer}#groups tbody tr:hover{background:#eef5ff}"
-    "tr.selected{background:#dbe9ff}td.num{text-align:right;font-variant-numeric:tabular-nums}"
+    "tr.selected{background:#dbe9ff}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
     ".loc{color:#666}.sev-error{color:#b00020;font-weight:600}.sev-warning{color:#a15c00;font-weight:600}"
     ".sev-note{color:#2a5db0}.message{font-size:15px}"
     "pre.src{background:#fafafa;border:1px solid #ddd;padding:6px;overflow-x:auto}"

@@ -1,7 +1,14 @@
-/* vigil run [--out DIR] [--mode M] [--tool NAME]... [--] PROGRAM [ARGS...]
+/* vigil run [--out DIR] [--mode M] [--tool NAME]... [--error-exitcode N] [--] PROGRAM [ARGS...]
  * Runs the program with VIGIL_OPTIONS set (preloading libvigil.so when the program was not
  * built with vigil-cc), forwards SIGINT/SIGTERM, then prints a one-screen summary from the run
- * report. Exits with the program's own status (128+signal when it was killed). */
+ * report and its findings (every tool's, cmd/report.h) on stderr: the program's standard
+ * output is its own (`vigil run -- gzip -c f > f.gz`). When the run has findings, the last line
+ * is "SUMMARY: vigil: N findings (TOOL: ...)".
+ * Exits with the program's own status (128+signal when it was killed); with --error-exitcode N
+ * (1-255), with N instead when the run has findings or a tool's report of it is damaged. No
+ * suppression file applies here: every finding the tools report counts (`vigil report
+ * --suppress FILE` filters afterwards). A run that wrote no report has no findings. An unknown
+ * --tool name is rejected before anything runs. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -15,6 +22,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmdtool.h"
+#include "findings.h"
+#include "report.h"
 #include "symbolize.h"
 #include "elfsites.h"
 #include "options.h"
@@ -26,6 +36,7 @@
 struct run_args {
     const char *out, *mode;
     char tools[VIGIL_OPT_STRING_MAX];
+    int error_exitcode;         /* 0: the program's status whatever the findings */
     char **program_argv;
 };
 
@@ -39,6 +50,29 @@ static void forward_signal(int sig, siginfo_t *info, void *context)
         kill((pid_t)child_pid, sig);
 }
 
+/* Every name of a --tool value (NAME or NAME,NAME) is a tool of this build; 0, or an exit
+ * status after a message listing the tools. */
+static int check_tools(const char *cmd, const char *value)
+{
+    for (const char *p = value; *p;) {
+        size_t n = strcspn(p, ",");
+        char name[VIGIL_OPT_STRING_MAX];
+        snprintf(name, sizeof name, "%.*s", (int)n, p);
+        if (!cmd_find_tool(name)) {
+            size_t count;
+            const struct vigil_cmd_tool *const *tools = cmd_tool_list(&count);
+            char names[512] = "";
+            size_t used = 0;
+            for (size_t k = 0; k < count && used < sizeof names; k++)
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", k ? ", " : "", tools[k]->name);
+            return cmd_usage_error(cmd, "--tool \"%s\": unknown tool; expected one of: %s (nothing was run)", name,
+                                   count ? names : "(none built in)");
+        }
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
     int i = 1;
@@ -50,6 +84,16 @@ static int parse_args(int argc, char **argv, struct run_args *a)
         }
         if (arg[0] != '-')
             break;
+        if (strcmp(arg, "--error-exitcode") == 0 || strncmp(arg, "--error-exitcode=", 17) == 0) {
+            const char *value = arg[16] == '=' ? arg + 17 : i + 1 < argc ? argv[++i] : NULL;
+            char *end;
+            long n = value ? strtol(value, &end, 10) : -1;
+            if (!value || !value[0] || *end || n < 1 || n > 255)
+                return cmd_usage_error(argv[0], "--error-exitcode %s: expected an exit status from 1 to 255",
+                                       value ? value : "(missing)");
+            a->error_exitcode = (int)n;
+            continue;
+        }
         int takes_value = !strcmp(arg, "--out") || !strcmp(arg, "--mode") || !strcmp(arg, "--tool");
         if (!takes_value)
             return cmd_usage_error(argv[0], "unknown option \"%s\"", arg);
@@ -70,6 +114,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
                 return cmd_usage_error(argv[0], "--mode %s: %s", value, why);
             a->mode = value;
         } else {
+            int rc = check_tools(argv[0], value);
+            if (rc)
+                return rc;
             size_t used = strlen(a->tools);
             if (used + strlen(value) + 2 > sizeof a->tools)
                 return cmd_usage_error(argv[0], "too many --tool names");
@@ -207,22 +254,22 @@ static const char *report_option(const struct vigil_run_report *r, const char *n
 }
 
 /* The crash site: the faulting instruction mapped to source through the file's debug info. */
-static void print_crash_site(const struct vigil_run_report *r)
+static void print_crash_site(FILE *out, const struct vigil_run_report *r)
 {
     if (!r->has_crash)
         return;
     const char *sig = sigabbrev_np(r->crash_signal);
-    printf("  crash       SIG%s at ", sig ? sig : "?");
+    fprintf(out, "  crash       SIG%s at ", sig ? sig : "?");
     char err[512];
     struct vigil_symbolizer *s = r->crash_path[0] ? vigil_symbolizer_open(r->crash_path, err, sizeof err) : NULL;
     struct vigil_source_location loc;
     if (s && vigil_symbolize_file_offset(s, r->crash_file_offset, &loc) == 0) {
-        printf("%s", loc.function[0] ? loc.function : "?");
+        fprintf(out, "%s", loc.function[0] ? loc.function : "?");
         if (loc.file[0])
-            printf("  %s:%d", loc.file, loc.line);
-        printf("  (%s+0x%llx)\n", r->crash_path, (unsigned long long)r->crash_file_offset);
+            fprintf(out, "  %s:%d", loc.file, loc.line);
+        fprintf(out, "  (%s+0x%llx)\n", r->crash_path, (unsigned long long)r->crash_file_offset);
     } else {
-        printf("pc 0x%llx in %s+0x%llx (no symbols)\n", (unsigned long long)r->crash_pc,
+        fprintf(out, "pc 0x%llx in %s+0x%llx (no symbols)\n", (unsigned long long)r->crash_pc,
                r->crash_path[0] ? r->crash_path : "anonymous memory",
                (unsigned long long)r->crash_file_offset);
     }
@@ -230,7 +277,30 @@ static void print_crash_site(const struct vigil_run_report *r)
         vigil_symbolizer_close(s);
 }
 
-static void print_summary(const char *report_path, const struct vigil_run_report *r)
+/* The findings line(s) of the summary; the number of findings, or -1 when a tool's report is
+ * damaged (the tool said so). *summary gets "N findings (TOOL: ...)". */
+static long print_findings(FILE *out, const char *report_path, const struct vigil_run_report *r,
+                           char *summary, size_t len)
+{
+    struct vigil_findings f;
+    vigil_findings_init(&f);
+    fflush(out);
+    int damaged = cmd_run_findings(report_path, &f) != 0;
+    long n = damaged ? -1 : (long)f.nfindings;
+    char per_tool[1024];
+    vigil_findings_summary(&f, 1, per_tool, sizeof per_tool);
+    vigil_findings_summary(&f, 0, summary, len);
+    if (damaged)
+        fprintf(out, "  findings    unreadable: a tool's report is damaged (see above)\n");
+    else if (f.nfindings)
+        fprintf(out, "  findings    %s  (vigil report %s)\n", per_tool, report_path);
+    else if (r->tools[0])
+        fprintf(out, "  findings    none (tools %s)\n", r->tools);
+    vigil_findings_free(&f);
+    return n;
+}
+
+static void print_summary(FILE *out, const char *report_path, const struct vigil_run_report *r)
 {
     const char *mode = report_option(r, "mode"), *floor_text = report_option(r, "rate_floor");
     double floor = floor_text ? strtod(floor_text, NULL) : 0.0;
@@ -247,47 +317,47 @@ static void print_summary(const char *report_path, const struct vigil_run_report
     }
     char floor_rate[32];
     vigil_format_rate(floor, floor_rate, sizeof floor_rate);
-    printf("  mode        %s%s%s\n", mode ? mode : "?", r->tools[0] ? ", tools " : "", r->tools);
-    print_crash_site(r);
+    fprintf(out, "  mode        %s%s%s\n", mode ? mode : "?", r->tools[0] ? ", tools " : "", r->tools);
+    print_crash_site(out, r);
     if (r->nmodules == 0) {
-        printf("  checks      none: no module built with vigil-cc was loaded (rare events only)\n");
-        printf("  report      %s\n", report_path);
+        fprintf(out, "  checks      none: no module built with vigil-cc was loaded (rare events only)\n");
+        fprintf(out, "  report      %s\n", report_path);
         return;
     }
-    printf("  checks      %zu dispatch checks executed (of %llu sites in %zu module%s), "
+    fprintf(out, "  checks      %zu dispatch checks executed (of %llu sites in %zu module%s), "
            "%llu executions, %llu bursts\n", r->nsites, (unsigned long long)total_sites,
            r->nmodules, r->nmodules == 1 ? "" : "s", (unsigned long long)execs,
            (unsigned long long)r->bursts_total);
-    printf("  rates       %zu at 100%%, %zu intermediate, %zu at the floor (%s)\n", at_full,
+    fprintf(out, "  rates       %zu at 100%%, %zu intermediate, %zu at the floor (%s)\n", at_full,
            r->nsites - at_full - at_floor, at_floor, floor_rate);
 
     size_t *order = vigil_sites_by_execs(r);
     struct vigil_sitemap m;
     if (order && r->nsites && vigil_sitemap_build(r, &m) == 0) {
-        printf("  hottest     %8s %14s %10s  %-8s  %s\n", "rate", "executions", "bursts", "kind",
+        fprintf(out, "  hottest     %8s %14s %10s  %-8s  %s\n", "rate", "executions", "bursts", "kind",
                "function  location");
         for (size_t k = 0; k < r->nsites && k < HOTTEST_SHOWN; k++) {
             const struct vigil_run_site *s = &r->sites[order[k]];
             char rate[32];
             struct vigil_site_view v;
             vigil_format_rate(s->rate, rate, sizeof rate);
-            printf("              %8s %14llu %10llu  %-8s  ", rate, (unsigned long long)s->execs,
+            fprintf(out, "              %8s %14llu %10llu  %-8s  ", rate, (unsigned long long)s->execs,
                    (unsigned long long)s->bursts,
                    vigil_site_kind_name((enum vigil_site_kind)s->kind));
             if (vigil_sitemap_lookup(&m, s->module, s->index, &v) == 0) {
-                printf("%s  %s", v.function, v.file[0] ? v.file : "?");
+                fprintf(out, "%s  %s", v.function, v.file[0] ? v.file : "?");
                 if (v.line)
-                    printf(":%u", v.line);
-                putchar('\n');
+                    fprintf(out, ":%u", v.line);
+                fputc('\n', out);
             } else {
-                printf("(module %u, local %u: %s)\n", s->module, s->index,
+                fprintf(out, "(module %u, local %u: %s)\n", s->module, s->index,
                        m.modules[s->module].problem);
             }
         }
         vigil_sitemap_free(&m);
     }
     free(order);
-    printf("  report      %s  (vigil stats %s)\n", report_path, report_path);
+    fprintf(out, "  report      %s  (vigil stats %s)\n", report_path, report_path);
 }
 
 static void ignore_message(void *arg, const char *msg) {}
@@ -381,19 +451,27 @@ int cmd_run(int argc, char **argv)
     label_outcome(status, outcome, sizeof outcome);
     int own_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     fflush(NULL);
-    printf("vigil run: %s %s\n  duration    %.3f s\n", name, outcome, seconds);
+    FILE *out = stderr;   /* the program's standard output is its own */
+    fprintf(out, "vigil run: %s %s\n  duration    %.3f s\n", name, outcome, seconds);
     if (find_report(out_dir, program, pid, &wall_start, report_path, sizeof report_path) != 0) {
-        printf("  report      none in %s/ (report=0, or the process was killed before it "
-               "could write one)\n", out_dir);
+        fprintf(out, "  report      none in %s/ (report=0, or the process was killed before it "
+                "could write one)\n", out_dir);
         return own_status;
     }
     struct vigil_run_report r;
     char err[1024];
     if (vigil_run_report_load(report_path, &r, err, sizeof err) != 0) {
-        printf("  report      unreadable: %s\n", err);
-        return own_status;
+        fprintf(out, "  report      unreadable: %s\n", err);
+        vigil_run_report_free(&r);
+        return a.error_exitcode ? a.error_exitcode : own_status;
     }
-    print_summary(report_path, &r);
+    print_summary(out, report_path, &r);
+    char summary[1024];
+    long findings = print_findings(out, report_path, &r, summary, sizeof summary);
     vigil_run_report_free(&r);
-    return own_status;
+    if (findings > 0)
+        fprintf(out, "SUMMARY: vigil: %s\n", summary);
+    else if (findings < 0)
+        fprintf(out, "SUMMARY: vigil: a tool's report of the run is damaged (%s)\n", report_path);
+    return findings != 0 && a.error_exitcode ? a.error_exitcode : own_status;
 }

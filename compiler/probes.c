@@ -1,6 +1,7 @@
 /* Probes of the instrumented copy: memory accesses, conditional branches, call results and
- * calls. The checking copy never gets any; with pred_counters, branch and return sites also
- * get a guarded counter (preds.c) in both copies, under the same site id. */
+ * calls. The checking copy never gets any; the tools' compiler parts (cctool.h) get every
+ * branch and call-result site too (tools/preds/compiler/: guarded counters in both copies,
+ * under the same site id). */
 #include "xform.h"
 
 #include <vigil/tool.h>
@@ -270,14 +271,17 @@ static void probe_call(struct xfunc *f, LLVMValueRef call)
         x->stats->probes++;
     }
     /* Nothing may come between a musttail call and its ret. */
-    if ((x->settings->probe_returns || x->pred_enable) && !vigil_is_musttail(call)) {
+    const struct vigil_cc_tool *tools[VIGIL_MAX_CC_TOOLS];
+    unsigned ntools = xcc_active_tools(x, tools);
+    if ((x->settings->probe_returns || ntools) && !vigil_is_musttail(call)) {
         LLVMTypeKind kind = LLVMGetTypeKind(LLVMTypeOf(call));
         if (kind != LLVMIntegerTypeKind && kind != LLVMPointerTypeKind)
             return;
         uint32_t site = xs_add(x, VIGIL_SITE_RETURN, f->name, loc, 0);
         uint32_t block = locate(f, call, site);
-        if (x->pred_enable)
-            xp_defer_counter(f, call, ptrmap_get(&f->originals, call), site, block, result_as_i64);
+        for (unsigned t = 0; t < ntools; t++)
+            if (tools[t]->at_site)
+                tools[t]->at_site(f, call, ptrmap_get(&f->originals, call), site, block, result_as_i64);
         if (x->settings->probe_returns) {
             LLVMPositionBuilderBefore(x->builder, LLVMGetNextInstruction(call));
             probe(f, xe_event_probe(x, XE_EVENT_RETURN, site, result_as_i64(x, call), !shares_function_with_checking_copy(f)),
@@ -290,7 +294,9 @@ static void probe_call(struct xfunc *f, LLVMValueRef call)
 static void probe_branch(struct xfunc *f, LLVMValueRef br)
 {
     struct vigil_xform *x = f->x;
-    if (!x->settings->probe_branches && !x->pred_enable)
+    const struct vigil_cc_tool *tools[VIGIL_MAX_CC_TOOLS];
+    unsigned ntools = xcc_active_tools(x, tools);
+    if (!x->settings->probe_branches && !ntools)
         return;
     uint32_t site = xs_add(x, VIGIL_SITE_BRANCH, f->name, LLVMInstructionGetDebugLoc(br), 0);
     uint32_t block = locate(f, br, site);
@@ -300,8 +306,9 @@ static void probe_branch(struct xfunc *f, LLVMValueRef br)
         probe(f, xe_event_probe(x, XE_EVENT_BRANCH, site, taken, !shares_function_with_checking_copy(f)), VIGIL_EV_BRANCH);
         x->stats->probes++;
     }
-    if (x->pred_enable)
-        xp_defer_counter(f, br, ptrmap_get(&f->originals, br), site, block, NULL);
+    for (unsigned t = 0; t < ntools; t++)
+        if (tools[t]->at_site)
+            tools[t]->at_site(f, br, ptrmap_get(&f->originals, br), site, block, NULL);
 }
 
 /* ---- merged accesses ----
@@ -547,7 +554,10 @@ void xf_insert_probes(struct xfunc *f)
     }
     emit_groups(f, &groups);
     LLVMSetCurrentDebugLocation2(b, NULL);
-    xp_place_counters(f);
+    const struct vigil_cc_tool *tools[VIGIL_MAX_CC_TOOLS];
+    for (unsigned t = 0, n = xcc_active_tools(f->x, tools); t < n; t++)
+        if (tools[t]->function_done)
+            tools[t]->function_done(f);
     free(f->cfg_edges);
     free(f->cfg_exits);
     ptrmap_free(&f->originals);

@@ -12,6 +12,7 @@
  * counters, state, descriptor and constructor; sites.c collects site records. */
 #ifndef VIGIL_XFORM_H
 #define VIGIL_XFORM_H
+#include "cctool.h"
 #include "compat.h"
 #include "ptrmap.h"
 #include "sitefmt.h"
@@ -75,6 +76,10 @@ struct vigil_xform {
 
     /* Site records (sites.c). */
     struct vigil_sitefmt_builder *sites;
+    /* The tools' compiler parts active for this module (cctool.c, on first use). */
+    const struct vigil_cc_tool *cc_tools[VIGIL_MAX_CC_TOOLS];
+    unsigned ncc_tools;
+    int cc_tools_known;
     uint32_t *dispatch_sites, ndispatch, dispatch_cap;   /* common/abi.h dispatch_sites[] */
     uint32_t *dispatch_of, dispatch_of_cap;      /* site -> dispatch index (dispatch sites) */
     uint64_t hash;                               /* FNV-1a over source name and records */
@@ -97,7 +102,7 @@ struct xfunc {
     uint32_t cfg_function;               /* index in the site table's control-flow facts */
     struct vigil_cfg_edge *cfg_edges;    /* the original body's edges and exits (sites.c; freed */
     uint32_t *cfg_exits, cfg_nedges, cfg_nexits;  /* by probes.c, which removes redundant counters) */
-    struct xp_pending *pred_pending;     /* counters to place (preds.c) */
+    void *tool_state[VIGIL_MAX_CC_TOOLS];  /* per active compiler tool (cctool.h, xcc_state) */
     struct valvec backedge_from, backedge_to;  /* back-edges (blocks as values) */
     struct ptrmap short_headers;         /* headers of loops left without checks (shortloops.c) */
     LLVMValueRef instr_fn;               /* outlined instrumented copy, or NULL (same function) */
@@ -170,19 +175,13 @@ void xf_find_private_slots(struct xfunc *f);
 int xf_is_private_slot(LLVMValueRef alloca);
 int xf_is_lifetime_marker(LLVMValueRef inst);
 void xf_insert_probes(struct xfunc *f);
-/* preds.c: guarded predicate counters (common/abi.h) at a branch / after a call. */
+/* Predicate counters (common/abi.h): the module's enable and count arrays (pred_enable,
+ * pred_counts), which the tools' compiler parts fill in (tools/preds/compiler/). */
 /* Counters in the instrumented copy only: checks there stay in it when f is pinned. */
 static inline int xp_pins(const struct vigil_xform *x)
 {
     return x->settings->pred_counters == VIGIL_PRED_COUNTERS_INSTR;
 }
-/* Counters are placed once every site of the function is known (xp_place_counters), so that
- * branch predicates whose count follows from another site's are left out (seed 002 3.1).
- * at: the site's instruction in the instrumented copy; original: in the checking copy or
- * NULL; block: its original block index or VIGIL_CFG_NONE; as_i64 NULL for a branch. */
-void xp_defer_counter(struct xfunc *f, LLVMValueRef at, LLVMValueRef original, uint32_t site, uint32_t block,
-                      LLVMValueRef (*as_i64)(struct vigil_xform *, LLVMValueRef));
-void xp_place_counters(struct xfunc *f);
 /* checks.c */
 void xf_insert_checks(struct xfunc *f);
 void xf_insert_outlined_entry_check(struct xfunc *f);  /* entry check -> tail call of instr_fn */

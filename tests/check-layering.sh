@@ -52,12 +52,11 @@ for t in $tools; do
 done
 
 # The core names no tool. Known exceptions, each to be moved into its tool's folder: the
-# predicate counters that vigil-cc emits and the runtime enables at module registration are
-# still the core's (compiler/preds.c, runtime/preds.c), and so is the name of the feedback
-# report (common/feedback.h).
+# runtime still decides which predicate counters count at module registration (runtime/
+# preds.c), and the feedback report's file name is a shared format's (common/feedback.h).
 known_exception() {
   case "$1" in
-    compiler/preds.c|runtime/preds.c|common/feedback.h:*VIGIL_FEEDBACK_FILE*) return 0 ;;
+    runtime/preds.c|common/feedback.h:*VIGIL_FEEDBACK_FILE*) return 0 ;;
   esac
   return 1
 }

@@ -428,7 +428,7 @@ static void fault(int n)
 int main(void) { for (int i = 0; i < 5; i++) fault(i); return 0; }
 CRASH
     if (cd "$d" && "$VIGILCC" -O1 -g crash_fault.c -o crash_fault) >/dev/null 2>&1; then
-        out=$(cd "$d" && timeout -k 5 "$E2E_TIMEOUT" "$VIGIL" run --out "$d/crashrun" -- ./crash_fault 2>/dev/null)
+        out=$(cd "$d" && timeout -k 5 "$E2E_TIMEOUT" "$VIGIL" run --out "$d/crashrun" -- ./crash_fault 2>&1 >/dev/null)   # the summary is on stderr
         status=$?
         if [ "$status" = 139 ] && echo "$out" | grep -Eq '^  crash +SIGSEGV at fault +.*crash_fault\.c:4'; then
             pass "e2e-cmd/vigil-run-crash-site"

@@ -1,4 +1,4 @@
-/* Predicate counters (seed 002, tools/preds/DESIGN.md): at every branch and return site, in
+/* The compiler part of statistical debugging: predicate counters (seed 002, tools/preds/DESIGN.md): at every branch and return site, in
  * the instrumented copy (and in the checking copy with VIGIL_PRED_COUNTERS_BOTH), a guarded
  * inline counter
  *     e = enable[s];                                   // relaxed load
@@ -106,11 +106,16 @@ static void count_return(struct xfunc *f, LLVMValueRef call, uint32_t site, LLVM
     emit_counter(f, from, cont, site, LLVMBuildAdd(x->builder, not_negative, positive, ""), 0xff);
 }
 
-void xp_defer_counter(struct xfunc *f, LLVMValueRef at, LLVMValueRef original, uint32_t site, uint32_t block,
-                      LLVMValueRef (*as_i64)(struct vigil_xform *, LLVMValueRef))
+static const struct vigil_cc_tool preds_cc_tool;
+
+/* A counter is placed once every site of the function is known (place_counters), so that
+ * branch predicates whose count follows from another site's are left out (seed 002 3.1). */
+static void defer_counter(struct xfunc *f, LLVMValueRef at, LLVMValueRef original, uint32_t site, uint32_t block,
+                          LLVMValueRef (*as_i64)(struct vigil_xform *, LLVMValueRef))
 {
-    struct xp_pending *p = f->pred_pending;
-    if (!p && !(p = f->pred_pending = calloc(1, sizeof *p)))
+    void **state = xcc_state(f, &preds_cc_tool);
+    struct xp_pending *p = state ? *state : NULL;
+    if (!state || (!p && !(p = *state = calloc(1, sizeof *p))))
         return;
     if (p->n == p->cap) {
         size_t cap = p->cap ? 2 * p->cap : 16;
@@ -193,9 +198,10 @@ out:
     free(block_site), free(branch_at), free(source);
 }
 
-void xp_place_counters(struct xfunc *f)
+static void place_counters(struct xfunc *f)
 {
-    struct xp_pending *p = f->pred_pending;
+    void **state = xcc_state(f, &preds_cc_tool);
+    struct xp_pending *p = state ? *state : NULL;
     if (!p)
         return;
     /* Pinning keeps a function in its instrumented copy, except where a computed goto jumps
@@ -227,5 +233,19 @@ void xp_place_counters(struct xfunc *f)
     free(keep);
     free(p->v);
     free(p);
-    f->pred_pending = NULL;
+    *state = NULL;
 }
+
+/* Counters go where the module has the arrays for them (VIGIL_CC_PRED_COUNTERS=1 or 2). */
+static int counters_wanted(const struct vigil_xform *x)
+{
+    return x->pred_enable != NULL;
+}
+
+static const struct vigil_cc_tool preds_cc_tool = {
+    .name = "preds",
+    .active = counters_wanted,
+    .at_site = defer_counter,
+    .function_done = place_counters,
+};
+VIGIL_REGISTER_CC_TOOL(preds_cc_tool);

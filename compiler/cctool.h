@@ -1,0 +1,47 @@
+/* The compiler side of a tool (tools/<name>/compiler/): code the tool adds to the copies at
+ * the sites the transform finds. A tool fills one struct vigil_cc_tool and registers it with
+ * VIGIL_REGISTER_CC_TOOL, the retained-section mechanism of the runtime and the command; the
+ * transform calls every registered tool that is active for the module and names none. A
+ * tool's compiler part may use the transform's helpers (xform.h). */
+#ifndef VIGIL_CCTOOL_H
+#define VIGIL_CCTOOL_H
+#include <llvm-c/Core.h>
+#include <stdint.h>
+
+struct vigil_xform;
+struct xfunc;
+
+#define VIGIL_MAX_CC_TOOLS 4
+
+struct vigil_cc_tool {
+    const char *name;
+    /* Whether the tool adds code to this module (decided from x->settings); asked once per
+     * module, after the module's placeholders exist. A tool active for a module makes the
+     * transform find branch and call-result sites even with their probes off. */
+    int (*active)(const struct vigil_xform *x);
+    /* A site of f: a conditional branch (as_i64 NULL) or an integer or pointer call result
+     * (as_i64 converts it to i64). at: the instruction in the copy being probed; original:
+     * the checking copy's, or NULL; block: the original block's index or VIGIL_CFG_NONE. */
+    void (*at_site)(struct xfunc *f, LLVMValueRef at, LLVMValueRef original, uint32_t site,
+                    uint32_t block, LLVMValueRef (*as_i64)(struct vigil_xform *, LLVMValueRef));
+    /* Every site of f is known (and f->cfg_edges still there): place what was deferred. */
+    void (*function_done)(struct xfunc *f);
+};
+
+#if defined(__has_attribute) && __has_attribute(retain)
+#define VIGIL_CC_SECTION_RETAIN retain,
+#else
+#define VIGIL_CC_SECTION_RETAIN
+#endif
+#define VIGIL_REGISTER_CC_TOOL(tool) \
+    static const struct vigil_cc_tool *const vigil_cc_tool_ptr_##tool \
+        __attribute__((used, VIGIL_CC_SECTION_RETAIN section("vigil_cc_tools"), aligned(sizeof(void *)))) = &tool
+
+/* The tools active for x's module, in link order (at most VIGIL_MAX_CC_TOOLS); their number.
+ * A tool's index in this list is its slot in struct xfunc's tool_state. */
+unsigned xcc_active_tools(struct vigil_xform *x, const struct vigil_cc_tool **out);
+/* tool's slot of state for f (NULL if the tool is not active): freed and cleared by the tool's
+ * function_done. */
+void **xcc_state(struct xfunc *f, const struct vigil_cc_tool *tool);
+
+#endif
