@@ -216,6 +216,14 @@ static const struct rule *find_rule(const char *arg, int *takes_next)
     return NULL;
 }
 
+int vcc_dep_option(const char *arg)
+{
+    int takes_next;
+    const struct rule *r = find_rule(arg, &takes_next);
+    if (!r || r->cat != CAT_DEP) return 0;
+    return takes_next ? 2 : 1;
+}
+
 /* ---- response files ---- */
 
 struct vec {

@@ -82,6 +82,10 @@ char *vcc_default_output(const struct vcc_args *a, const struct vcc_input *in);
 char *vcc_dep_file(const struct vcc_args *a, const struct vcc_input *in);
 char *vcc_dep_target(const struct vcc_args *a, const struct vcc_input *in);
 
+/* Whether arg is a dependency-output option (-MD, -MMD, -MF FILE, -MT T, -Wp,-MD,FILE, ...):
+ * 0 if not, 1 if it is (its value joined, or none), 2 if it takes the next argument as its value. */
+int vcc_dep_option(const char *arg);
+
 /* Whether a link of this command line gets the vigil runtime (an executable: not -shared,
  * -nostdlib/-nodefaultlibs or -r). */
 int vcc_links_runtime(const struct vcc_args *a);

@@ -168,9 +168,19 @@ static void print_command(char **argv)
 
 int vcc_run(const struct vcc_job *job, char **argv)
 {
+    return vcc_run_redirected(job, argv, -1, -1);
+}
+
+int vcc_run_redirected(const struct vcc_job *job, char **argv, int out_fd, int err_fd)
+{
     if (job->verbose) print_command(argv);
     pid_t pid;
-    int err = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    if (out_fd >= 0) posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
+    if (err_fd >= 0) posix_spawn_file_actions_adddup2(&actions, err_fd, STDERR_FILENO);
+    int err = posix_spawnp(&pid, argv[0], &actions, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
     if (err) {
         fprintf(stderr, "vigil-cc: cannot run %s: %s\n", argv[0], strerror(err));
         return 127;

@@ -527,6 +527,7 @@ static LLVMValueRef make_constructor(struct vigil_xform *x)
 int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen)
 {
     uint32_t nsites = vigil_sitefmt_count(x->sites);
+    x->stats->sites = nsites;
     if (nsites == 0) {   /* nothing instrumented: leave no trace in the module */
         LLVMDeleteGlobal(x->counters);
         LLVMDeleteGlobal(x->state);

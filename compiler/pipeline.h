@@ -45,6 +45,8 @@ int vcc_setting_on(const char *value);
 /* Run a command (argv[0] looked up in PATH) and wait; prints it first under VIGIL_CC_VERBOSE.
  * Returns its exit status, or 128+signal, or 127 when it could not be started. */
 int vcc_run(const struct vcc_job *job, char **argv);
+/* The same with the command's stdout and/or stderr sent to these descriptors (-1: inherited). */
+int vcc_run_redirected(const struct vcc_job *job, char **argv, int out_fd, int err_fd);
 
 /* A new empty temporary file in $TMPDIR ending in suffix; removed at exit unless
  * VIGIL_CC_KEEP_TEMPS. Returns a malloc'd path, or NULL (message printed). */

@@ -171,8 +171,10 @@ static void count_main_calls(struct vigil_xform *x, LLVMValueRef fn)
     }
 }
 
-static void transform_function(struct vigil_xform *x, LLVMValueRef fn)
+/* Returns how the function was compiled (struct vigil_function_report's how). */
+static const char *transform_function(struct vigil_xform *x, LLVMValueRef fn)
 {
+    const char *how;
     struct xfunc f = {.x = x, .fn = fn};
     size_t len = 0;
     f.name = LLVMGetValueName2(fn, &len);
@@ -194,6 +196,7 @@ static void transform_function(struct vigil_xform *x, LLVMValueRef fn)
         xt_insert_checks(&f);
         x->stats->outlined++;
         x->stats->outlined_loops++;
+        how = "transfer";
     } else if (xf_can_outline(&f)) {
         xf_outline_body(&f);
         xs_record_cfg(&f);
@@ -201,11 +204,13 @@ static void transform_function(struct vigil_xform *x, LLVMValueRef fn)
         xf_insert_outlined_entry_check(&f);
         x->stats->outlined++;
         x->stats->outlined_big += f.big;
+        how = f.big ? "outlined-entry" : "outlined";
     } else {
         xf_clone_body(&f);
         xs_record_cfg(&f);
         xf_find_private_slots(&f);
         xf_insert_checks(&f);
+        how = "cloned";
     }
     xf_insert_probes(&f);
 
@@ -217,6 +222,29 @@ static void transform_function(struct vigil_xform *x, LLVMValueRef fn)
     valvec_free(&f.backedge_from);
     valvec_free(&f.backedge_to);
     ptrmap_free(&f.short_headers);
+    return how;
+}
+
+static void report_function(struct vigil_xform *x, LLVMValueRef fn, const char *how, const char *reason,
+                            uint32_t sites_before, unsigned checks_before, unsigned probes_before)
+{
+    if (!x->settings->on_function)
+        return;
+    size_t len = 0;
+    const char *name = LLVMGetValueName2(fn, &len);
+    char copy[1024] = "";
+    if (!strcmp(how, "transfer") || !strncmp(how, "outlined", 8))
+        snprintf(copy, sizeof copy, "%s%s", name, VIGIL_INSTR_SUFFIX);
+    struct vigil_function_report r = {
+        .name = name,
+        .how = how,
+        .copy = copy[0] ? copy : NULL,
+        .reason = reason,
+        .sites = vigil_sitefmt_count(x->sites) - sites_before,
+        .checks = x->stats->entry_checks + x->stats->backedge_checks - checks_before,
+        .probes = x->stats->probes - probes_before,
+    };
+    x->settings->on_function(x->settings->on_function_ctx, &r);
 }
 
 static int verify(LLVMModuleRef m, const char *what, char *err, size_t errlen)
@@ -278,7 +306,10 @@ int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_setting
         stats->functions_seen++;
         count_main_calls(&x, fn);
         const char *reason = reason_to_skip(fn);
+        uint32_t sites_before = vigil_sitefmt_count(x.sites);
+        unsigned checks_before = stats->entry_checks + stats->backedge_checks, probes_before = stats->probes;
         if (reason) {
+            report_function(&x, fn, "skipped", reason, sites_before, checks_before, probes_before);
             stats->functions_skipped++;
             if (settings->debug) {
                 size_t len = 0;
@@ -286,7 +317,8 @@ int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_setting
             }
             continue;
         }
-        transform_function(&x, fn);
+        const char *how = transform_function(&x, fn);
+        report_function(&x, fn, how, NULL, sites_before, checks_before, probes_before);
         stats->functions_transformed++;
         if (LLVMVerifyFunction(fn, LLVMReturnStatusAction)) {
             size_t len = 0;

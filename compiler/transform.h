@@ -12,6 +12,19 @@ enum vigil_pred_counters {
     VIGIL_PRED_COUNTERS_BOTH,    /* both copies */
 };
 
+/* What the transform did with one function with a body (for the cache's metadata). */
+struct vigil_function_report {
+    const char *name;
+    const char *how;         /* "transfer": instrumented copy outlined, entered and left at checks;
+                              * "outlined": outlined copy entered at the entry check;
+                              * "outlined-entry": the same for a big function with loops (entry
+                              * check only); "cloned": both copies in the function's body;
+                              * "skipped": left as it is (reason) */
+    const char *copy;        /* the instrumented copy's symbol, NULL when it has none of its own */
+    const char *reason;      /* "skipped": why */
+    unsigned sites, checks, probes;
+};
+
 struct vigil_transform_settings {
     int debug;               /* VIGIL_DEBUG: one note per function left uninstrumented */
     int probe_accesses;      /* loads/stores (default 1) */
@@ -33,6 +46,9 @@ struct vigil_transform_settings {
     int pred_counters;       /* enum vigil_pred_counters (default NONE, seed 002) */
     int pred_remove_redundant; /* with pred_counters: leave out redundant branch predicates */
     const char *source_name; /* the main source file, for the site table and the tu hash */
+    /* Optional: called once per function with a body, after it was transformed or skipped. */
+    void (*on_function)(void *ctx, const struct vigil_function_report *report);
+    void *on_function_ctx;
 };
 
 struct vigil_transform_stats {
@@ -47,6 +63,7 @@ struct vigil_transform_stats {
     unsigned pred_counters;  /* predicate sites with a counter */
     int split_cold;          /* the module has the synthetic profile: run the back end's splitter */
     unsigned pred_removed;   /* branch predicates left out: count reconstructed (seed 002 3.1) */
+    unsigned sites;          /* records in the module's site table */
 };
 
 /* Transform every eligible function of m in place and emit the site table, counters, state,
