@@ -267,7 +267,8 @@ int vigil_cache_stats_read(const char *dir, struct vigil_cache_stats *s)
     return 0;
 }
 
-int vigil_cache_stats_add(const char *dir, const int64_t delta[VIGIL_CACHE_NCOUNTERS], const uint64_t *set_size)
+int vigil_cache_stats_add(const char *dir, const int64_t delta[VIGIL_CACHE_NCOUNTERS], const uint64_t *set_size,
+                          struct vigil_cache_stats *after)
 {
     char lock[4096], path[4096], tmp[4200];
     if (path_join(lock, sizeof lock, dir, "stats.lock") || path_join(path, sizeof path, dir, "stats")) return -1;
@@ -295,6 +296,7 @@ int vigil_cache_stats_add(const char *dir, const int64_t delta[VIGIL_CACHE_NCOUN
                 unlink(tmp);
                 rc = -1;
             }
+            if (after) *after = s;
         }
     }
     close(lfd);   /* releases the lock */

@@ -97,8 +97,10 @@ const char *vigil_cache_counter_name(enum vigil_cache_counter c);  /* "hits", ..
 /* Reads DIR/stats (all zero when it does not exist). 0, or -1 when it exists but is unreadable. */
 int vigil_cache_stats_read(const char *dir, struct vigil_cache_stats *s);
 /* Adds delta[] to the counters (a counter never goes below 0); when set_size is not NULL the
- * size counter becomes *set_size instead. Under an flock, replaced by rename. 0 or -1. */
-int vigil_cache_stats_add(const char *dir, const int64_t delta[VIGIL_CACHE_NCOUNTERS], const uint64_t *set_size);
+ * size counter becomes *set_size instead; when after is not NULL it gets the new counters.
+ * Under an flock, replaced by rename. 0 or -1. */
+int vigil_cache_stats_add(const char *dir, const int64_t delta[VIGIL_CACHE_NCOUNTERS], const uint64_t *set_size,
+                          struct vigil_cache_stats *after);
 
 /* ---- entries ---- */
 struct vigil_cache_entry {

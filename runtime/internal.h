@@ -159,6 +159,8 @@ void __vigil_tools_start(void) HIDDEN;          /* from init: enable and init to
 uint32_t __vigil_tools_burst_length(void) HIDDEN; /* longest burst the enabled tools asked for; 0: none */
 void __vigil_tools_help(void) HIDDEN;           /* help=1: one line per built-in tool */
 void __vigil_tools_fini(void) HIDDEN;           /* from the final report: stop events, fini */
+/* With findings_summary=1: the tools' vigil_tool_summary texts in one SUMMARY line on stderr. */
+void __vigil_tools_summary_line(void) HIDDEN;
 void __vigil_tools_names(char *buf, size_t len) HIDDEN;   /* "a,b" of running tools */
 /* Delivery; callers have checked __vigil_wants() and the guard, and hold the guard. */
 void __vigil_deliver_alloc(void *p, size_t size, void *frame) HIDDEN;

@@ -384,6 +384,8 @@ static void finish_tools(void)
 {
     if (!tools_left_out) {
         __vigil_tools_fini();
+        if (__vigil_opts.findings_summary)
+            __vigil_tools_summary_line();
         return;
     }
     char names[256];

@@ -189,6 +189,38 @@ void __vigil_tools_fini(void)
             __vigil_enabled_tools[i]->fini();
 }
 
+/* What each enabled tool said it found (vigil_tool_summary): written by the tools' fini, on
+ * the thread writing the final report; read by __vigil_tools_summary_line after them. */
+static char tool_summary[MAX_TOOLS][200];
+
+void vigil_tool_summary(const struct vigil_tool *tool, const char *fmt, ...)
+{
+    for (unsigned i = 0; i < __vigil_enabled_count; i++)
+        if (__vigil_enabled_tools[i] == tool) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(tool_summary[i], sizeof tool_summary[i], fmt, ap);
+            va_end(ap);
+        }
+}
+
+void __vigil_tools_summary_line(void)
+{
+    char line[1024];
+    size_t n = 0;
+    for (unsigned i = 0; i < __vigil_enabled_count && n < sizeof line; i++)
+        if (tool_summary[i][0])
+            n += (size_t)snprintf(line + n, sizeof line - n, "%s%s: %s", n ? "; " : "SUMMARY: vigil: ",
+                                  __vigil_enabled_tools[i]->name, tool_summary[i]);
+    if (!n)
+        return;
+    if (n > sizeof line - 2)
+        n = sizeof line - 2;
+    line[n++] = '\n';
+    ssize_t w = write(2, line, n);
+    (void)w;
+}
+
 void __vigil_tools_names(char *buf, size_t len)
 {
     size_t n = 0;

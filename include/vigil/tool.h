@@ -144,6 +144,11 @@ void *vigil_report_frame(void);
  * own pid) has the default action, as without vigil. 0, or -1 when the program has a
  * disposition of its own for sig. */
 int vigil_on_signal(int sig, void (*fn)(int));
+/* From fini, when the tool found something: a few words on it ("3 objects, 96 bytes leaked").
+ * With findings_summary=1 the runtime prints them at exit in one line
+ * "SUMMARY: vigil: <tool>: <text>; <tool2>: ...", as the sanitizers' SUMMARY line. */
+void vigil_tool_summary(const struct vigil_tool *tool, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* One diagnostic line on stderr, prefixed "vigil: <tool>: ". */
 void vigil_tool_message(const struct vigil_tool *tool, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

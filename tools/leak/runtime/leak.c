@@ -646,6 +646,10 @@ static void leak_fini(void)
         memset(&final, 0, sizeof final);
     }
     leak_report_write(&final, &reach);
+    if (final.reported_objects)
+        vigil_tool_summary(&leak_tool, "%llu bytes in %llu objects leaked (%llu unreachable at exit, %llu stale)",
+                           (unsigned long long)final.reported_bytes, (unsigned long long)final.reported_objects,
+                           (unsigned long long)final.unreachable_objects, (unsigned long long)final.stale_objects);
     leak_snapshot_release(&final);
 }
 

@@ -327,6 +327,21 @@ else
     bad "self_signal does not build: $(head -c 300 "$WORK/self_signal.cc.log")"
 fi
 
+# findings_summary=1: the program itself ends with one SUMMARY line naming the leak's bytes and
+# objects (never_freed's records are unreachable at exit); without it, stderr has none.
+if [ -x "$WORK/never_freed" ]; then
+    VIGIL_OPTIONS="$OPTS:findings_summary=1:out=$WORK/out-summary" "$WORK/never_freed" >/dev/null 2>"$WORK/summary.stderr"
+    VIGIL_OPTIONS="$OPTS:out=$WORK/out-nosummary" "$WORK/never_freed" >/dev/null 2>"$WORK/nosummary.stderr"
+    line=$(grep '^SUMMARY: vigil: leak: ' "$WORK/summary.stderr")
+    if [ "$(grep -c '^SUMMARY:' "$WORK/summary.stderr")" = 1 ] &&
+       grep -Eq '^SUMMARY: vigil: leak: [0-9]+ bytes in [1-9][0-9]* objects leaked \([1-9][0-9]* unreachable at exit, [0-9]+ stale\)$' <<<"$line" &&
+       ! grep -q SUMMARY "$WORK/nosummary.stderr"; then
+        ok "findings_summary=1: one SUMMARY line from the program ($line); none without it"
+    else
+        bad "findings_summary: with: $(head -c 300 "$WORK/summary.stderr"); without: $(head -c 200 "$WORK/nosummary.stderr")"
+    fi
+fi
+
 if command -v chromium >/dev/null 2>&1; then
     if bash "$HERE/html_test.sh" "$WORK/report-error_path" "$WORK"; then ok "HTML viewer in headless Chromium"
     else bad "HTML viewer in headless Chromium"; fi
