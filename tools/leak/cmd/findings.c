@@ -21,7 +21,6 @@
 #include "leakreport.h"
 
 int leak_findings(const char *rundir, struct vigil_findings *out);
-int leak_findings_from_report(const struct leak_report_view *r, int all, struct vigil_findings *out);
 
 static const char *plural(uint64_t n)
 {

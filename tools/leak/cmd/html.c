@@ -10,7 +10,6 @@
 #include "html.h"
 #include "leakreport.h"
 
-int leak_findings_from_report(const struct leak_report_view *r, int all, struct vigil_findings *out);
 
 int cmd_html(int argc, char **argv)
 {

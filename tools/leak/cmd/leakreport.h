@@ -92,4 +92,9 @@ int leak_suppressions_parse(const char *text, const char *name, char ***kinds, c
 /* Does the pattern (kind "leak" = function or file) match the group's stack? */
 int leak_suppression_matches(const char *kind, const char *pat, const struct leak_group_view *g);
 
+/* The prepared report's groups as findings (common/findings.h): those `vigil leaks` shows, or
+ * all of them. 0, or -1 when out of memory. */
+struct vigil_findings;
+int leak_findings_from_report(const struct leak_report_view *r, int all, struct vigil_findings *out);
+
 #endif

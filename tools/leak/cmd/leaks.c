@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "findings.h"
 #include "json.h"
 #include "leakreport.h"
+
 
 static const char *kind_text(const struct leak_group_view *g)
 {
@@ -229,137 +231,16 @@ static void print_json(const struct leak_report_view *r, int all)
     vigil_json_finish(&j);
 }
 
-/* A SARIF physical location for file:line (nothing when unknown). */
-static void sarif_location(struct vigil_json *j, const char *file, uint64_t line, const char *message)
+/* SARIF: the common findings writer, over the same groups as the text (one rule per kind). */
+static int print_sarif(const struct leak_report_view *r, int all)
 {
-    vigil_json_object_begin(j);
-    vigil_json_key(j, "physicalLocation");
-    vigil_json_object_begin(j);
-    vigil_json_key(j, "artifactLocation");
-    vigil_json_object_begin(j);
-    vigil_json_key(j, "uri");
-    vigil_json_string(j, file);
-    vigil_json_object_end(j);
-    if (line) {
-        vigil_json_key(j, "region");
-        vigil_json_object_begin(j);
-        vigil_json_key(j, "startLine");
-        vigil_json_uint(j, line);
-        vigil_json_object_end(j);
-    }
-    vigil_json_object_end(j);
-    if (message) {
-        vigil_json_key(j, "message");
-        vigil_json_object_begin(j);
-        vigil_json_key(j, "text");
-        vigil_json_string(j, message);
-        vigil_json_object_end(j);
-    }
-    vigil_json_object_end(j);
-}
-
-static const char *const rule_ids[] = { "leak/unreachable", "leak/stale", "leak/both" };
-static const char *const rule_text[] = {
-    "Heap memory no longer reachable from globals, stacks or registers at exit",
-    "Heap memory still reachable but not accessed for longer than the staleness threshold",
-    "Heap memory unreachable at exit and not accessed for longer than the staleness threshold",
-};
-
-static void print_sarif(const struct leak_report_view *r, int all)
-{
-    struct vigil_json j;
-    vigil_json_init(&j, stdout, 1);
-    vigil_json_object_begin(&j);
-    vigil_json_key(&j, "$schema");
-    vigil_json_string(&j, "https://json.schemastore.org/sarif-2.1.0.json");
-    vigil_json_key(&j, "version");
-    vigil_json_string(&j, "2.1.0");
-    vigil_json_key(&j, "runs");
-    vigil_json_array_begin(&j);
-    vigil_json_object_begin(&j);
-    vigil_json_key(&j, "tool");
-    vigil_json_object_begin(&j);
-    vigil_json_key(&j, "driver");
-    vigil_json_object_begin(&j);
-    vigil_json_key(&j, "name"); vigil_json_string(&j, "vigil-leak");
-    vigil_json_key(&j, "version"); vigil_json_string(&j, VIGIL_VERSION);
-    vigil_json_key(&j, "rules");
-    vigil_json_array_begin(&j);
-    for (int i = 0; i < 3; i++) {
-        vigil_json_object_begin(&j);
-        vigil_json_key(&j, "id"); vigil_json_string(&j, rule_ids[i]);
-        vigil_json_key(&j, "shortDescription");
-        vigil_json_object_begin(&j);
-        vigil_json_key(&j, "text"); vigil_json_string(&j, rule_text[i]);
-        vigil_json_object_end(&j);
-        vigil_json_object_end(&j);
-    }
-    vigil_json_array_end(&j);
-    vigil_json_object_end(&j);
-    vigil_json_object_end(&j);
-    vigil_json_key(&j, "results");
-    vigil_json_array_begin(&j);
-    for (size_t i = 0; i < r->ngroups; i++) {
-        const struct leak_group_view *g = &r->groups[i];
-        if (!shown(g, all))
-            continue;
-        int rule = strcmp(g->kind, "unreachable") == 0 ? 0 : strcmp(g->kind, "stale") == 0 ? 1 : 2;
-        char msg[1024], b[32];
-        human_bytes(g->bytes, b, sizeof b);
-        char indirect[96] = "";
-        if (g->indirect_objects && g->indirect_objects < g->unreachable_objects)
-            snprintf(indirect, sizeof indirect, "; %llu of them held only by other leaked objects",
-                     (unsigned long long)g->indirect_objects);
-        snprintf(msg, sizeof msg, "%s in %llu objects allocated here: %s%s (%llu allocations, %llu frees "
-                 "from this site; %llu sampled accesses)", b, (unsigned long long)g->objects,
-                 kind_text(g), indirect, (unsigned long long)g->site_allocs, (unsigned long long)g->site_frees,
-                 (unsigned long long)g->site_accesses_sampled);
-        vigil_json_object_begin(&j);
-        vigil_json_key(&j, "ruleId"); vigil_json_string(&j, rule_ids[rule]);
-        vigil_json_key(&j, "ruleIndex"); vigil_json_uint(&j, (uint64_t)rule);
-        vigil_json_key(&j, "level"); vigil_json_string(&j, rule == 1 ? "warning" : "error");
-        vigil_json_key(&j, "message");
-        vigil_json_object_begin(&j);
-        vigil_json_key(&j, "text"); vigil_json_string(&j, msg);
-        vigil_json_object_end(&j);
-        if (g->suppressed_by) {
-            vigil_json_key(&j, "suppressions");
-            vigil_json_array_begin(&j);
-            vigil_json_object_begin(&j);
-            vigil_json_key(&j, "kind"); vigil_json_string(&j, "external");
-            vigil_json_key(&j, "justification"); vigil_json_string(&j, g->suppressed_by);
-            vigil_json_object_end(&j);
-            vigil_json_array_end(&j);
-        }
-        /* The first frame with a source file is where the user reads the allocation. */
-        size_t k = 0;
-        while (k < g->nframes && !g->frames[k].file[0])
-            k++;
-        vigil_json_key(&j, "locations");
-        vigil_json_array_begin(&j);
-        if (k < g->nframes)
-            sarif_location(&j, g->frames[k].file, (uint64_t)g->frames[k].line, NULL);
-        vigil_json_array_end(&j);
-        vigil_json_key(&j, "relatedLocations");
-        vigil_json_array_begin(&j);
-        if (g->recent.present && g->recent.file[0])
-            sarif_location(&j, g->recent.file, g->recent.line, "most recent sampled access");
-        if (g->common.present && g->common.file[0])
-            sarif_location(&j, g->common.file, g->common.line, "most common last access");
-        vigil_json_array_end(&j);
-        vigil_json_key(&j, "properties");
-        vigil_json_object_begin(&j);
-        vigil_json_key(&j, "bytes"); vigil_json_uint(&j, g->bytes);
-        vigil_json_key(&j, "objects"); vigil_json_uint(&j, g->objects);
-        vigil_json_key(&j, "score"); vigil_json_double(&j, g->score);
-        vigil_json_object_end(&j);
-        vigil_json_object_end(&j);
-    }
-    vigil_json_array_end(&j);
-    vigil_json_object_end(&j);
-    vigil_json_array_end(&j);
-    vigil_json_object_end(&j);
-    vigil_json_finish(&j);
+    struct vigil_findings l;
+    vigil_findings_init(&l);
+    int rc = leak_findings_from_report(r, all, &l);
+    if (rc == 0)
+        vigil_findings_write_sarif(stdout, &l, VIGIL_VERSION);
+    vigil_findings_free(&l);
+    return rc;
 }
 
 int cmd_leaks(int argc, char **argv)
@@ -394,8 +275,10 @@ int cmd_leaks(int argc, char **argv)
     }
     if (strcmp(format, "json") == 0)
         print_json(&r, all);
-    else if (strcmp(format, "sarif") == 0)
-        print_sarif(&r, all);
+    else if (strcmp(format, "sarif") == 0 && print_sarif(&r, all) != 0) {
+        leak_report_free(&r);
+        return cmd_error("leaks", "out of memory");
+    }
     else
         print_text(&r, all);
     leak_report_free(&r);
