@@ -11,7 +11,7 @@
 #              (in the instrumented copy only: the checking copy is that of nocnt, but for
 #              functions with computed gotos), so that a column's preds share is its difference
 #              to this one, and the counters' disabled cost off - nocnt
-#   plan1      VIGIL_PLAN=<plan> VIGIL_OPTIONS=tools=preds:preds=plan:mode=off: the first plan of
+#   plan1      VIGIL_PLAN=<plan> VIGIL_OPTIONS=tools=preds:preds.collect=plan:mode=off: the first plan of
 #              adaptive bug isolation (ABI style: the plan's sites counted on every execution; their
 #              functions pinned to the instrumented copy, where the counters are: common/abi.h), as
 #              `vigil plan` makes it for that binary: getInitialSet, forward, the
@@ -24,14 +24,14 @@
 #              (the widest vicinity), until a plan has PLAN_SITES (20) sites or more, at most
 #              PLAN_ITERATIONS (6) times (else the largest plan). Each plan file holds that
 #              iteration's new sites only. Both plans' sizes are printed below the table
-#   cbi100     VIGIL_OPTIONS=tools=preds:preds=sampled:mode=bursty:bursty_rate=0.01: CBI-style
+#   cbi100     VIGIL_OPTIONS=tools=preds:preds.collect=sampled:mode=bursty:bursty_rate=0.01: CBI-style
 #              sampling of all predicates at 1/100. There is no per-event sampling option; this is
 #              the closest existing mechanism: mode=bursty gives every dispatch check one fixed
 #              rate, so each check runs (1/rate - 1) x ninstr times in the checking copy, then a
 #              burst of ninstr (100) in the instrumented copy, where the preds tool counts every
 #              branch and return probe: 1/100 of the executions are observed, in bursts
 #   cbi1000    the same at bursty_rate=0.001
-#   all        VIGIL_OPTIONS=tools=preds:preds=all:mode=off: every predicate counted always
+#   all        VIGIL_OPTIONS=tools=preds:preds.collect=all:mode=off: every predicate counted always
 #              (complete instrumentation)
 # Runs alternate between the columns and the order rotates every round (RUNS rounds, default 5);
 # prints the median CPU time (user+sys of the child) of each, the ratios to plain and the
@@ -172,7 +172,7 @@ make_plans() {   # PROGRAM PLAIN_BIN VIGIL_BIN
         nok=0 nfail=0
         while IFS='|' read -r label in args; do
             # shellcheck disable=SC2086
-            if VIGIL_PLAN=$WORK/$prog.plan VIGIL_OPTIONS="tools=preds:preds=plan:mode=off:out=$WORK/train" \
+            if VIGIL_PLAN=$WORK/$prog.plan VIGIL_OPTIONS="tools=preds:preds.collect=plan:mode=off:out=$WORK/train" \
                 "$bin" $args <"$in" >/dev/null 2>"$WORK/train.err"; then
                 [ "$label" = ok ] || echo "note: training run '$args' was meant to fail but exited 0"
                 nok=$((nok + 1))
@@ -205,10 +205,10 @@ measure() {
     local col=$1 bin=$2 in=$3 env=() out=$WORK/reports status; shift 3
     case "$col" in
         off|nocnt) env=(VIGIL_OPTIONS="mode=off:out=$out") ;;
-        plan1|plan2) env=(VIGIL_PLAN="$WORK/$PROG.$col" VIGIL_OPTIONS="tools=preds:preds=plan:mode=off:out=$out") ;;
-        cbi100) env=(VIGIL_OPTIONS="tools=preds:preds=sampled:mode=bursty:bursty_rate=0.01:out=$out") ;;
-        cbi1000) env=(VIGIL_OPTIONS="tools=preds:preds=sampled:mode=bursty:bursty_rate=0.001:out=$out") ;;
-        all) env=(VIGIL_OPTIONS="tools=preds:preds=all:mode=off:out=$out") ;;
+        plan1|plan2) env=(VIGIL_PLAN="$WORK/$PROG.$col" VIGIL_OPTIONS="tools=preds:preds.collect=plan:mode=off:out=$out") ;;
+        cbi100) env=(VIGIL_OPTIONS="tools=preds:preds.collect=sampled:mode=bursty:bursty_rate=0.01:out=$out") ;;
+        cbi1000) env=(VIGIL_OPTIONS="tools=preds:preds.collect=sampled:mode=bursty:bursty_rate=0.001:out=$out") ;;
+        all) env=(VIGIL_OPTIONS="tools=preds:preds.collect=all:mode=off:out=$out") ;;
     esac
     rm -rf "$out"
     local hash

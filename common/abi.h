@@ -42,7 +42,7 @@
  *         pred_counts[3 * s + pred] += 1;                       // relaxed load + store
  *         if (e & VIGIL_PRED_BINARY) pred_enable[s] = e & ~(1 << pred);   // probe removes itself
  *     }
- * The runtime writes pred_enable at registration (preds=all|plan); VIGIL_PRED_MONITORED marks
+ * The runtime writes pred_enable at registration (preds.collect=all|plan); VIGIL_PRED_MONITORED marks
  * the sites it enabled and is never cleared, so readers know what was monitored.
  *
  * Counters in the instrumented copy only (ABI 5, VIGIL_CC_PRED_COUNTERS=1, flag

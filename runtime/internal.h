@@ -73,12 +73,6 @@ void __vigil_read_options(struct vigil_options *o) HIDDEN;
 /* The plan file named by VIGIL_PLAN, or NULL. */
 const char *__vigil_plan_path(void) HIDDEN;
 
-/* ---- preds.c: predicate counters (ABI 2) ---- */
-struct vigil_module_node;
-/* At registration (under the registry lock): set the module's enable bytes per preds=... */
-void __vigil_preds_register(struct vigil_module_node *n) HIDDEN;
-/* At the final report: note plan modules that never registered. */
-void __vigil_preds_fini(void) HIDDEN;
 
 /* ---- registry.c: modules ---- */
 struct vigil_module_node {
@@ -91,11 +85,15 @@ struct vigil_module_node {
     uint64_t tu_hash;                   /* copied from m: still known after an unload */
     uint32_t nsites, base_id;           /* copied from m */
     struct vigil_module_node *next;     /* registration order */
+    struct vigil_module_info info;      /* what tools see of it (counters.c) */
 };
 /* n's site table, opened on first use (opening reads it; a program's tables are many, and
  * all read at start-up they would all be resident: lua's 940 KB). NULL when malformed (said
  * once). Safe from any thread and from signal handlers. */
 const struct vigil_sitefmt_table *__vigil_module_table(struct vigil_module_node *n) HIDDEN;
+/* ---- counters.c: modules and their per-site counters as tools see them ---- */
+/* n->info, filled at registration once n is complete. */
+void __vigil_module_info_init(struct vigil_module_node *n) HIDDEN;
 /* sitefile.c: a module's site table from its file's "vigil_sites" section (not loaded), mapped
  * on first use. 0 and *t; -1 with a one-line reason in err, or an empty err when the file's
  * trouble was reported before. Safe from signal handlers (no lock, no malloc). */
@@ -158,7 +156,9 @@ static inline void __vigil_leave_runtime(struct vigil_thread *th, int was)
 void __vigil_tools_start(void) HIDDEN;          /* from init: enable and init tools */
 uint32_t __vigil_tools_burst_length(void) HIDDEN; /* longest burst the enabled tools asked for; 0: none */
 void __vigil_tools_help(void) HIDDEN;           /* help=1: one line per built-in tool */
-void __vigil_tools_fini(void) HIDDEN;           /* from the final report: stop events, fini */
+void __vigil_tools_fini(void) HIDDEN;
+/* A module registered (under the registry lock): the enabled tools' on_module hooks. */
+void __vigil_tools_module(const struct vigil_module_info *m) HIDDEN;           /* from the final report: stop events, fini */
 /* With findings_summary=1: the tools' vigil_tool_summary texts in one SUMMARY line on stderr. */
 void __vigil_tools_summary_line(void) HIDDEN;
 void __vigil_tools_names(char *buf, size_t len) HIDDEN;   /* "a,b" of running tools */

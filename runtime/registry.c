@@ -136,8 +136,9 @@ static int register_locked(struct __vigil_module *m)
     else
         __atomic_store_n(&head, n, __ATOMIC_RELEASE);
     tail = n;
-    prime_counters(m);         /* before the plan's pins, which park their counters at 0 */
-    __vigil_preds_register(n);
+    prime_counters(m);         /* before a tool's pins, which park their counters at 0 */
+    __vigil_module_info_init(n);
+    __vigil_tools_module(&n->info);
     __atomic_store_n(&m->registered, REGISTERED, __ATOMIC_RELEASE);
     if (__vigil_opts.verbosity >= 2)
         __vigil_message("module %s: %u sites, ids %u..%u", n->path, m->nsites, m->base_id,

@@ -132,6 +132,25 @@ uint32_t __vigil_tools_burst_length(void)
     return burst_length_wanted;
 }
 
+static void (*on_module_of(const struct vigil_tool *t))(const struct vigil_module_info *)
+{
+    return t->api_version >= 4 ? t->on_module : NULL;
+}
+
+void __vigil_tools_module(const struct vigil_module_info *m)
+{
+    for (unsigned i = 0; i < __vigil_enabled_count; i++)
+        if (on_module_of(__vigil_enabled_tools[i]))
+            on_module_of(__vigil_enabled_tools[i])(m);
+}
+
+/* A tool that starts after modules registered hears of them now. */
+static int announce_module(const struct vigil_module_info *m, void *tool)
+{
+    on_module_of(tool)(m);
+    return 0;
+}
+
 void __vigil_tools_start(void)
 {
     const char *list = __vigil_opts.tools;
@@ -163,6 +182,8 @@ void __vigil_tools_start(void)
                     __vigil_enabled_tools[__vigil_enabled_count] = t;
                     RELAXED_STORE(&__vigil_enabled_count, __vigil_enabled_count + 1);
                     events |= t->events;
+                    if (on_module_of(t))
+                        vigil_modules_each(announce_module, (void *)t);
                 }
             }
         }
@@ -183,7 +204,6 @@ void __vigil_tools_fini(void)
     memset(__vigil_thread.access, 0, sizeof __vigil_thread.access);
     /* Events stop first: a tool writing its report must not receive events meanwhile. */
     __atomic_store_n(&__vigil_events_here, 0, __ATOMIC_RELEASE);
-    __vigil_preds_fini();
     for (unsigned i = 0; i < __vigil_enabled_count; i++)
         if (__vigil_enabled_tools[i]->fini)
             __vigil_enabled_tools[i]->fini();
@@ -318,6 +338,11 @@ const char *vigil_tool_option(const struct vigil_tool *tool, const char *key)
     if (!tool || !tool->name || !key)
         return NULL;
     return __vigil_find_tool_option(tool->name, key);
+}
+
+unsigned vigil_verbosity(void)
+{
+    return __vigil_opts.verbosity;
 }
 
 void vigil_tool_message(const struct vigil_tool *tool, const char *fmt, ...)

@@ -51,12 +51,11 @@ for t in $tools; do
   done
 done
 
-# The core names no tool. Known exceptions, each to be moved into its tool's folder: the
-# runtime still decides which predicate counters count at module registration (runtime/
-# preds.c), and the feedback report's file name is a shared format's (common/feedback.h).
+# The core names no tool. Known exception, to be moved into its tool's folder: the feedback
+# report's file name is a shared format's (common/feedback.h).
 known_exception() {
   case "$1" in
-    runtime/preds.c|common/feedback.h:*VIGIL_FEEDBACK_FILE*) return 0 ;;
+    common/feedback.h:*VIGIL_FEEDBACK_FILE*) return 0 ;;
   esac
   return 1
 }

@@ -1,5 +1,5 @@
-/* The vigil tool interface, version 4 (2 adds the predicate counter services at the end, 3
- * batched accesses, 4 options tables; the runtime accepts tools built for 1 to 4).
+/* The vigil tool interface, version 4 (3 adds batched accesses; 4 options tables, modules
+ * and their per-site counters; the runtime accepts tools built for 1 to 4).
  *
  * A tool is a folder tools/<name>/ whose runtime part (tools/<name>/runtime/) fills a struct
  * vigil_tool and registers it with VIGIL_REGISTER_TOOL (docs/architecture.md, "Adding a
@@ -20,6 +20,7 @@
 #define VIGIL_TOOL_API_VERSION 4
 
 struct vigil_option_set;                /* common/options.h */
+struct vigil_module_info;               /* below, "per-site counters" */
 
 typedef uint32_t vigil_site_t;          /* process-wide site id; VIGIL_NO_SITE when unknown */
 #define VIGIL_NO_SITE 0xffffffffu
@@ -93,6 +94,9 @@ struct vigil_tool {
      * help=1. NULL: the tool has no options. */
     const struct vigil_option_set *options;
     void *option_values;
+    /* Version 4: every module built with vigil-cc as it registers (see "per-site counters"
+     * below). Modules registered before the tool started come at its start. */
+    void (*on_module)(const struct vigil_module_info *m);
 };
 
 /* Built-in tools place a pointer to their descriptor in the section "vigil_tools". Retained:
@@ -149,29 +153,49 @@ int vigil_on_signal(int sig, void (*fn)(int));
  * "SUMMARY: vigil: <tool>: <text>; <tool2>: ...", as the sanitizers' SUMMARY line. */
 void vigil_tool_summary(const struct vigil_tool *tool, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The runtime's verbosity option (0 quiet, 1 notes, 2 debug): how much a tool may say. */
+unsigned vigil_verbosity(void);
 /* One diagnostic line on stderr, prefixed "vigil: <tool>: ". */
 void vigil_tool_message(const struct vigil_tool *tool, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* ---- Version 2: predicate counters (seed 002, tools/preds/DESIGN.md) ----
- * Counted by emitted code in both copies (vigil-cc VIGIL_CC_PRED_COUNTERS=1) at the sites the
- * runtime enabled: every branch/return site (VIGIL_OPTIONS preds=all) or the sites of the plan
- * file VIGIL_PLAN (preds=plan). */
+/* ---- Version 4: per-site counters (common/abi.h, ABI 2) ----
+ * vigil-cc can emit, at every branch and call-result site, a guarded counter of 3 slots
+ * (a tool's compiler part puts them there: tools/preds/compiler/; VIGIL_CC_PRED_COUNTERS=1
+ * or 2). A site counts only while its enable byte says so: the tool that owns the counters
+ * sets the bytes of the sites it wants, from its on_module hook, which every module built
+ * with vigil-cc reaches as it registers (under the registry's lock: call only the services
+ * below from there). Branch sites count {false, true}, call results {< 0, == 0, > 0}. */
+#define VIGIL_COUNTER_SLOTS 3
+#define VIGIL_COUNTER_BINARY 0x80     /* enable byte: flags; a slot switches itself off once set */
+#define VIGIL_COUNTER_MONITORED 0x40  /* enable byte: the site is monitored (reported if reached or not) */
+/* Low bits of the enable byte: which slots count (branch 0x3, return 0x7). */
 
-/* The collection mode in force: "sampled", "all" or "plan"; *binary = 1 when counters are
- * flags (preds_binary=1: a predicate's probe switches itself off once it has been true). */
-const char *vigil_pred_collect(int *binary);
-
-/* One monitored predicate site: its id, kind ("branch": count[0] false, count[1] true;
- * "return": count[0..2] < 0, == 0, > 0) and counts (flags in binary mode). */
-struct vigil_pred_site {
-    vigil_site_t site;
-    const char *kind;
-    uint64_t count[3];
+struct vigil_module_info {
+    const char *path;            /* the file holding the module */
+    uint64_t tu_hash;            /* its translation unit's hash (plans name modules by it) */
+    uint32_t nsites;
+    vigil_site_t base;           /* process-wide id of its site 0 */
+    int counters;                /* built with counters */
+    int counters_instr_only;     /* counters in the instrumented copy only: a site counts on
+                                    every execution only once its function is pinned */
+    const void *handle;          /* the runtime's */
 };
-/* Call fn for every monitored predicate site, ids increasing, including sites never reached
- * (all counts 0). A non-zero return from fn stops the walk. Returns the number of sites
- * visited. For fini: counts are read with relaxed loads while other threads may still run. */
-size_t vigil_pred_sites_each(int (*fn)(const struct vigil_pred_site *s, void *arg), void *arg);
+
+/* The plan file named by the environment variable VIGIL_PLAN, or NULL. */
+const char *vigil_plan_file(void);
+/* Set the enable byte of m's site index (0 switches it off). */
+void vigil_counter_enable(const struct vigil_module_info *m, uint32_t index, uint8_t enable);
+/* Keep the function of m's site index in its instrumented copy from now on (every entry and
+ * back-edge check goes there), so that counters_instr_only sites count on every execution.
+ * 0, or -1 when the site's function has no entry site (a table not made by vigil-cc). */
+int vigil_counter_pin_function(const struct vigil_module_info *m, uint32_t index);
+/* Pin every function of m. */
+void vigil_counter_pin_all(const struct vigil_module_info *m);
+/* The enable byte of m's site index and its counts (relaxed loads; others may still run). */
+uint8_t vigil_counter_read(const struct vigil_module_info *m, uint32_t index,
+                           uint64_t count[VIGIL_COUNTER_SLOTS]);
+/* Call fn for every registered module, in registration order, until it returns non-zero. */
+void vigil_modules_each(int (*fn)(const struct vigil_module_info *m, void *arg), void *arg);
 
 #endif

@@ -5,17 +5,16 @@
  * value as a signed integer, so null is == 0). Each observation bumps exactly one predicate;
  * the site's observed count is the sum (binary mode: flags, observed = any flag).
  *
- * Collection (VIGIL_OPTIONS preds=sampled|all|plan, preds_binary=0|1; tools/preds/DESIGN.md):
- * sampled: this tool counts what bursts deliver through its hooks (CBI style); all / plan: the
- * emitted code counts at the sites the runtime enabled (common/abi.h), and fini reads the
- * counters through vigil_pred_sites_each (tool API 2). preds.binary=1 is kept as an alias of
- * preds_binary=1 for sampled collection. The outcome label is not known here: `vigil ingest`
- * takes it from run.txt (exit status / signal) or from label.txt (`vigil run --label-by`).
+ * Collection (VIGIL_OPTIONS preds.collect=sampled|all|plan, preds.binary=0|1;
+ * tools/preds/DESIGN.md): sampled: this tool counts what bursts deliver through its hooks (CBI
+ * style); all / plan: the emitted code counts at the sites counters.c enables as modules
+ * register, and fini reads them. The outcome label is not known here: `vigil ingest` takes it
+ * from run.txt (exit status / signal) or from a label.txt written beside it.
  *
  * Counting is lock-free: one slot per process-wide site id in a table reserved once with mmap
  * (pages appear on first touch, so only the ids in use cost memory), relaxed atomic loads and
  * stores without a lock prefix (like the dispatch counters, a racing update may be lost). */
-#include <vigil/tool.h>
+#include "preds.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -36,7 +35,7 @@ struct slot {
 /* Written once by preds_init (before any event), read by the hooks and fini. */
 static struct slot *slots;
 static int binary_mode;
-static const char *collect_mode;   /* "sampled", "all" or "plan" */
+static enum preds_collect collect_mode;
 
 #define VIGIL_OPTSET_TOOL preds
 #define VIGIL_OPTSET_ROWS "tools/preds/options.inc"
@@ -48,7 +47,6 @@ static uint32_t slots_used;
 /* Events at ids >= MAX_SITE_IDS (relaxed, lossy like the counters). */
 static uint64_t dropped;
 
-static struct vigil_tool preds_tool;
 
 static void note_id(uint32_t site)
 {
@@ -90,22 +88,13 @@ static void preds_on_return(vigil_site_t site, int64_t value)
     count(site, SLOT_RETURN, value < 0 ? 0 : value == 0 ? 1 : 2);
 }
 
+static const char *const collect_names[] = {[PREDS_SAMPLED] = "sampled", [PREDS_ALL] = "all", [PREDS_PLAN] = "plan"};
+
 static int preds_init(void)
 {
-    int runtime_binary = 0;
-    collect_mode = vigil_pred_collect(&runtime_binary);
-    if (opts.collect[0] && strcmp(opts.collect, collect_mode) != 0) {
-        vigil_tool_message(&preds_tool, "preds.collect=%s: the collection mode is the runtime option "
-                           "preds=sampled|all|plan (now %s); tool disabled", opts.collect, collect_mode);
-        return 1;
-    }
-    binary_mode = runtime_binary || opts.binary;
-    if (strcmp(collect_mode, "sampled") != 0) {
-        if (binary_mode != runtime_binary) {
-            vigil_tool_message(&preds_tool, "preds=%s counts in emitted code: use preds_binary=1, not "
-                               "preds.binary=1; tool disabled", collect_mode);
-            return 1;
-        }
+    binary_mode = opts.binary;
+    collect_mode = preds_counters_start(opts.collect, opts.binary);
+    if (collect_mode != PREDS_SAMPLED) {
         preds_tool.events = 0;   /* the counters are in the emitted code, not in the hooks */
         return 0;
     }
@@ -137,7 +126,7 @@ static uint32_t table_kind(uint32_t id)
 
 /* collect all|plan: one line per monitored site, reached or not (a site monitored but never
  * reached counts in neither F(p obs) nor S(p obs)). */
-static int write_counted_site(const struct vigil_pred_site *s, void *arg)
+static int write_counted_site(const struct preds_site *s, void *arg)
 {
     FILE *f = arg;
     int is_branch = strcmp(s->kind, "branch") == 0;
@@ -156,7 +145,8 @@ static void write_sampled_sites(FILE *f);
 
 static void preds_fini(void)
 {
-    int sampled = strcmp(collect_mode, "sampled") == 0;
+    int sampled = collect_mode == PREDS_SAMPLED;
+    preds_counters_fini(vigil_verbosity() >= 1);
     if (sampled && !slots)
         return;
     FILE *f = vigil_report_open(&preds_tool, "preds.txt");
@@ -165,11 +155,11 @@ static void preds_fini(void)
         return;
     }
     fprintf(f, "vigil-feedback 1\npid %lld\ncollect %s\nbinary %d\n", (long long)getpid(),
-            collect_mode, binary_mode);
+            collect_names[collect_mode], binary_mode);
     if (sampled)
         write_sampled_sites(f);
     else
-        vigil_pred_sites_each(write_counted_site, f);
+        preds_counted_sites_each(write_counted_site, f);
     /* Where the process ended: exit()'s caller, or the interrupted code after a fatal signal.
      * ingest keeps it for failing runs only (failure cause, backward search). */
     struct vigil_stack where;
@@ -218,7 +208,7 @@ static void write_sampled_sites(FILE *f)
                            (unsigned long long)lost, MAX_SITE_IDS, mismatched);
 }
 
-static struct vigil_tool preds_tool = {
+struct vigil_tool preds_tool = {
     .api_version = VIGIL_TOOL_API_VERSION,
     .name = "preds",
     .description = "branch and return predicate counts for statistical debugging (vigil ingest, vigil rank)",
@@ -229,5 +219,6 @@ static struct vigil_tool preds_tool = {
     .on_return = preds_on_return,
     .options = &preds_option_set,
     .option_values = &opts,
+    .on_module = preds_on_module,
 };
 VIGIL_REGISTER_TOOL(preds_tool);

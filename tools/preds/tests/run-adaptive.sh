@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Adaptive bug isolation, the whole loop (seed 002 procedure 1), on the seeded-bug programs of
 # tools/preds/tests/: build with predicate counters, find the top predictor of a complete run
-# (preds=all), then from an empty store: run the input pool under the current plan
-# (VIGIL_PLAN, preds=plan), ingest, `vigil plan`, repeat, until the complete run's top
+# (preds.collect=all), then from an empty store: run the input pool under the current plan
+# (VIGIL_PLAN, preds.collect=plan), ingest, `vigil plan`, repeat, until the complete run's top
 # predictor's site is monitored and ranked first. Prints the iterations, the sites monitored
 # and their share of all predicate sites, per heuristic.
 # Prints "PASS adaptive: ..." / "FAIL adaptive: ..." lines and "adaptive: N passed, N failed".
@@ -45,7 +45,7 @@ run_pool() {   # binary outdir [plan]
         if [ -n "$plan" ]; then
             (VIGIL_PLAN=$plan VIGIL_OPTIONS="tools=preds:mode=off:out=$out" "$bin" <"$f" >/dev/null 2>&1) 2>/dev/null
         else
-            (VIGIL_OPTIONS="tools=preds:preds=all:mode=off:out=$out" "$bin" <"$f" >/dev/null 2>&1) 2>/dev/null
+            (VIGIL_OPTIONS="tools=preds:preds.collect=all:mode=off:out=$out" "$bin" <"$f" >/dev/null 2>&1) 2>/dev/null
         fi
     done 2>/dev/null   # the seeded bug crashes: no "Segmentation fault" lines from the shell
 }

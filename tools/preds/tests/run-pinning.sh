@@ -5,8 +5,8 @@
 # (loops, recursion, callbacks, setjmp/longjmp, giant functions with and without transfers,
 # switch dispatch, threads), built three ways (plain, =1, =2: counters in both copies):
 #   - every vigil run prints what plain prints and exits as plain does;
-#   - preds=all counts of =1 equal those of =2, in every mode (single-threaded programs);
-#   - a plan of a few sites counts exactly what preds=all counts there, and only those sites.
+#   - preds.collect=all counts of =1 equal those of =2, in every mode (single-threaded programs);
+#   - a plan of a few sites counts exactly what preds.collect=all counts there, and only those sites.
 # Prints "PASS pinning: ..." / "FAIL pinning: ..." and "pinning: N passed, N failed".
 set -u
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
@@ -25,7 +25,7 @@ run() {   # variant prog mode collect out [plan]
     local variant=$1 prog=$2 mode=$3 collect=$4 out=$5 plan=${6:-} src=$PROGS/$2.c
     local args; args=$(directive "$src" args | sed "s|@BUILD@|$T|g")
     rm -rf "$out"
-    (cd "$T" && env ${plan:+VIGIL_PLAN=$plan} VIGIL_OPTIONS="tools=preds:${collect:+preds=$collect:}mode=$mode:out=$out" \
+    (cd "$T" && env ${plan:+VIGIL_PLAN=$plan} VIGIL_OPTIONS="tools=preds:${collect:+preds.collect=$collect:}mode=$mode:out=$out" \
         "$T/$prog-$variant" $args >"$out.txt" 2>/dev/null; echo "exit $?" >>"$out.txt") 2>/dev/null
 }
 counts() { cat "$1"/*/preds.txt 2>/dev/null | grep '^site ' | sort; }
@@ -48,7 +48,7 @@ for prog in ${PINNING_PROGS:-loops_nested recursion callbacks setjmp_longjmp gia
     for mode in off adaptive full; do
         for v in 1 2; do
             run "$v" "$prog" "$mode" all "$T/all-$v-$mode"
-            cmp -s "$T/plain.txt" "$T/all-$v-$mode.txt" || { same_output=0; why="$why preds=all mode=$mode build $v;"; }
+            cmp -s "$T/plain.txt" "$T/all-$v-$mode.txt" || { same_output=0; why="$why preds.collect=all mode=$mode build $v;"; }
         done
         [ "$prog" = threads ] && continue   # racing increments may be lost: counts differ by design
         if [ "$(counts "$T/all-1-$mode")" != "$(counts "$T/all-2-off")" ] || [ -z "$(counts "$T/all-1-$mode")" ]; then
@@ -56,7 +56,7 @@ for prog in ${PINNING_PROGS:-loops_nested recursion callbacks setjmp_longjmp gia
             why="$why counts of build 1 mode=$mode differ from build 2 mode=off;"
         fi
     done
-    if [ $same_output = 1 ]; then pass "$prog: output and exit status as plain (preds=all, 3 modes, 2 builds)"
+    if [ $same_output = 1 ]; then pass "$prog: output and exit status as plain (preds.collect=all, 3 modes, 2 builds)"
     else fail "$prog: output differs from plain:$why"; fi
     if [ "$prog" != threads ]; then
         if [ $same_counts = 1 ]; then pass "$prog: counters in the instrumented copy only count what both copies count ($(counts "$T/all-2-off" | wc -l) sites)"
@@ -92,7 +92,7 @@ for prog in ${PINNING_PROGS:-loops_nested recursion callbacks setjmp_longjmp gia
             [ "$(counts "$T/plan-$mode")" = "$(sort "$T/planned")" ] || { plan_ok=0; why="$why mode=$mode: $(diff <(counts "$T/plan-$mode") <(sort "$T/planned") | grep '^[<>]' | head -4 | tr '\n' '|');"; }
         done
     done
-    if [ $plan_ok = 1 ]; then pass "$prog: four plans ($nplanned sites) count exactly what preds=all counts there"
+    if [ $plan_ok = 1 ]; then pass "$prog: four plans ($nplanned sites) count exactly what preds.collect=all counts there"
     else fail "$prog: plan:$why"; fi
 done
 

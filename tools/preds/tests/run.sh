@@ -146,7 +146,7 @@ fi
 for r in 0 1; do
     VIGIL_DEBUG=1 VIGIL_CC_PRED_REMOVE=$r VIGIL_CC_PRED_COUNTERS=1 "$VIGILCC" -g -O1 "$SRC" -o "$T/ws-rm$r" 2>"$T/rm$r.err"
     for f in "$T"/inputs/in0[0-5]*; do
-        (VIGIL_OPTIONS="tools=preds:preds=all:mode=off:out=$T/out-rm$r" "$T/ws-rm$r" <"$f" >/dev/null 2>&1) 2>/dev/null
+        (VIGIL_OPTIONS="tools=preds:preds.collect=all:mode=off:out=$T/out-rm$r" "$T/ws-rm$r" <"$f" >/dev/null 2>&1) 2>/dev/null
     done 2>/dev/null   # the seeded bug crashes: no "Segmentation fault" lines from the shell
     "$VIGIL" ingest --quiet --db "$T/rm$r.db" "$T/out-rm$r" 2>/dev/null
     "$VIGIL" rank --db "$T/rm$r.db" --by importance --json --top 1000 | grep -v '"store"' >"$T/rm$r.json"
