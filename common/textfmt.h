@@ -1,5 +1,5 @@
 /* Line-oriented text formats: the scaffolding shared by run reports (runreport.h), feedback
- * reports (feedback.h) and plan files (plan.h). Each of them is
+ * reports (tools/preds/cmd/feedback.h) and plan files (plan.h). Each of them is
  *
  *   <magic> <version>            the header, first line
  *   <key> <field> <field> ...    fields separated by single spaces

@@ -51,26 +51,19 @@ for t in $tools; do
   done
 done
 
-# The core names no tool. Known exception, to be moved into its tool's folder: the feedback
-# report's file name is a shared format's (common/feedback.h).
-known_exception() {
-  case "$1" in
-    common/feedback.h:*VIGIL_FEEDBACK_FILE*) return 0 ;;
-  esac
-  return 1
-}
+# The core names no tool.
 code_lines() {  # grep, then drop lines that are comments
   grep -nE "$@" | grep -vE '^[^:]+:[0-9]+:\s*(/?\*|//)'
 }
 core_files=$(ls compiler/*.[ch] compiler/*.inc runtime/*.[ch] cmd/*.[ch] common/*.[ch] common/*.inc include/vigil/*.h 2>/dev/null)
 for t in $tools; do
   for f in $core_files; do
-    case "$(basename "$f")" in "$t".c|"$t".h|"$t"_*.c) known_exception "$f" || report "$f: a core file named after the tool $t";; esac
+    case "$(basename "$f")" in "$t".c|"$t".h|"$t"_*.c) report "$f: a core file named after the tool $t";; esac
   done
   # String literals that are the tool's name or one of its options; comments and usage
   # examples may mention a tool, code may not depend on one.
   while IFS= read -r hit; do
-    known_exception "$hit" || report "core code names the tool $t: $hit"
+    report "core code names the tool $t: $hit"
   done < <(code_lines "\"$t(\.[a-z_]+)?\"" $core_files 2>/dev/null)
   while IFS= read -r hit; do
     report "core code includes a tool's file: $hit"

@@ -135,7 +135,7 @@ wanted llvm && run_driver llvm 2400 bash tests/llvm-versions.sh
 if wanted fuzz && [ -f tests/fuzz/run.sh ] && [ "$FUZZ_SECONDS" != 0 ]; then
     echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }' >"$WORK/fuzzprobe.c"
     if clang -fsanitize=fuzzer "$WORK/fuzzprobe.c" -o "$WORK/fuzzprobe" >/dev/null 2>&1; then
-        fuzz_targets=$(find tests/fuzz -name 'fuzz_*.c' | wc -l)
+        fuzz_targets=$(find tests/fuzz tools/*/tests/fuzz -name 'fuzz_*.c' 2>/dev/null | wc -l)
         before_pass=$passed before_fail=$failed
         run_driver fuzz $((FUZZ_SECONDS * (fuzz_targets + 1) + 600)) env FUZZ_SECONDS="$FUZZ_SECONDS" bash tests/fuzz/run.sh
         # A fuzz driver that prints no PASS/FAIL lines of its own counts as one test.

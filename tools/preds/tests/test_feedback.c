@@ -1,7 +1,8 @@
+// unit-extra: tools/preds/cmd/feedback.c
 /* Feedback report parser: good reports parse to the right values and survive a write/parse
  * round trip; each kind of bad input is rejected with "name:line:" and a reason. */
 #include "check.h"
-#include "feedback.h"
+#include "../cmd/feedback.h"
 #include "sitefmt.h"
 
 #include <stdlib.h>
