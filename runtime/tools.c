@@ -322,6 +322,9 @@ void __vigil_deliver_free(void *p)
 
 void __vigil_deliver_lock(const void *lock, enum vigil_lock_op op)
 {
+    /* The accesses made before a lock operation reach the tools before it (tool.h). */
+    if (__atomic_load_n(&__vigil_events_here, __ATOMIC_RELAXED) & VIGIL_EV_LOCK)
+        __vigil_deliver_accesses();
     DELIVER(VIGIL_EV_LOCK, on_lock, lock, op);
 }
 

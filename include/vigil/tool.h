@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #define VIGIL_TOOL_API_VERSION 4
+#define VIGIL_TOOL_ACCESSES_BEFORE_LOCKS 1   /* see on_accesses */
 
 struct vigil_option_set;                /* common/options.h */
 struct vigil_module_info;               /* below, "per-site counters" */
@@ -85,7 +86,9 @@ struct vigil_tool {
     void (*on_return)(vigil_site_t site, int64_t value);
     void (*on_call)(vigil_site_t site, const void *callee);
     /* Version 3: sampled accesses in batches, in program order (a tool with this hook gets
-     * no on_access calls): one call per batch instead of one per access. */
+     * no on_access calls): one call per batch instead of one per access. A thread's batch is
+     * delivered before its free, thread and lock events (VIGIL_TOOL_ACCESSES_BEFORE_LOCKS),
+     * so the accesses a tool receives happened before the event that follows them. */
     void (*on_accesses)(const struct vigil_access *accesses, uint32_t n);
     /* Version 4: the tool's options table (tools/<name>/options.inc, through common/optset.h)
      * and the struct of its values. Before init, the runtime fills the values with the

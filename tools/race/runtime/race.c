@@ -1,0 +1,751 @@
+/* race: data races by a lockset refined on sampled accesses (seed 000, Figure 5), combined
+ * with happens-before (a hybrid, in the manner of RaceTrack and of ThreadSanitizer v1's hybrid
+ * mode). Lock acquisitions and releases, thread creation and joins, allocations and frees
+ * arrive always; loads and stores only from bursts, in batches.
+ *
+ * Threads. Each thread gets a number (1 = the first) and, while it lives, one of 64 clock
+ * slots (racecore.h); a thread beyond 64 live ones has none and is checked by lockset alone.
+ * Edges: creation -> start (the creator leaves its clock in a slot of its own; the new thread,
+ * which cannot know its creator, joins the clocks of every creator with a creation pending),
+ * exit -> join (the exiting thread leaves its clock under its pthread id), and, with
+ * race.hb_locks=1, release -> acquire of the same lock (a rwlock has a second clock for its
+ * readers' releases, which only a writer's acquisition joins). Condition-variable hand-offs
+ * go through their mutex and are ordered by it.
+ *
+ * Accesses arrive late. The runtime buffers a burst's accesses and hands them over when the
+ * buffer fills, the burst ends or before an allocation, a free or a thread event, but not
+ * before a lock event: a batch may hold accesses from before and after lock operations. So a
+ * batch is taken as one window since the last point where the buffer was known to be empty:
+ * its accesses are recorded with the thread's epoch at the window's start (the earliest they
+ * can have) and the union of the locks held in the window, and checked against the thread's
+ * present clock. And as one thread's batch may be checked after a later access of another
+ * thread was recorded, a record names a snapshot of its thread's clock, and an access that
+ * snapshot knew is ordered before it (before_record). A batch begun before a cell was reset
+ * (its block allocated again) skips the cell. These choices can only hide races, never invent
+ * them. A runtime that delivers the buffered accesses before each lock event
+ * (VIGIL_TOOL_ACCESSES_BEFORE_LOCKS defined by include/vigil/tool.h) makes every window end at
+ * the lock event, and the checks exact.
+ *
+ * Single-threaded programs: until the first pthread_create every hook returns at once. */
+#include "raceint.h"
+
+#include <vigil/race.h>
+
+#include <pthread.h>
+#include <string.h>
+
+#define VIGIL_OPTSET_TOOL race
+#define VIGIL_OPTSET_ROWS "tools/race/options.inc"
+#include "optset.h"
+
+static struct race_options race_opts;     /* written by the runtime before init */
+struct race_config race_cfg;              /* from race_opts, by init */
+struct race_stats race_stats;             /* tallies, relaxed atomics */
+int race_multi;                           /* see raceint.h */
+static int race_enabled;                  /* set by init when it succeeded (the API's test) */
+
+/* ---- locks: id = index + 1. Their clocks are stored in blocks of eight slots, the blocks of
+ * slots 0-7 of all locks first: with up to eight threads a lock's clock is one cache line, and
+ * a program with many locks touches little memory ---- */
+#define LOCK_BITS 14
+#define NLOCKS (1u << LOCK_BITS)           /* hashed entries; entry NLOCKS stands for the rest */
+#define LOCK_STRIDE (NLOCKS + 1)
+#define BLOCK 8
+struct lock_entry {
+    uintptr_t addr;                        /* 0: free; set once by compare-and-swap */
+    uint32_t lock;                         /* guards its clocks where the lock itself does not:
+                                              readers' releases, the overflow entry */
+    uint32_t shared;                       /* released from read mode once: lock_rvc is in use */
+};
+static struct lock_entry *locks;           /* LOCK_STRIDE entries, mapped by init; addr by lock_index */
+static uint64_t *lock_vc, *lock_rvc;       /* writers' / readers' releases, by block (vc_block) */
+
+static inline uint64_t *vc_block(uint64_t *base, unsigned block, unsigned k)
+{
+    return base + ((size_t)block * LOCK_STRIDE + k) * BLOCK;
+}
+
+/* The thread's clock joined with lock k's (an acquisition), or published into it (a release),
+ * for the slots in use. */
+static void lock_join(struct race_clock *c, uint64_t *base, unsigned k, unsigned n)
+{
+    for (unsigned b = 0; b * BLOCK < n; b++)
+        race_clock_join(c, b * BLOCK, vc_block(base, b, k), n - b * BLOCK < BLOCK ? n - b * BLOCK : BLOCK);
+}
+
+static void lock_publish(const struct race_clock *c, uint64_t *base, unsigned k, unsigned n)
+{
+    for (unsigned b = 0; b * BLOCK < n; b++)
+        race_clock_publish(c, b * BLOCK, vc_block(base, b, k), n - b * BLOCK < BLOCK ? n - b * BLOCK : BLOCK);
+}
+
+static unsigned lock_index(uintptr_t addr)
+{
+    size_t home = (size_t)race_hash64(addr);
+    for (unsigned i = 0; i < 64; i++) {
+        unsigned k = (unsigned)((home + i) & (NLOCKS - 1));
+        uintptr_t cur = __atomic_load_n(&locks[k].addr, __ATOMIC_ACQUIRE);
+        if (cur == addr)
+            return k;
+        if (cur)
+            continue;
+        if (__atomic_compare_exchange_n(&locks[k].addr, &cur, addr, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            RACE_COUNT(locks, 1);
+            return k;
+        }
+        if (cur == addr)
+            return k;
+    }
+    RACE_COUNT(locks_untracked, 1);
+    return NLOCKS;   /* every lock beyond the table is one lock: more protection, fewer reports */
+}
+
+uintptr_t race_lock_address(uint16_t id)
+{
+    if (!locks || id == 0 || id > NLOCKS)
+        return 0;
+    return __atomic_load_n(&locks[id - 1].addr, __ATOMIC_RELAXED);
+}
+
+/* ---- threads ---- */
+#define MAX_HELD 32
+struct held {
+    uint16_t id;
+    uint8_t shared;                        /* a rwlock held for reading */
+    uint32_t count;                        /* recursive acquisitions */
+};
+enum { T_UNKNOWN, T_LIVE, T_EXITED };
+struct race_thread {
+    int state;
+    int started;                           /* the creation clock was joined */
+    uint32_t tid;
+    uint64_t pthread;
+    struct race_clock clk;
+    race_lockset held_any, held_write;     /* now */
+    race_lockset win_any, win_write;       /* since the window began */
+    uint64_t win_epoch;                    /* own epoch when it began */
+    uint32_t win_gen;                      /* race_reset_gen when it began */
+    unsigned nheld;
+    struct held held[MAX_HELD];
+    uintptr_t stack_lo, stack_hi;
+    /* the last cell step, to skip its repetitions (a loop's accesses in one window) */
+    uint64_t last_g, last_epoch;
+    race_lockset last_held;
+    uint32_t last_site;
+    uint8_t last_mask, last_write;
+    uint32_t pending_accesses;             /* not yet added to race_stats */
+    uint32_t snap_seq;                     /* the last snapshot taken (0: none) */
+    int clock_changed;                     /* since that snapshot */
+};
+static __thread struct race_thread tl;
+
+static uint32_t next_tid;                  /* threads numbered so far */
+static uint32_t slot_used[RACE_SLOTS];     /* taken by a live thread (compare-and-swap) */
+static uint64_t slot_last_epoch[RACE_SLOTS];   /* the last occupant's final epoch, written before it frees the slot */
+static uint32_t slot_hw;                   /* highest slot ever taken + 1 */
+static uint32_t live_slots;                /* slots taken now (claim_slot, thread_exited) */
+static int noslot_said;                    /* the message about threads without a slot was printed */
+
+/* Creation clocks, by creator slot: the creator's clock at its latest creation and how many of
+ * its creations no thread has started from yet. Under create_lock. */
+static uint32_t create_lock;               /* spin lock of pending */
+static struct pending {
+    uint32_t count;
+    uint64_t vc[RACE_SLOTS];
+} pending[RACE_SLOTS];
+
+/* Clocks of exited threads, by pthread id, until joined; the oldest is dropped when full. */
+#define EXITS 256
+static uint32_t exit_lock;                 /* spin lock of exits and exit_next */
+static unsigned exit_next;                 /* the next exit record to (over)write */
+static struct exit_rec {
+    uint64_t pthread;
+    uint32_t used;
+    uint64_t vc[RACE_SLOTS];
+} exits[EXITS];
+
+/* Snapshots of threads' clocks, a ring per slot: a record names the snapshot of its thread's
+ * clock when it was made (struct race_rec.snap), so that an access checked later than it
+ * happened can be found ordered before the record (before_record). A thread takes a snapshot
+ * when it records accesses and its clock changed since its last one. An entry is invalid while
+ * its seq is 0 (being written) or names another snapshot (overwritten). */
+#define SNAPS 64
+struct snap {
+    uint32_t seq, tid;
+    uint64_t vc[RACE_SLOTS];
+};
+static struct snap *snaps;                 /* [slot * SNAPS + seq % SNAPS], mapped by init */
+
+static inline unsigned hw(void)
+{
+    return __atomic_load_n(&slot_hw, __ATOMIC_ACQUIRE);
+}
+
+static inline uint64_t own_epoch(const struct race_thread *th)
+{
+    return th->clk.slot < RACE_SLOTS ? th->clk.vc[th->clk.slot] : 0;
+}
+
+static inline void window_restart(struct race_thread *th)
+{
+    th->win_epoch = own_epoch(th);
+    th->win_any = th->held_any;
+    th->win_write = th->held_write;
+    th->win_gen = __atomic_load_n(&race_reset_gen, __ATOMIC_RELAXED);
+    th->last_g = UINT64_MAX;
+}
+
+static void flush_tallies(struct race_thread *th)
+{
+    if (th->pending_accesses) {
+        RACE_COUNT(accesses, th->pending_accesses);
+        th->pending_accesses = 0;
+    }
+}
+
+static uint32_t claim_slot(void)
+{
+    for (uint32_t s = 0; s < RACE_SLOTS; s++) {
+        uint32_t free_ = 0;
+        if (__atomic_load_n(&slot_used[s], __ATOMIC_RELAXED) == 0 &&
+            __atomic_compare_exchange_n(&slot_used[s], &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            uint32_t h = __atomic_load_n(&slot_hw, __ATOMIC_RELAXED);
+            while (h < s + 1 && !__atomic_compare_exchange_n(&slot_hw, &h, s + 1, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+                ;
+            uint32_t live = __atomic_add_fetch(&live_slots, 1, __ATOMIC_RELAXED);
+            uint64_t max = __atomic_load_n(&race_stats.max_live, __ATOMIC_RELAXED);
+            while (live > max && !__atomic_compare_exchange_n(&race_stats.max_live, &max, live, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+                ;
+            return s;
+        }
+    }
+    return RACE_NOSLOT;
+}
+
+static void thread_init(struct race_thread *th)
+{
+    memset(th, 0, sizeof *th);
+    th->tid = __atomic_add_fetch(&next_tid, 1, __ATOMIC_RELAXED);
+    RACE_COUNT(threads, 1);
+    th->pthread = (uint64_t)pthread_self();
+    uint32_t slot = race_cfg.hb ? claim_slot() : RACE_NOSLOT;
+    if (race_cfg.hb && slot == RACE_NOSLOT) {
+        RACE_COUNT(noslot_threads, 1);
+        if (!__atomic_exchange_n(&noslot_said, 1, __ATOMIC_RELAXED))
+            vigil_tool_message(&race_tool, "more than %d threads at once: thread %u and later ones beyond %d are "
+                               "checked by lockset only (no happens-before)", RACE_SLOTS, th->tid, RACE_SLOTS);
+    }
+    uint64_t start = slot < RACE_SLOTS ? __atomic_load_n(&slot_last_epoch[slot], __ATOMIC_ACQUIRE) + 1 : 0;
+    race_clock_init(&th->clk, slot, start);
+    th->state = T_LIVE;
+    th->clock_changed = 1;
+    window_restart(th);
+    /* Last: pthread_getattr_np may allocate (the events of an API call would come back here). */
+    pthread_attr_t attr;
+    void *lo;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        if (pthread_attr_getstack(&attr, &lo, &size) == 0) {
+            th->stack_lo = (uintptr_t)lo;
+            th->stack_hi = (uintptr_t)lo + size;
+        }
+        pthread_attr_destroy(&attr);
+    }
+}
+
+static inline struct race_thread *self(void)
+{
+    struct race_thread *th = &tl;
+    if (__builtin_expect(th->state == T_UNKNOWN, 0))
+        thread_init(th);
+    return th;
+}
+
+/* ---- locks held ---- */
+
+static void recompute_held(struct race_thread *th)
+{
+    uint16_t any[MAX_HELD], wr[MAX_HELD];
+    unsigned na = 0, nw = 0;
+    for (unsigned i = 0; i < th->nheld; i++) {
+        any[na++] = th->held[i].id;
+        if (!th->held[i].shared)
+            wr[nw++] = th->held[i].id;
+    }
+    th->held_any = race_ls_make(any, na);
+    th->held_write = race_ls_make(wr, nw);
+}
+
+/* exact: the runtime delivered this thread's buffered accesses before the event (pthread locks
+ * with VIGIL_TOOL_ACCESSES_BEFORE_LOCKS; never the API's announcements, which arrive from the
+ * program's code with accesses still buffered). */
+static void lock_event(struct race_thread *th, uintptr_t addr, enum vigil_lock_op op, int exact)
+{
+    unsigned k = lock_index(addr);
+    uint16_t id = (uint16_t)(k + 1);
+    int clocks = race_cfg.hb && race_cfg.hb_locks && th->clk.slot < RACE_SLOTS;
+    unsigned i;
+    for (i = 0; i < th->nheld && th->held[i].id != id; i++)
+        ;
+    if (op == VIGIL_LOCK_RELEASE) {
+        int shared = 0;
+        if (i < th->nheld) {
+            shared = th->held[i].shared;
+            if (--th->held[i].count == 0) {
+                th->held[i] = th->held[--th->nheld];
+                if (th->held_any == RACE_LS_ALL || th->held_write == RACE_LS_ALL) {
+                    recompute_held(th);   /* more than four were held */
+                } else {
+                    th->held_any = race_ls_remove(th->held_any, id);
+                    th->held_write = race_ls_remove(th->held_write, id);
+                }
+            }
+        }
+        /* the window keeps the lock: accesses before the release may be in it */
+        if (clocks) {
+            /* The program's lock already keeps an exclusive holder's release apart from other
+             * acquisitions (the release is reported before the real one, an acquisition after
+             * it); readers release concurrently, and the overflow entry is many locks. */
+            int spin = shared || k == NLOCKS;
+            if (spin)
+                race_spin_lock(&locks[k].lock);
+            lock_publish(&th->clk, shared ? lock_rvc : lock_vc, k, hw());
+            if (shared && !locks[k].shared)
+                __atomic_store_n(&locks[k].shared, 1, __ATOMIC_RELAXED);
+            if (spin)
+                race_spin_unlock(&locks[k].lock);
+            th->clk.vc[th->clk.slot]++;   /* what follows is not covered by this release */
+            th->clock_changed = 1;
+        }
+    } else {
+        int shared = op == VIGIL_LOCK_ACQUIRE_SHARED;
+        if (i < th->nheld) {
+            th->held[i].count++;
+        } else if (th->nheld < MAX_HELD) {
+            th->held[th->nheld++] = (struct held){.id = id, .shared = (uint8_t)shared, .count = 1};
+            th->held_any = race_ls_add(th->held_any, id);
+            th->win_any = race_ls_add(th->win_any, id);
+            if (!shared) {
+                th->held_write = race_ls_add(th->held_write, id);
+                th->win_write = race_ls_add(th->win_write, id);
+            }
+        } else {   /* too many to follow: protected by anything */
+            th->held_any = th->held_write = th->win_any = th->win_write = RACE_LS_ALL;
+        }
+        if (clocks) {
+            /* Readers join only the writers' clock, which no one writes while they hold the
+             * lock; a writer joins the readers' too, when they all let go. */
+            int spin = k == NLOCKS;
+            if (spin)
+                race_spin_lock(&locks[k].lock);
+            lock_join(&th->clk, lock_vc, k, hw());
+            if (!shared && __atomic_load_n(&locks[k].shared, __ATOMIC_RELAXED))
+                lock_join(&th->clk, lock_rvc, k, hw());
+            if (spin)
+                race_spin_unlock(&locks[k].lock);
+            th->clock_changed = 1;
+        }
+    }
+    th->last_g = UINT64_MAX;
+    if (exact)
+        window_restart(th);
+}
+
+#ifdef VIGIL_TOOL_ACCESSES_BEFORE_LOCKS
+#define LOCK_EVENTS_EXACT 1
+#else
+#define LOCK_EVENTS_EXACT 0
+#endif
+
+static void lock_op(const void *lock, enum vigil_lock_op op, int exact)
+{
+    if (!__atomic_load_n(&race_multi, __ATOMIC_ACQUIRE))
+        return;
+    struct race_thread *th = self();
+    if (th->state == T_LIVE)
+        lock_event(th, (uintptr_t)lock, op, exact);
+}
+
+static void on_lock(const void *lock, enum vigil_lock_op op)
+{
+    lock_op(lock, op, LOCK_EVENTS_EXACT);
+}
+
+/* ---- thread events ---- */
+
+static void thread_created(struct race_thread *th)
+{
+    uint32_t s = th->clk.slot;
+    if (s >= RACE_SLOTS)
+        return;   /* no clock to pass on */
+    race_spin_lock(&create_lock);
+    memcpy(pending[s].vc, th->clk.vc, sizeof pending[s].vc);
+    pending[s].count++;
+    race_spin_unlock(&create_lock);
+    th->clk.vc[s]++;
+    th->clock_changed = 1;
+}
+
+static void thread_started(struct race_thread *th)
+{
+    if (th->clk.slot >= RACE_SLOTS)
+        return;
+    /* The creator is unknown here (the START event names the new thread only): join every
+     * pending creation and take one creation from the first creator. Joining too much can
+     * only hide races. */
+    race_spin_lock(&create_lock);
+    int taken = 0;
+    for (unsigned s = 0; s < RACE_SLOTS; s++) {
+        if (!pending[s].count)
+            continue;
+        race_clock_join(&th->clk, 0, pending[s].vc, RACE_SLOTS);
+        if (!taken) {
+            pending[s].count--;
+            taken = 1;
+        }
+    }
+    race_spin_unlock(&create_lock);
+    th->clock_changed = 1;
+}
+
+static void thread_exited(struct race_thread *th)
+{
+    uint32_t s = th->clk.slot;
+    if (s < RACE_SLOTS) {
+        race_spin_lock(&exit_lock);
+        struct exit_rec *e = &exits[exit_next++ % EXITS];
+        e->pthread = th->pthread;
+        e->used = 1;
+        memcpy(e->vc, th->clk.vc, sizeof e->vc);
+        race_spin_unlock(&exit_lock);
+        __atomic_store_n(&slot_last_epoch[s], th->clk.vc[s], __ATOMIC_RELEASE);
+        __atomic_sub_fetch(&live_slots, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&slot_used[s], 0, __ATOMIC_RELEASE);
+    }
+    flush_tallies(th);
+    th->state = T_EXITED;
+}
+
+static void thread_joined(struct race_thread *th, uint64_t id)
+{
+    if (th->clk.slot >= RACE_SLOTS)
+        return;
+    race_spin_lock(&exit_lock);
+    for (unsigned n = 0; n < EXITS; n++) {
+        struct exit_rec *e = &exits[(exit_next - 1 - n) % EXITS];
+        if (e->used && e->pthread == id) {
+            race_clock_join(&th->clk, 0, e->vc, RACE_SLOTS);
+            e->used = 0;
+            th->clock_changed = 1;
+            break;
+        }
+    }
+    race_spin_unlock(&exit_lock);
+}
+
+static void forked_child(struct race_thread *th)
+{
+    /* One thread again: forget the parent's other threads, their cells and pairs (the parent
+     * reports those). */
+    __atomic_store_n(&race_multi, 0, __ATOMIC_RELEASE);
+    race_shadow_clear();
+    race_report_clear();
+    memset(pending, 0, sizeof pending);
+    memset(exits, 0, sizeof exits);
+    for (unsigned s = 0; s < RACE_SLOTS; s++)
+        if (s != th->clk.slot)
+            slot_used[s] = 0;
+    live_slots = th->clk.slot < RACE_SLOTS;
+    th->pthread = (uint64_t)pthread_self();
+}
+
+static void on_thread(enum vigil_thread_op op, uint64_t id)
+{
+    struct race_thread *th = &tl;
+    switch (op) {
+    case VIGIL_THREAD_CREATE:
+        th = self();
+        if (!__atomic_load_n(&race_multi, __ATOMIC_RELAXED))
+            __atomic_store_n(&race_multi, 1, __ATOMIC_RELEASE);
+        if (th->state == T_LIVE)
+            thread_created(th);
+        break;
+    case VIGIL_THREAD_START:
+        th = self();
+        if (th->state == T_LIVE && !th->started) {
+            th->started = 1;
+            thread_started(th);
+        }
+        break;
+    case VIGIL_THREAD_EXIT:
+        if (th->state == T_LIVE)
+            thread_exited(th);
+        break;
+    case VIGIL_THREAD_JOIN:
+        if (!__atomic_load_n(&race_multi, __ATOMIC_ACQUIRE))
+            return;
+        th = self();
+        if (th->state == T_LIVE)
+            thread_joined(th, id);
+        break;
+    case VIGIL_THREAD_FORK_CHILD:
+        if (th->state == T_LIVE)
+            forked_child(th);
+        break;
+    }
+    if (th->state == T_LIVE)
+        window_restart(th);   /* the runtime delivered the buffered accesses first */
+}
+
+/* ---- heap events ----
+ * A block's cells go back to virgin when it is allocated again: what its previous life left
+ * must not race with its new one (malloc and free are no synchronization here). At a free only
+ * blocks the allocator may give back to the system are reset (a mapping made later without
+ * malloc would find their cells): resetting every block twice cost a reset's cache misses on
+ * every free. */
+#define FREE_RESET_MIN (128 * 1024)
+
+static void on_alloc(void *ptr, size_t size, const struct vigil_stack *where)
+{
+    if (!__atomic_load_n(&race_multi, __ATOMIC_ACQUIRE) || !ptr)
+        return;
+    struct race_thread *th = self();
+    if (race_cfg.heap)
+        race_heap_add((uintptr_t)ptr, size, where);
+    race_shadow_reset((uintptr_t)ptr, size);
+    if (th->state == T_LIVE)
+        window_restart(th);
+}
+
+static void on_free(void *ptr)
+{
+    if (!__atomic_load_n(&race_multi, __ATOMIC_ACQUIRE) || !ptr)
+        return;
+    struct race_thread *th = self();
+    size_t size = race_cfg.heap ? race_heap_remove((uintptr_t)ptr) : 0;
+    if (size >= FREE_RESET_MIN)
+        race_shadow_reset((uintptr_t)ptr, size);
+    if (th->state == T_LIVE)
+        window_restart(th);
+}
+
+/* ---- sampled accesses ---- */
+
+#define MAX_GRANULES 16   /* of one access (vigil-cc merges neighbouring accesses up to 128 bytes) */
+
+/* The snapshot of the thread's present clock, taken if it changed since the last one. */
+static uint32_t snapshot(struct race_thread *th)
+{
+    uint32_t slot = th->clk.slot;
+    if (slot >= RACE_SLOTS || !snaps)
+        return 0;
+    if (th->clock_changed || !th->snap_seq) {
+        uint32_t seq = th->snap_seq + 1 ? th->snap_seq + 1 : 1;
+        struct snap *e = &snaps[slot * SNAPS + seq % SNAPS];
+        unsigned n = hw();
+        __atomic_store_n(&e->seq, 0, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        e->tid = th->tid;
+        for (unsigned i = 0; i < n; i++)
+            __atomic_store_n(&e->vc[i], th->clk.vc[i], __ATOMIC_RELAXED);
+        __atomic_store_n(&e->seq, seq, __ATOMIC_RELEASE);
+        th->snap_seq = seq;
+        th->clock_changed = 0;
+    }
+    return th->snap_seq;
+}
+
+/* race_before_fn: access a (its window's first epoch) was known to r's thread when r was
+ * recorded. Unknown (no snapshot, overwritten): not ordered. */
+static int before_record(const struct race_rec *r, const struct race_access *a, void *arg)
+{
+    (void)arg;
+    if (!r->snap || r->slot >= RACE_SLOTS || a->slot >= RACE_SLOTS || r->slot == a->slot || a->slot >= hw())
+        return 0;
+    const struct snap *e = &snaps[r->slot * SNAPS + r->snap % SNAPS];
+    if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != r->snap || e->tid != r->tid)
+        return 0;
+    uint64_t known = __atomic_load_n(&e->vc[a->slot], __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != r->snap)
+        return 0;   /* overwritten meanwhile */
+    return a->epoch <= known;
+}
+
+static void on_accesses(const struct vigil_access *acc, uint32_t n)
+{
+    if (!__atomic_load_n(&race_multi, __ATOMIC_RELAXED))
+        return;   /* one thread: nothing can race */
+    struct race_thread *th = self();
+    if (th->state != T_LIVE)
+        return;
+    const struct race_clock *clock = race_cfg.hb && th->clk.slot < RACE_SLOTS ? &th->clk : NULL;
+    const unsigned gs = race_cfg.granule_shift, gsize = 1u << gs, history = race_cfg.history;
+    const uint32_t snap = clock ? snapshot(th) : 0;
+    uint64_t checked = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uintptr_t addr = (uintptr_t)acc[k].addr;
+        uint32_t size = acc[k].size_store >> 1;
+        uint8_t write = acc[k].size_store & 1;
+        if (size == 0)
+            size = 1;
+        if (addr + size < addr)
+            continue;
+        int own_stack = addr - th->stack_lo < th->stack_hi - th->stack_lo;
+        struct race_access a = {.tid = th->tid, .slot = th->clk.slot, .epoch = th->win_epoch, .snap = snap,
+                                .held = write ? th->win_write : th->win_any, .site = acc[k].site, .write = write};
+        uint64_t g0 = addr >> gs, g1 = (addr + size - 1) >> gs;
+        if (g1 - g0 >= MAX_GRANULES)
+            g1 = g0 + MAX_GRANULES - 1;
+        for (uint64_t g = g0; g <= g1; g++) {
+            uintptr_t base = (uintptr_t)g << gs;
+            unsigned off = g == g0 ? (unsigned)(addr - base) : 0;
+            uintptr_t end = addr + size < base + gsize ? addr + size : base + gsize;
+            a.mask = race_mask(off, (unsigned)(end - base - off), gsize);
+            if (g == th->last_g && a.site == th->last_site && a.mask == th->last_mask && write == th->last_write &&
+                a.epoch == th->last_epoch && a.held == th->last_held)
+                continue;   /* the same step again: it would find nothing new */
+            th->last_g = g, th->last_site = a.site, th->last_mask = a.mask, th->last_write = write;
+            th->last_epoch = a.epoch, th->last_held = a.held;
+            /* The thread's own stack: only the cells another thread made (a local shared by
+             * address); its private locals, the bulk of accesses, get none. */
+            struct race_cell *cell = race_shadow_lock(g, !own_stack);
+            if (!cell) {
+                if (own_stack)
+                    RACE_COUNT(stack_skipped, 1);
+                continue;
+            }
+            struct race_rec prev;
+            if ((int32_t)(cell->gen - th->win_gen) > 0) {
+                race_spin_unlock(&cell->lock);   /* reset since the window began: maybe the block's past */
+                RACE_COUNT(stale_skipped, 1);
+                continue;
+            }
+            int was_virgin = cell->state == RACE_VIRGIN;
+            int race = race_cell_step(cell, history, &a, clock, before_record, NULL, &prev);
+            if (was_virgin)
+                race_shadow_note_used(cell, g);
+            race_spin_unlock(&cell->lock);
+            checked++;
+            if (race) {
+                unsigned unit = gsize / 8, first = (unsigned)__builtin_ctz((unsigned)(prev.mask & a.mask));
+                struct race_side s1 = {.site = prev.site, .tid = prev.tid, .write = prev.write, .slot = prev.slot, .held = prev.held};
+                struct race_side s2 = {.site = a.site, .tid = a.tid, .write = write, .slot = (uint8_t)th->clk.slot, .held = a.held};
+                uintptr_t where = base + (uintptr_t)first * unit;
+                if (race_benign(where)) {
+                    RACE_COUNT(benign, 1);
+                    race_spin_lock(&cell->lock);
+                    cell->benign = 1;
+                    race_spin_unlock(&cell->lock);
+                } else {
+                    race_report(where, &s1, &s2);
+                }
+            }
+        }
+    }
+    if (checked)
+        RACE_COUNT(checked, checked);
+    th->pending_accesses += n;
+    if (th->pending_accesses >= 4096)
+        flush_tallies(th);
+    window_restart(th);   /* the buffer is empty now */
+}
+
+/* ---- the public API (include/vigil/race.h) ---- */
+
+void vigil_race_benign(const volatile void *addr, size_t size)
+{
+    if (__atomic_load_n(&race_enabled, __ATOMIC_ACQUIRE) && addr && size)
+        race_benign_add((uintptr_t)addr, size);
+}
+
+static void annotated_lock(const volatile void *lock, enum vigil_lock_op op)
+{
+    if (!__atomic_load_n(&race_enabled, __ATOMIC_ACQUIRE) || !lock)
+        return;
+    lock_op((const void *)lock, op, 0);
+}
+
+void vigil_race_lock_acquired(const volatile void *lock)
+{
+    annotated_lock(lock, VIGIL_LOCK_ACQUIRE);
+}
+
+void vigil_race_lock_acquired_shared(const volatile void *lock)
+{
+    annotated_lock(lock, VIGIL_LOCK_ACQUIRE_SHARED);
+}
+
+void vigil_race_lock_released(const volatile void *lock)
+{
+    annotated_lock(lock, VIGIL_LOCK_RELEASE);
+}
+
+/* ---- init and fini ---- */
+
+static int race_init(void);
+static void race_fini(void);
+
+struct vigil_tool race_tool = {
+    .api_version = VIGIL_TOOL_API_VERSION,
+    .name = "race",
+    .description = "data races: lockset refined on sampled accesses, with happens-before; writes race.json",
+    .events = VIGIL_EV_ALLOC | VIGIL_EV_FREE | VIGIL_EV_LOCK | VIGIL_EV_THREAD | VIGIL_EV_ACCESS,
+    .init = race_init,
+    .fini = race_fini,
+    .on_alloc = on_alloc,
+    .on_free = on_free,
+    .on_lock = on_lock,
+    .on_thread = on_thread,
+    .on_accesses = on_accesses,
+    .options = &race_option_set,
+    .option_values = &race_opts,
+};
+VIGIL_REGISTER_TOOL(race_tool);
+
+/* A value the table's type allows but the tool cannot use: the default, with a message. */
+static unsigned in_range(const char *key, unsigned v, unsigned lo, unsigned hi, unsigned def)
+{
+    if (v >= lo && v <= hi)
+        return v;
+    vigil_tool_message(&race_tool, "race.%s=%u: expected %u to %u; using %u", key, v, lo, hi, def);
+    return def;
+}
+
+static int race_init(void)
+{
+    unsigned granule = race_opts.granule;
+    if (granule != 8 && granule != 16 && granule != 32 && granule != 64) {
+        vigil_tool_message(&race_tool, "race.granule=%u: expected 8, 16, 32 or 64; using 8", granule);
+        granule = 8;
+    }
+    race_cfg.granule_shift = (unsigned)__builtin_ctz(granule);
+    race_cfg.history = in_range("history", race_opts.history, 1, RACE_MAX_HISTORY, 3);
+    race_cfg.table_bits = in_range("table", race_opts.table, 12, 26, 16);
+    race_cfg.max_reports = in_range("max_reports", race_opts.max_reports, 1, 100000, 1000);
+    race_cfg.depth = in_range("depth", race_opts.depth, 1, VIGIL_MAX_STACK, 6);
+    race_cfg.hb = race_opts.hb;
+    race_cfg.hb_locks = race_opts.hb_locks;
+    race_cfg.heap = race_opts.heap;
+    race_cfg.print = race_opts.print;
+    locks = race_map(sizeof *locks * LOCK_STRIDE);
+    lock_vc = race_map(sizeof *lock_vc * LOCK_STRIDE * RACE_SLOTS);
+    lock_rvc = race_map(sizeof *lock_rvc * LOCK_STRIDE * RACE_SLOTS);
+    snaps = race_map(sizeof *snaps * SNAPS * RACE_SLOTS);
+    if (!locks || !lock_vc || !lock_rvc || !snaps || race_shadow_init() != 0 || race_heap_init() != 0 ||
+        race_report_init() != 0) {
+        vigil_tool_message(&race_tool, "cannot map its tables (race.table=%u)", race_cfg.table_bits);
+        return -1;
+    }
+    if (race_cfg.heap)
+        vigil_want_alloc_stack(race_cfg.depth);
+    self();   /* the thread that starts the runtime is thread 1 */
+    __atomic_store_n(&race_enabled, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+static void race_fini(void)
+{
+    flush_tallies(&tl);
+    race_report_write();
+}

@@ -1,0 +1,221 @@
+/* Shadow cells of the race tool: a fixed-size open-addressed hash table keyed by granule,
+ * mapped at init (race.table: log2 of its cells). Cells are created by a compare-and-swap of
+ * their key, so a lookup needs no lock and the access path allocates nothing; each cell has its
+ * own spin lock for its state (racecore.h). A key lives within PROBES slots of its home; when
+ * they are all taken, a new key evicts one of them (a virgin cell if there is one): the table
+ * is a cache of the locations sampled last, and an eviction can only lose a race, never invent
+ * one (the location starts again from virgin). A key changes only under its cell's lock, so
+ * race_shadow_lock checks it again once it holds the lock.
+ *
+ * The keys live apart from the cells, and the eight granules of a 64-byte chunk have
+ * neighbouring homes: the keys of a chunk share a cache line. A key's top bit says that its
+ * cell left the virgin state. A reset (a block allocated again) reads the key lines of the
+ * block's chunks and touches only the cells that were used, and skips the pages that hold no
+ * used cell at all (counts per hashed 4 KiB page, changed under the cell's lock, so exact):
+ * in a program whose accesses are sampled, almost every allocation skips everything. */
+#include "raceint.h"
+
+#include <sys/mman.h>
+
+#define PROBES 16
+#define PAGE_BUCKET_BITS 16
+#define USED (1ull << 63)
+
+static unsigned char *cells;       /* (1 << table_bits) cells of cell_size bytes; by init */
+static uint64_t *keys;             /* granule + 1 (| USED), 0: free; by compare-and-swap */
+static size_t cell_size, table_mask, cells_bytes;   /* by init */
+static uint32_t *page_count;       /* used cells per hashed page (atomic) */
+uint32_t race_reset_gen;           /* resets so far (atomic): see raceint.h */
+
+void *race_map(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+int race_shadow_init(void)
+{
+    cell_size = sizeof(struct race_cell) + race_cfg.history * sizeof(struct race_rec);
+    table_mask = ((size_t)1 << race_cfg.table_bits) - 1;
+    cells_bytes = (table_mask + 1) * cell_size;
+    cells = race_map(cells_bytes);
+    keys = race_map((table_mask + 1) * sizeof *keys);
+    page_count = race_map(sizeof(uint32_t) << PAGE_BUCKET_BITS);
+    return cells && keys && page_count ? 0 : -1;
+}
+
+static inline size_t home_of(uint64_t g)
+{
+    return (size_t)((race_hash64(g >> 3) << 3) | (g & 7));
+}
+
+static inline struct race_cell *cell_at(size_t i)
+{
+    return (struct race_cell *)(cells + i * cell_size);
+}
+
+static inline uint32_t *page_bucket(uintptr_t page);
+
+static __thread uint32_t victim_seed;   /* this thread's choices of victims (xorshift) */
+
+/* A victim among the PROBES slots of a full window: a virgin cell, else one at random. */
+static inline size_t victim_of(size_t home, uint64_t g)
+{
+    uint32_t x = victim_seed ? victim_seed : (uint32_t)g | 1;
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    victim_seed = x;
+    size_t pick = x % PROBES;
+    for (size_t n = 0; n < PROBES; n++) {   /* a virgin cell loses nothing */
+        size_t i = (home + n) & table_mask;
+        if (!(__atomic_load_n(&keys[i], __ATOMIC_RELAXED) & USED))
+            return i;
+    }
+    return (home + pick) & table_mask;
+}
+
+/* The cell of granule g (made when create is set), not locked; NULL when absent. */
+static struct race_cell *find(uint64_t g, int create, size_t *index)
+{
+    uint64_t key = g + 1;
+    size_t home = home_of(g);
+    for (size_t n = 0; n < PROBES; n++) {
+        size_t i = (home + n) & table_mask;
+        uint64_t k = __atomic_load_n(&keys[i], __ATOMIC_ACQUIRE);
+        if ((k & ~USED) == key) {
+            *index = i;
+            return cell_at(i);
+        }
+        if (k != 0)
+            continue;
+        if (!create)
+            return NULL;   /* keys are never removed: an empty slot ends the search */
+        if (__atomic_compare_exchange_n(&keys[i], &k, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            RACE_COUNT(cells, 1);
+            *index = i;
+            return cell_at(i);
+        }
+        if ((k & ~USED) == key) {
+            *index = i;
+            return cell_at(i);   /* another thread made it */
+        }
+    }
+    if (!create)
+        return NULL;
+    /* the window is full: take a cell over */
+    size_t i = victim_of(home, g);
+    struct race_cell *c = cell_at(i);
+    race_spin_lock(&c->lock);
+    uint64_t k = __atomic_load_n(&keys[i], __ATOMIC_RELAXED);
+    if ((k & ~USED) != key) {
+        if (k & USED) {
+            uint64_t old = (k & ~USED) - 1;
+            __atomic_fetch_sub(page_bucket(((uintptr_t)old << race_cfg.granule_shift) >> 12), 1, __ATOMIC_RELAXED);
+        }
+        race_cell_reset(c, race_cfg.history);
+        __atomic_store_n(&keys[i], key, __ATOMIC_RELEASE);
+        RACE_COUNT(evicted, 1);
+    }
+    race_spin_unlock(&c->lock);
+    *index = i;
+    return c;
+}
+
+struct race_cell *race_shadow_lock(uint64_t g, int create)
+{
+    for (int attempt = 0; attempt < 3; attempt++) {
+        size_t i;
+        struct race_cell *c = find(g, create, &i);
+        if (!c)
+            return NULL;
+        race_spin_lock(&c->lock);
+        if ((__atomic_load_n(&keys[i], __ATOMIC_RELAXED) & ~USED) == g + 1)
+            return c;
+        race_spin_unlock(&c->lock);   /* taken over meanwhile */
+    }
+    return NULL;
+}
+
+static inline uint32_t *page_bucket(uintptr_t page)
+{
+    return &page_count[(page * 0x9e3779b97f4a7c15ull) >> (64 - PAGE_BUCKET_BITS)];
+}
+
+static inline size_t index_of(const struct race_cell *c)
+{
+    return (size_t)((const unsigned char *)c - cells) / cell_size;
+}
+
+void race_shadow_note_used(struct race_cell *c, uint64_t g)
+{
+    __atomic_fetch_or(&keys[index_of(c)], USED, __ATOMIC_RELAXED);
+    __atomic_fetch_add(page_bucket(((uintptr_t)g << race_cfg.granule_shift) >> 12), 1, __ATOMIC_RELAXED);
+}
+
+/* Cell c (locked) of granule g back to virgin, if it is not. */
+static void reset_locked(struct race_cell *c, uint64_t g)
+{
+    if (c->state != RACE_VIRGIN) {
+        race_cell_reset(c, race_cfg.history);
+        c->gen = __atomic_add_fetch(&race_reset_gen, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_and(&keys[index_of(c)], ~USED, __ATOMIC_RELAXED);
+        __atomic_fetch_sub(page_bucket(((uintptr_t)g << race_cfg.granule_shift) >> 12), 1, __ATOMIC_RELAXED);
+        RACE_COUNT(resets, 1);
+    }
+}
+
+static void reset_granule(uint64_t g)
+{
+    size_t i;
+    if (!find(g, 0, &i) || !(__atomic_load_n(&keys[i], __ATOMIC_RELAXED) & USED))
+        return;
+    struct race_cell *c = race_shadow_lock(g, 0);
+    if (c) {
+        reset_locked(c, g);
+        race_spin_unlock(&c->lock);
+    }
+}
+
+/* A block larger than a sixteenth of the table: one pass over the keys instead. */
+static void reset_by_scan(uint64_t g0, uint64_t g1)
+{
+    for (size_t i = 0; i <= table_mask; i++) {
+        uint64_t k = __atomic_load_n(&keys[i], __ATOMIC_RELAXED);
+        if (!(k & USED) || (k & ~USED) - 1 < g0 || (k & ~USED) - 1 > g1)
+            continue;
+        uint64_t g = (k & ~USED) - 1;
+        struct race_cell *c = cell_at(i);
+        race_spin_lock(&c->lock);
+        if ((__atomic_load_n(&keys[i], __ATOMIC_RELAXED) & ~USED) == g + 1)
+            reset_locked(c, g);
+        race_spin_unlock(&c->lock);
+    }
+}
+
+void race_shadow_reset(uintptr_t addr, size_t size)
+{
+    if (!size || addr + size < addr)
+        return;
+    unsigned gs = race_cfg.granule_shift;
+    uintptr_t end = addr + size;   /* exclusive */
+    if (((end - 1) >> gs) - (addr >> gs) > (table_mask + 1) / 16) {
+        reset_by_scan(addr >> gs, (end - 1) >> gs);
+        return;
+    }
+    for (uintptr_t page = addr >> 12; page <= (end - 1) >> 12; page++) {
+        if (!__atomic_load_n(page_bucket(page), __ATOMIC_RELAXED))
+            continue;
+        uintptr_t lo = page << 12 > addr ? page << 12 : addr;
+        uintptr_t hi = (page + 1) << 12 < end ? (page + 1) << 12 : end;
+        for (uint64_t g = lo >> gs; g <= (hi - 1) >> gs; g++)
+            reset_granule(g);
+    }
+}
+
+void race_shadow_clear(void)
+{
+    /* private anonymous memory reads as zeros again */
+    madvise(cells, cells_bytes, MADV_DONTNEED);
+    madvise(keys, (table_mask + 1) * sizeof *keys, MADV_DONTNEED);
+    madvise(page_count, sizeof(uint32_t) << PAGE_BUCKET_BITS, MADV_DONTNEED);
+    __atomic_store_n(&race_stats.cells, 0, __ATOMIC_RELAXED);
+}
