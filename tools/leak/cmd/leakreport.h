@@ -1,4 +1,4 @@
-/* The leak tool's report (leak.json, written by tools/leak/report.c) as the `vigil leaks` and
+/* The leak tool's report (leak.json, written by tools/leak/runtime/report.c) as the `vigil leaks` and
  * `vigil html` commands see it: loaded, symbolized (allocation stacks through the binaries'
  * debug info), groups with the same source stack merged (the checking and instrumented copies
  * of a function call malloc from two PCs), suppressions applied, sorted worst first. */

@@ -1,5 +1,5 @@
 // fuzz-extra: tools/preds/cmd/feedback.c
-/* libFuzzer harness for the feedback report parser (common/feedback.c): any input either is
+/* libFuzzer harness for the feedback report parser (tools/preds/cmd/feedback.c): any input either is
  * rejected with a "name:line:" message or parses; a parsed report written back out must parse
  * again to the same values (the writer and the parser agree on the grammar). */
 #include "../../cmd/feedback.h"
