@@ -47,6 +47,20 @@
       "vigil tools",                                                                           \
       "Lists every tool built into the runtime, what it finds and its options (TOOL.key=value\n" \
       "in VIGIL_OPTIONS).\nexample: vigil tools")                                               \
+    X(cache, "vigil-cc's instrumentation cache: counters, size, clear, what an entry holds",   \
+      "vigil cache [--dir DIR] [--json] | vigil cache clear [--dir DIR] [--stats] | vigil cache show [--dir DIR] FILE.c", \
+      "  (no action)   hits, misses and hit rate, entries and size against the limit\n"         \
+      "                (VIGIL_CC_CACHE_MAX_SIZE), stored, uncached, damaged, evicted, errors\n"   \
+      "  clear         remove every entry; the counters stay\n"                                 \
+      "  show FILE.c   the metadata of each entry made from FILE.c: flags, vigil-cc and LLVM\n" \
+      "                versions, then per function how it was compiled, its instrumented copy,\n" \
+      "                sites, dispatch checks and probes (newest entry first)\n"                \
+      "  --dir DIR     the cache directory (default VIGIL_CC_CACHE_DIR, else\n"                 \
+      "                $XDG_CACHE_HOME/vigil, else ~/.cache/vigil)\n"                           \
+      "  --json        the counters as one JSON object\n"                                       \
+      "  --stats       with clear: zero the counters too\n"                                     \
+      "vigil-cc fills the cache (VIGIL_CC_CACHE=0 turns it off; docs/cache.md).\n"              \
+      "example: make clean && CC=vigil-cc make && vigil cache && vigil cache show src/lvm.c")    \
     X(options, "list the runtime options (VIGIL_OPTIONS) with defaults and meanings",          \
       "vigil options [--markdown]",                                                            \
       "  --markdown   the table of docs/options.md (core and tool options)\n"                  \

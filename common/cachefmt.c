@@ -389,7 +389,13 @@ static int walk(const char *dir, int (*fn)(const struct vigil_cache_entry *e, vo
             char meta[4200];
             struct stat st;
             snprintf(meta, sizeof meta, "%s/%s", e.path, VIGIL_CACHE_META);
-            e.last_used = stat(meta, &st) == 0 ? st.st_mtime : 0;
+            if (stat(meta, &st) == 0) {
+                e.last_used = st.st_mtim.tv_sec;
+                e.last_used_nsec = st.st_mtim.tv_nsec;
+            } else {
+                e.last_used = 0;
+                e.last_used_nsec = 0;
+            }
             e.bytes = dir_bytes(e.path);
             visited++;
             if (fn && fn(&e, arg)) stop = 1;
@@ -428,6 +434,7 @@ static int older_first(const void *a, const void *b)
 {
     const struct vigil_cache_entry *x = a, *y = b;
     if (x->last_used != y->last_used) return x->last_used < y->last_used ? -1 : 1;
+    if (x->last_used_nsec != y->last_used_nsec) return x->last_used_nsec < y->last_used_nsec ? -1 : 1;
     return strcmp(x->key, y->key);
 }
 

@@ -108,6 +108,7 @@ struct vigil_cache_entry {
     char path[4096];        /* DIR/XY/KEY */
     uint64_t bytes;         /* apparent size of its files */
     time_t last_used;       /* meta.txt's modification time */
+    long last_used_nsec;    /* ... its nanoseconds */
 };
 /* Calls fn for every complete entry (a directory XY/KEY with 64 hex digits; temporary and
  * removed ones are skipped); a non-zero return stops the walk. Returns the number visited, or

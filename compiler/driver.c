@@ -3,6 +3,7 @@
  * transform, optimize, back end) and the link are in pipeline.c, the command line
  * classification in args.c, and every environment variable in settings.inc. */
 #include "pipeline.h"
+#include "cache.h"
 #include "transform.h"
 
 #include <errno.h>
@@ -440,6 +441,14 @@ static int stage_compile(struct vcc_job *job)
     return a->action == VCC_LINK ? CONTINUE : 0;
 }
 
+/* The instrumentation cache (cache.c): on or off for this command, and the command line's paths
+ * under VIGIL_CC_CACHE_BASEDIR made relative. */
+static int stage_cache(struct vcc_job *job)
+{
+    vcc_cache_setup(job);
+    return CONTINUE;
+}
+
 static int stage_link(struct vcc_job *job)
 {
     return vcc_link(job);
@@ -457,6 +466,7 @@ static const struct stage stages[] = {
     {"pass-through", stage_pass_through},
     {"refuse-static", stage_refuse_static},
     {"locate-runtime", stage_locate_runtime},
+    {"cache", stage_cache},
     {"compile", stage_compile},
     {"link", stage_link},
 };

@@ -2,6 +2,7 @@
  * write -> back end) and the link. The front and back ends are clang processes so that every
  * language and codegen flag behaves as with plain clang; the IR work runs in-process. */
 #include "pipeline.h"
+#include "cache.h"
 #include "transform.h"
 
 #include <llvm-c/Analysis.h>
@@ -27,7 +28,20 @@ struct source_job {
     LLVMTargetMachineRef tm;
     int fallback;              /* the transform failed: compile the original module */
     int split_cold;            /* the module has coldsplit.c's profile: the back end splits */
+    struct vcc_cache_unit *cache; /* this compile's cache entry (a miss), or NULL (cache.h) */
 };
+
+/* A front- or back-end command: through the cache on a miss (its warnings are kept). */
+static int run_compiler(struct vcc_job *job, struct source_job *sj, char **argv)
+{
+    return sj->cache ? vcc_cache_run(job, sj->cache, argv) : vcc_run(job, argv);
+}
+
+static void push_all(struct vcc_cmd *cmd, const char *const *args)
+{
+    for (; args && *args; args++)
+        vcc_cmd_push(cmd, *args);
+}
 
 static void note(const struct vcc_job *job, const struct source_job *sj, const char *what)
 {
@@ -119,13 +133,22 @@ static int stage_front_end(struct vcc_job *job, struct source_job *sj)
         if (!user_mentions(a, "-fdebug-default-version")) vcc_cmd_push(&cmd, "-gdwarf-4");
         vcc_cmd_push(&cmd, "-gline-tables-only"); /* after -gdwarf-4, which alone means -g */
     }
+    /* With the cache, the preprocessor run wrote the dependency file already. */
+    int deps_done = vcc_cache_deps_written(sj->cache);
     for (int i = 0; i < a->argc; i++) {
         unsigned r = a->roles[i];
+        int dep = deps_done && (r & VCC_TO_FE) ? vcc_dep_option(a->argv[i]) : 0;
+        if (dep) {
+            if (dep == 2) i++;
+            continue;
+        }
         if ((r & VCC_TO_FE) || (r & VCC_IS_LANG) || i == sj->in->argi)
             vcc_cmd_push(&cmd, a->argv[i]);
     }
+    if (sj->cache) push_all(&cmd, vcc_cache_front_end_args(sj->cache));
     /* Dependency output exactly as plain clang would write it for the user's output. */
-    char *dep_file = vcc_dep_file(a, sj->in), *dep_target = vcc_dep_target(a, sj->in);
+    char *dep_file = deps_done ? NULL : vcc_dep_file(a, sj->in);
+    char *dep_target = deps_done ? NULL : vcc_dep_target(a, sj->in);
     if (dep_file) { vcc_cmd_push(&cmd, "-MF"); vcc_cmd_push(&cmd, dep_file); }
     if (dep_target) { vcc_cmd_push(&cmd, "-MQ"); vcc_cmd_push(&cmd, dep_target); }
     vcc_cmd_push(&cmd, "-Xclang");
@@ -134,7 +157,7 @@ static int stage_front_end(struct vcc_job *job, struct source_job *sj)
     vcc_cmd_push(&cmd, "-c");
     vcc_cmd_push(&cmd, "-o");
     vcc_cmd_push(&cmd, sj->bc_front);
-    int status = vcc_run(job, cmd.v);
+    int status = run_compiler(job, sj, cmd.v);
     vcc_cmd_free(&cmd);
     free(dep_file);
     free(dep_target);
@@ -279,6 +302,8 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
         .pred_counters = job->pred_counters,
         .pred_remove_redundant = vcc_setting_on(s->pred_remove_redundant),
         .source_name = sj->in->path,
+        .on_function = sj->cache ? vcc_cache_on_function : NULL,
+        .on_function_ctx = sj->cache,
     };
     struct vigil_transform_stats stats = {0};
     char err[512] = "";
@@ -288,6 +313,7 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
         if (job->debug)
             fprintf(stderr, "vigil-cc: note: %s compiled uninstrumented: %s\n", sj->in->path,
                     err[0] ? err : "the transform gave up");
+        if (sj->cache) vcc_cache_module(sj->cache, NULL, err[0] ? err : "the transform gave up");
         return fall_back(job, sj);
     }
     char *msg = NULL;
@@ -296,9 +322,11 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
         fprintf(stderr, "vigil-cc: warning: %s: the vigil transform produced invalid IR (%.*s); "
                         "compiling it uninstrumented\n", sj->in->path, (int)line, msg);
         LLVMDisposeMessage(msg);
+        if (sj->cache) vcc_cache_module(sj->cache, NULL, "the transform produced invalid IR");
         return fall_back(job, sj);
     }
     LLVMDisposeMessage(msg);
+    if (sj->cache) vcc_cache_module(sj->cache, &stats, NULL);
     if (job->debug)
         fprintf(stderr, "vigil-cc: note: %s: %u functions, %u transformed, %u skipped, "
                         "%u entry and %u back-edge checks (%u batched, %u short loops without), %u outlined (%u with loops, %u big: entry only), %u probes (%u accesses merged into others), "
@@ -358,6 +386,7 @@ static int stage_back_end(struct vcc_job *job, struct source_job *sj)
     for (int i = 0; i < a->argc; i++)
         if (a->roles[i] & VCC_TO_BE) vcc_cmd_push(&cmd, a->argv[i]);
     vcc_cmd_push(&cmd, "-Wno-unused-command-line-argument");
+    if (sj->cache) push_all(&cmd, vcc_cache_back_end_args(sj->cache));
     char csr_cost[64];
     if (!sj->fallback && csr_cost_wanted(job)) {
         snprintf(csr_cost, sizeof csr_cost, "-regalloc-csr-first-time-cost=%s", job->settings.csr_cost);
@@ -376,7 +405,7 @@ static int stage_back_end(struct vcc_job *job, struct source_job *sj)
     vcc_cmd_push(&cmd, sj->bc_opt);
     vcc_cmd_push(&cmd, "-o");
     vcc_cmd_push(&cmd, sj->output);
-    int status = vcc_run(job, cmd.v);
+    int status = run_compiler(job, sj, cmd.v);
     vcc_cmd_free(&cmd);
     return status;
 }
@@ -417,12 +446,20 @@ int vcc_compile_source(struct vcc_job *job, const struct vcc_input *in, const ch
         llvm_ready = 1;
     }
     struct source_job sj = {.in = in, .output = output};
+    /* The instrumentation cache: a hit writes the output, and nothing else runs. */
+    int hit = 0;
+    sj.cache = vcc_cache_begin(job, in, output, &hit);
+    if (hit) {
+        vcc_cache_end(job, sj.cache, 0, output);
+        return 0;
+    }
     int status = 0;
     for (size_t i = 0; i < sizeof source_stages / sizeof source_stages[0] && !status; i++) {
         status = source_stages[i].run(job, &sj);
         if (status && job->verbose)
             fprintf(stderr, "vigil-cc: stage %s failed for %s\n", source_stages[i].name, in->path);
     }
+    vcc_cache_end(job, sj.cache, status, output);
     if (sj.mod) LLVMDisposeModule(sj.mod);
     if (sj.tm) LLVMDisposeTargetMachine(sj.tm);
     if (sj.ctx) LLVMContextDispose(sj.ctx);

@@ -13,6 +13,8 @@ struct vcc_settings {
 #undef VIGIL_CC_SETTING
 };
 
+struct vcc_cache;
+
 struct vcc_job {
     struct vcc_settings settings;  /* raw values, defaults filled in */
     int verbose, keep_temps, debug, verify;
@@ -24,6 +26,7 @@ struct vcc_job {
     const char *clang;
     char libdir[PATH_MAX];         /* <dir of vigil-cc>/../lib */
     char **objects;                /* per input: the object compiled for it (link), or NULL */
+    struct vcc_cache *cache;       /* the instrumentation cache (cache.c), NULL when it is off */
 };
 
 /* vigil-cc's version and build id, which `vigil-cc --version` prints. The build id is a hash

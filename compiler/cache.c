@@ -1,0 +1,899 @@
+/* The instrumentation cache in vigil-cc (cache.h; docs/cache.md; on disk: common/cachefmt.h).
+ *
+ * The key is a SHA-256 of, in order, each as a named, length-prefixed field:
+ *   the key format, vigil-cc's version and build id (a hash of its sources), the LLVM version
+ *   it links, the clang it runs (real path, size, modification time);
+ *   every VIGIL_CC_* setting (and VIGIL_DEBUG, TMPDIR) except those that cannot change the
+ *   object: the cache's own, VIGIL_CC_VERBOSE, VIGIL_CC_KEEP_TEMPS, VIGIL_DEBUG, TMPDIR;
+ *   the working directory, unless debug info names it '.' (VIGIL_CC_CACHE_BASEDIR);
+ *   every argument that reaches the front or back end, in order, except the output, the inputs,
+ *   -c and the dependency-file options (the preprocessor run writes the .d file each time);
+ *   the source's path as given, its language;
+ *   the preprocessed source (clang -E with the front end's arguments).
+ * The preprocessed source stands for every header and macro; its line markers carry the paths
+ * that end up in debug info and the site table. */
+#include "cache.h"
+
+#include "cachefmt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <llvm/Config/llvm-config.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CACHE_KEY_FORMAT "vigil-cc cache key 1"
+
+struct vcc_cache {
+    char dir[PATH_MAX];
+    uint64_t max_size;          /* 0: no limit */
+    int lookups;                /* 0 under VIGIL_DEBUG or VIGIL_CC_KEEP_TEMPS: compile, then store */
+    char cwd[PATH_MAX];
+    int cwd_mapped;             /* debug info names the working directory '.': not in the key */
+    char *prefix_maps[2];       /* -fdebug-prefix-map=CWD=. (logical and physical names) */
+    int color;                  /* stderr is a terminal: the captured diagnostics keep colors */
+    char clang_identity[PATH_MAX + 96];
+};
+
+struct strbuf {
+    char *s;
+    size_t len, cap;
+};
+
+struct vcc_cache_unit {
+    struct vcc_cache *c;
+    const struct vcc_input *in;
+    char key[65];
+    char entry[PATH_MAX + 80];
+    int hit;
+    char *err_path;             /* the compilers' stderr on a miss */
+    int err_fd;
+    int uncaptured;             /* a compiler ran with stderr not captured: not stored */
+    off_t err_forwarded;
+    struct strbuf flags, module, functions;
+    int64_t delta[VIGIL_CACHE_NCOUNTERS];
+    const char *fe_args[4], *be_args[2];
+};
+
+/* ---- small helpers ---- */
+
+static void sb_add(struct strbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (b->len + n + 1 > cap) cap *= 2;
+        char *bigger = realloc(b->s, cap);
+        if (!bigger) { perror("vigil-cc"); exit(1); }
+        b->s = bigger;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
+static void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct strbuf *b, const char *fmt, ...)
+{
+    char small[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof small) {
+        sb_add(b, small, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) { perror("vigil-cc"); exit(1); }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb_add(b, big, (size_t)n);
+    free(big);
+}
+
+/* A word of a metadata line: no spaces or control characters (they become '?'). */
+static void sb_word(struct strbuf *b, const char *s)
+{
+    if (!*s) { sb_add(b, "-", 1); return; }
+    for (; *s; s++) {
+        char c = (unsigned char)*s <= ' ' || *s == 0x7f ? '?' : *s;
+        sb_add(b, &c, 1);
+    }
+}
+
+/* The rest of a metadata line: no newlines. */
+static void sb_text(struct strbuf *b, const char *s)
+{
+    for (; *s; s++) {
+        char c = *s == '\n' || *s == '\r' ? ' ' : *s;
+        sb_add(b, &c, 1);
+    }
+}
+
+static void note(const struct vcc_job *job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(const struct vcc_job *job, const char *fmt, ...)
+{
+    if (!job->verbose) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("vigil-cc: cache: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void hash_field(struct vigil_sha256 *h, const char *name, const char *value)
+{
+    size_t n = strlen(value);
+    unsigned char len[8];
+    for (int i = 0; i < 8; i++) len[i] = (unsigned char)((uint64_t)n >> (8 * i));
+    vigil_sha256_update(h, name, strlen(name) + 1);
+    vigil_sha256_update(h, len, 8);
+    vigil_sha256_update(h, value, n);
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Copies src to the open descriptor out (when out >= 0) and hashes what it read. Returns the
+ * number of bytes, or -1 (errno set). */
+static int64_t copy_hashing(const char *src, int out, char hex[65])
+{
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0) return -1;
+    struct vigil_sha256 h;
+    vigil_sha256_init(&h);
+    static char buf[1 << 16];
+    int64_t total = 0;
+    for (;;) {
+        ssize_t n = read(in, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) { int e = errno; close(in); errno = e; return -1; }
+        if (n == 0) break;
+        vigil_sha256_update(&h, buf, (size_t)n);
+        if (out >= 0 && write_all(out, buf, (size_t)n) != 0) { int e = errno; close(in); errno = e; return -1; }
+        total += n;
+    }
+    close(in);
+    unsigned char digest[32];
+    vigil_sha256_final(&h, digest);
+    vigil_sha256_hex(digest, hex);
+    return total;
+}
+
+/* ---- setup: settings, the working directory, the base directory ---- */
+
+static int user_mentions(const struct vcc_args *a, const char *needle)
+{
+    for (int i = 0; i < a->argc; i++)
+        if (strstr(a->argv[i], needle)) return 1;
+    return 0;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat x, y;
+    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* An absolute path without "." or ".." components or doubled slashes. */
+static int clean_absolute(const char *p)
+{
+    if (p[0] != '/') return 0;
+    for (const char *s = p; *s; s++)
+        if (s[0] == '/' && (s[1] == '/' || (s[1] == '.' && (s[2] == '/' || !s[2] || (s[2] == '.' && (s[3] == '/' || !s[3]))))))
+            return 0;
+    return 1;
+}
+
+/* dir is p or a parent of p (both clean absolute paths). */
+static int under(const char *p, const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/') n--;
+    if (n == 1) return 1;   /* "/" */
+    return !strncmp(p, dir, n) && (p[n] == '/' || p[n] == 0);
+}
+
+/* path relative to cwd (both clean absolute paths), or NULL when it does not name the same file
+ * (a symbolic link on the way). malloc'd. */
+static char *relative_path(const char *cwd, const char *path)
+{
+    size_t common = 0;   /* length of the shared leading components, at a '/' or the end */
+    for (size_t i = 0;; i++) {
+        char a = cwd[i], b = path[i];
+        if ((a == '/' || a == 0) && (b == '/' || b == 0)) common = i;
+        if (a != b || a == 0) break;
+    }
+    struct strbuf r = {0};
+    for (const char *s = cwd + common; *s; s++)
+        if (*s == '/') sb_add(&r, "../", 3);
+    const char *rest = path + common;
+    if (*rest == '/') rest++;
+    if (*rest) sb_add(&r, rest, strlen(rest));
+    else if (r.len) r.s[--r.len] = 0;   /* "../../" -> "../.." */
+    else sb_add(&r, ".", 1);
+    if (!same_file(r.s, path)) {
+        free(r.s);
+        return NULL;
+    }
+    return r.s;
+}
+
+/* The options whose value names a directory or file of the preprocessor. */
+static const char *const path_options[] = {
+    "-I", "-iquote", "-isystem", "-idirafter", "-include", "-imacros", "-iprefix", "-iwithprefix",
+    "-iwithprefixbefore", "-isystem-after", "-cxx-isystem", NULL,
+};
+
+static char *rewrite(struct vcc_cache *c, const char *base, const char *path)
+{
+    if (!clean_absolute(path) || !under(path, base)) return NULL;
+    return relative_path(c->cwd, path);
+}
+
+static void rewrite_base_dir(struct vcc_job *job, struct vcc_cache *c, const char *base)
+{
+    struct vcc_args *a = &job->args;
+    for (int i = 0; i < a->argc; i++) {
+        char *arg = a->argv[i], *rel;
+        if (a->roles[i] & VCC_IS_INPUT) {
+            for (int k = 0; k < a->ninputs; k++)
+                if (a->inputs[k].argi == i && a->inputs[k].lang != VCC_LANG_OTHER && (rel = rewrite(c, base, arg))) {
+                    a->argv[i] = rel;
+                    a->inputs[k].path = rel;
+                }
+            continue;
+        }
+        for (const char *const *o = path_options; *o; o++) {
+            size_t n = strlen(*o);
+            if (!strcmp(arg, *o) && i + 1 < a->argc) {
+                if ((rel = rewrite(c, base, a->argv[i + 1]))) a->argv[i + 1] = rel;
+                i++;
+                break;
+            }
+            /* joined: only -I takes its value joined in practice; the longer names are not
+             * prefixes of each other's joined forms, except -isystem-after (listed after). */
+            if (!strncmp(arg, *o, n) && arg[n] == '/' && (rel = rewrite(c, base, arg + n))) {
+                size_t len = n + strlen(rel) + 1;
+                char *joined = malloc(len);
+                if (!joined) { perror("vigil-cc"); exit(1); }
+                snprintf(joined, len, "%s%s", *o, rel);
+                free(rel);
+                a->argv[i] = joined;
+                break;
+            }
+        }
+    }
+}
+
+/* The clang that runs: its real path, size and modification time. */
+static void clang_identity(const char *clang, char *out, size_t len)
+{
+    char found[PATH_MAX] = "";
+    if (strchr(clang, '/')) {
+        snprintf(found, sizeof found, "%s", clang);
+    } else {
+        const char *path = getenv("PATH");
+        for (const char *p = path ? path : ""; *p || !found[0];) {
+            const char *colon = strchr(p, ':');
+            size_t n = colon ? (size_t)(colon - p) : strlen(p);
+            char candidate[PATH_MAX];
+            snprintf(candidate, sizeof candidate, "%.*s%s%s", (int)n, n ? p : ".", "/", clang);
+            if (access(candidate, X_OK) == 0) {
+                snprintf(found, sizeof found, "%s", candidate);
+                break;
+            }
+            if (!colon) break;
+            p = colon + 1;
+        }
+    }
+    char real[PATH_MAX];
+    struct stat st;
+    if (found[0] && realpath(found, real) && stat(real, &st) == 0)
+        snprintf(out, len, "%s %lld %lld.%09ld", real, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+                 (long)st.st_mtim.tv_nsec);
+    else
+        snprintf(out, len, "%s (not found)", clang);
+}
+
+void vcc_cache_setup(struct vcc_job *job)
+{
+    const struct vcc_settings *s = &job->settings;
+    if (!vcc_setting_on(s->cache) || job->args.action == VCC_PASS_THROUGH || job->args.nsources == 0)
+        return;
+    struct vcc_cache *c = calloc(1, sizeof *c);
+    if (!c) return;
+    if (vigil_cache_dir(s->cache_dir, c->dir, sizeof c->dir) != 0) {
+        note(job, "no cache directory (set VIGIL_CC_CACHE_DIR or HOME); compiling without the cache");
+        free(c);
+        return;
+    }
+    if (vigil_cache_parse_size(s->cache_max_size, &c->max_size) != 0) {
+        fprintf(stderr, "vigil-cc: warning: VIGIL_CC_CACHE_MAX_SIZE=%s is not a size (such as 5G or 500M); using %s\n",
+                s->cache_max_size, VIGIL_CACHE_DEFAULT_MAX);
+        vigil_cache_parse_size(VIGIL_CACHE_DEFAULT_MAX, &c->max_size);
+    }
+    c->lookups = !job->debug && !job->keep_temps;
+    if (!c->lookups) note(job, "VIGIL_DEBUG or VIGIL_CC_KEEP_TEMPS: compiling (the result is stored)");
+    /* The working directory as clang names it: $PWD when it is ".", else the physical one. */
+    char physical[PATH_MAX];
+    if (!getcwd(physical, sizeof physical)) {
+        note(job, "cannot tell the working directory: %s; compiling without the cache", strerror(errno));
+        free(c);
+        return;
+    }
+    const char *pwd = getenv("PWD");
+    snprintf(c->cwd, sizeof c->cwd, "%s", pwd && clean_absolute(pwd) && same_file(pwd, ".") ? pwd : physical);
+
+    const char *base = s->cache_basedir;
+    if (*base && base[0] != '/') {
+        fprintf(stderr, "vigil-cc: warning: VIGIL_CC_CACHE_BASEDIR=%s is not an absolute path; ignored\n", base);
+    } else if (*base && clean_absolute(c->cwd) && under(c->cwd, base)) {
+        rewrite_base_dir(job, c, base);
+        /* Debug info names the working directory (DW_AT_comp_dir): '.' instead, unless the
+         * user maps paths in debug info himself (then the directory stays in the key). */
+        if (!user_mentions(&job->args, "-fdebug-prefix-map") && !user_mentions(&job->args, "-ffile-prefix-map") &&
+            !user_mentions(&job->args, "-fdebug-compilation-dir")) {
+            c->cwd_mapped = 1;
+            const char *names[2] = {c->cwd, strcmp(physical, c->cwd) ? physical : NULL};
+            for (int i = 0; i < 2 && names[i]; i++) {
+                size_t len = strlen(names[i]) + 32;
+                c->prefix_maps[i] = malloc(len);
+                if (c->prefix_maps[i]) snprintf(c->prefix_maps[i], len, "-fdebug-prefix-map=%s=.", names[i]);
+            }
+        }
+    }
+    c->color = isatty(STDERR_FILENO) && !user_mentions(&job->args, "color-diagnostics") &&
+               !user_mentions(&job->args, "diagnostics-color");
+    clang_identity(job->clang, c->clang_identity, sizeof c->clang_identity);
+    job->cache = c;
+}
+
+/* ---- the key ---- */
+
+/* Why this compile is not for the cache, or NULL. */
+static const char *uncacheable(const struct vcc_job *job, const char *output)
+{
+    const struct vcc_args *a = &job->args;
+    if (a->action != VCC_COMPILE && a->action != VCC_LINK) return "not compiling to an object (-S)";
+    if (!strcmp(output, "-")) return "output to stdout";
+    for (int i = 0; i < a->argc; i++) {
+        const char *arg = a->argv[i];
+        if (!strncmp(arg, "-MJ", 3)) return "-MJ (compilation database entry)";
+        if (!strcmp(arg, "-include-pch")) return "-include-pch";
+        if (!strncmp(arg, "-fmodules", 9)) return "-fmodules";
+    }
+    return NULL;
+}
+
+/* Runs the preprocessor with the front end's arguments (and the dependency file's), into a
+ * temporary file. Returns its path, or NULL when it failed. */
+static char *preprocess(struct vcc_job *job, const struct vcc_input *in)
+{
+    const struct vcc_args *a = &job->args;
+    char *out = vcc_temp_file(job, ".i");
+    if (!out) return NULL;
+    struct vcc_cmd cmd = {0};
+    vcc_cmd_push(&cmd, job->clang);
+    for (int i = 0; i < a->argc; i++) {
+        unsigned r = a->roles[i];
+        if ((r & VCC_TO_FE) || (r & VCC_IS_LANG) || i == in->argi) vcc_cmd_push(&cmd, a->argv[i]);
+    }
+    char *dep_file = vcc_dep_file(a, in), *dep_target = vcc_dep_target(a, in);
+    if (dep_file) { vcc_cmd_push(&cmd, "-MF"); vcc_cmd_push(&cmd, dep_file); }
+    if (dep_target) { vcc_cmd_push(&cmd, "-MQ"); vcc_cmd_push(&cmd, dep_target); }
+    vcc_cmd_push(&cmd, "-E");
+    vcc_cmd_push(&cmd, "-o");
+    vcc_cmd_push(&cmd, out);
+    /* Its warnings would repeat the front end's: only the front end's are shown (and kept). */
+    int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    int status = vcc_run_redirected(job, cmd.v, -1, devnull);
+    if (devnull >= 0) close(devnull);
+    vcc_cmd_free(&cmd);
+    free(dep_file);
+    free(dep_target);
+    if (status != 0) {
+        unlink(out);
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+static int excluded_setting(const char *name)
+{
+    static const char *const excluded[] = {
+        "VIGIL_CC_CACHE", "VIGIL_CC_CACHE_DIR", "VIGIL_CC_CACHE_MAX_SIZE", "VIGIL_CC_CACHE_BASEDIR",
+        "VIGIL_CC_VERBOSE", "VIGIL_CC_KEEP_TEMPS", "VIGIL_DEBUG", "TMPDIR", NULL,
+    };
+    for (const char *const *e = excluded; *e; e++)
+        if (!strcmp(*e, name)) return 1;
+    return 0;
+}
+
+static int compute_key(struct vcc_job *job, struct vcc_cache_unit *u, const char *preprocessed)
+{
+    const struct vcc_cache *c = u->c;
+    const struct vcc_args *a = &job->args;
+    struct vigil_sha256 h;
+    vigil_sha256_init(&h);
+    hash_field(&h, "format", CACHE_KEY_FORMAT);
+    hash_field(&h, "vigil-cc", vcc_version);
+    hash_field(&h, "build", vcc_build_id);
+    hash_field(&h, "llvm", LLVM_VERSION_STRING);
+    hash_field(&h, "clang", c->clang_identity);
+#define VIGIL_CC_SETTING(field, name, category, def, meaning) \
+    if (!excluded_setting(name)) hash_field(&h, name, job->settings.field);
+#include "settings.inc"
+#undef VIGIL_CC_SETTING
+    hash_field(&h, "cwd", c->cwd_mapped ? "(named . in debug info)" : c->cwd);
+    for (int i = 0; i < a->argc; i++) {
+        unsigned r = a->roles[i];
+        if (r & (VCC_IS_INPUT | VCC_IS_OUTPUT | VCC_IS_ACTION | VCC_IS_LANG)) continue;
+        if (!(r & (VCC_TO_FE | VCC_TO_BE))) continue;
+        int dep = vcc_dep_option(a->argv[i]);
+        if (dep) {
+            if (dep == 2) i++;
+            continue;
+        }
+        hash_field(&h, "arg", a->argv[i]);
+        if (u->flags.len) sb_add(&u->flags, " ", 1);
+        sb_text(&u->flags, a->argv[i]);
+    }
+    hash_field(&h, "source", u->in->path);
+    hash_field(&h, "lang", u->in->lang == VCC_LANG_C ? "c" : "cpp-output");
+    hash_field(&h, "x", u->in->xlang ? u->in->xlang : "");
+    hash_field(&h, "preprocessed", "");
+    char hex[65];
+    int64_t n = copy_hashing(preprocessed, -1, hex);   /* a hash of the text, hashed in */
+    if (n < 0) return -1;
+    hash_field(&h, "preprocessed-sha256", hex);
+    unsigned char digest[32];
+    vigil_sha256_final(&h, digest);
+    vigil_sha256_hex(digest, u->key);
+    snprintf(u->entry, sizeof u->entry, "%s/%.2s/%s", c->dir, u->key, u->key);
+    return 0;
+}
+
+/* ---- a hit ---- */
+
+static void damaged(struct vcc_job *job, struct vcc_cache_unit *u, const char *why)
+{
+    fprintf(stderr, "vigil-cc: warning: cache entry %s is damaged (%s); compiling %s again\n", u->entry, why,
+            u->in->path);
+    vigil_cache_remove(u->entry);
+    u->delta[VIGIL_CACHE_DAMAGED]++;
+    (void)job;
+}
+
+/* "NAME SIZE HEX" of a meta text. */
+static int meta_file(const char *meta, const char *name, int64_t *size, char hex[65])
+{
+    char value[128];
+    long long n;
+    if (vigil_cache_meta_field(meta, name, value, sizeof value) != 0) return -1;
+    if (sscanf(value, "%lld %64s", &n, hex) != 2 || strlen(hex) != 64 || n < 0) return -1;
+    *size = n;
+    return 0;
+}
+
+/* Writes the stored stderr to ours; without a terminal, without the colors. */
+static void replay_stderr(const struct vcc_cache_unit *u, const char *text, size_t len)
+{
+    if (!len) return;
+    fflush(stderr);
+    if (isatty(STDERR_FILENO) || !memchr(text, '\033', len)) {
+        write_all(STDERR_FILENO, text, len);
+        return;
+    }
+    struct strbuf plain = {0};
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\033' && i + 1 < len && text[i + 1] == '[') {
+            i += 2;
+            while (i < len && !(text[i] >= 0x40 && text[i] <= 0x7e)) i++;
+            continue;
+        }
+        sb_add(&plain, text + i, 1);
+    }
+    if (plain.len) write_all(STDERR_FILENO, plain.s, plain.len);
+    free(plain.s);
+    (void)u;
+}
+
+static char *read_whole(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size > (64 << 20)) { close(fd); return NULL; }
+    char *buf = malloc((size_t)st.st_size + 1);
+    size_t used = 0;
+    while (buf) {
+        ssize_t n = read(fd, buf + used, (size_t)st.st_size + 1 - used);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) { free(buf); buf = NULL; break; }
+        if (n == 0 || (used += (size_t)n) > (size_t)st.st_size) break;
+    }
+    close(fd);
+    if (buf) { buf[used] = 0; *len = used; }
+    return buf;
+}
+
+/* Copies the verified object to output: through a temporary file renamed over it, or in place
+ * when output is not a regular file (/dev/null). */
+static int write_output(const char *object, const char *output)
+{
+    struct stat st;
+    int in_place = lstat(output, &st) == 0 && !S_ISREG(st.st_mode);
+    char tmp[PATH_MAX + 64] = "";
+    int fd = -1;
+    if (!in_place) {
+        snprintf(tmp, sizeof tmp, "%s.vigil-cache.%ld.tmp", output, (long)getpid());
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    }
+    if (fd < 0) {
+        tmp[0] = 0;
+        fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    }
+    if (fd < 0) return -1;
+    char hex[65];
+    int ok = copy_hashing(object, fd, hex) >= 0;
+    ok = close(fd) == 0 && ok;
+    if (tmp[0]) {
+        if (ok && rename(tmp, output) != 0) ok = 0;
+        if (!ok) unlink(tmp);
+    }
+    return ok ? 0 : -1;
+}
+
+/* 1 on a hit (output written), 0 on a miss. */
+static int lookup(struct vcc_job *job, struct vcc_cache_unit *u, const char *output)
+{
+    char err[512], hex[65], want[65], path[PATH_MAX + 128];
+    size_t meta_len;
+    char *meta = vigil_cache_read_meta(u->entry, &meta_len, err, sizeof err);
+    if (!meta) {
+        if (errno != ENOENT) damaged(job, u, err);
+        return 0;
+    }
+    int64_t object_size, stderr_size;
+    char key[80];
+    if (meta_file(meta, "object", &object_size, want) != 0 || meta_file(meta, "stderr", &stderr_size, hex) != 0 ||
+        vigil_cache_meta_field(meta, "key", key, sizeof key) != 0 || strcmp(key, u->key) != 0) {
+        free(meta);
+        damaged(job, u, "metadata without its key, or the object's or stderr's size and checksum");
+        return 0;
+    }
+    /* the stored warnings, checked */
+    char stderr_want[65];
+    memcpy(stderr_want, hex, sizeof hex);
+    snprintf(path, sizeof path, "%s/%s", u->entry, VIGIL_CACHE_STDERR);
+    size_t text_len = 0;
+    char *text = read_whole(path, &text_len);
+    if (!text) {
+        free(meta);
+        if (errno != ENOENT) damaged(job, u, "stderr.txt unreadable");
+        return 0;
+    }
+    struct vigil_sha256 h;
+    unsigned char digest[32];
+    vigil_sha256_init(&h);
+    vigil_sha256_update(&h, text, text_len);
+    vigil_sha256_final(&h, digest);
+    vigil_sha256_hex(digest, hex);
+    if ((int64_t)text_len != stderr_size || strcmp(hex, stderr_want)) {
+        free(meta);
+        free(text);
+        damaged(job, u, "stderr.txt does not match its checksum");
+        return 0;
+    }
+    /* the object, checked before it is copied */
+    snprintf(path, sizeof path, "%s/%s", u->entry, VIGIL_CACHE_OBJECT);
+    int64_t n = copy_hashing(path, -1, hex);
+    if (n < 0) {
+        int gone = errno == ENOENT;
+        free(meta);
+        free(text);
+        if (!gone) damaged(job, u, "object.o unreadable");
+        return 0;
+    }
+    if (n != object_size || strcmp(hex, want)) {
+        free(meta);
+        free(text);
+        snprintf(err, sizeof err, "object.o does not match its checksum (%lld bytes, %lld expected)", (long long)n,
+                 (long long)object_size);
+        damaged(job, u, err);
+        return 0;
+    }
+    free(meta);
+    if (write_output(path, output) != 0) {
+        note(job, "cannot write %s: %s; compiling", output, strerror(errno));
+        free(text);
+        u->delta[VIGIL_CACHE_ERRORS]++;
+        return 0;   /* the compile writes it, or says why not */
+    }
+    replay_stderr(u, text, text_len);
+    free(text);
+    /* the entry's last use, for eviction */
+    snprintf(path, sizeof path, "%s/%s", u->entry, VIGIL_CACHE_META);
+    utimensat(AT_FDCWD, path, NULL, 0);
+    return 1;
+}
+
+struct vcc_cache_unit *vcc_cache_begin(struct vcc_job *job, const struct vcc_input *in, const char *output, int *hit)
+{
+    *hit = 0;
+    struct vcc_cache *c = job->cache;
+    if (!c) return NULL;
+    struct vcc_cache_unit *u = calloc(1, sizeof *u);
+    if (!u) return NULL;
+    u->c = c;
+    u->in = in;
+    u->err_fd = -1;
+    const char *why = uncacheable(job, output);
+    char *preprocessed = NULL;
+    if (!why && !(preprocessed = preprocess(job, in))) why = "the preprocessor failed (the compile says why)";
+    if (!why && compute_key(job, u, preprocessed) != 0) why = "cannot read the preprocessed source";
+    if (preprocessed) {
+        unlink(preprocessed);
+        free(preprocessed);
+    }
+    if (why) {
+        note(job, "%s not cached: %s", in->path, why);
+        if (vigil_cache_mkdirs(c->dir) == 0) {
+            int64_t delta[VIGIL_CACHE_NCOUNTERS] = {0};
+            delta[VIGIL_CACHE_UNCACHED] = 1;
+            vigil_cache_stats_add(c->dir, delta, NULL, NULL);
+        }
+        free(u->flags.s);
+        free(u);
+        return NULL;
+    }
+    int n = 0;
+    for (int i = 0; i < 2; i++)
+        if (c->prefix_maps[i]) u->fe_args[n++] = c->prefix_maps[i];
+    if (c->color) {
+        u->fe_args[n++] = "-fcolor-diagnostics";
+        u->be_args[0] = "-fcolor-diagnostics";
+    }
+    if (c->lookups && lookup(job, u, output)) {
+        note(job, "hit %.16s for %s", u->key, in->path);
+        u->hit = *hit = 1;
+    } else {
+        note(job, "miss %.16s for %s", u->key, in->path);
+    }
+    return u;
+}
+
+int vcc_cache_deps_written(const struct vcc_cache_unit *u)
+{
+    return u != NULL;
+}
+
+const char *const *vcc_cache_front_end_args(const struct vcc_cache_unit *u)
+{
+    return u->fe_args;
+}
+
+const char *const *vcc_cache_back_end_args(const struct vcc_cache_unit *u)
+{
+    return u->be_args;
+}
+
+int vcc_cache_run(struct vcc_job *job, struct vcc_cache_unit *u, char **argv)
+{
+    if (u->err_fd < 0) {
+        u->err_path = vcc_temp_file(job, ".err");
+        if (u->err_path) u->err_fd = open(u->err_path, O_RDWR | O_APPEND | O_CLOEXEC);
+        if (u->err_fd < 0) {
+            u->uncaptured = 1;   /* not stored then: its warnings would be lost */
+            return vcc_run(job, argv);
+        }
+    }
+    int status = vcc_run_redirected(job, argv, -1, u->err_fd);
+    /* what it printed, now */
+    fflush(stderr);
+    char buf[1 << 14];
+    for (;;) {
+        ssize_t n = pread(u->err_fd, buf, sizeof buf, u->err_forwarded);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        write_all(STDERR_FILENO, buf, (size_t)n);
+        u->err_forwarded += n;
+    }
+    return status;
+}
+
+/* ---- metadata ---- */
+
+void vcc_cache_on_function(void *ctx, const struct vigil_function_report *r)
+{
+    struct vcc_cache_unit *u = ctx;
+    struct strbuf *b = &u->functions;
+    sb_add(b, "function ", 9);
+    sb_word(b, r->name);
+    sb_printf(b, " %s ", r->how);
+    sb_word(b, r->copy ? r->copy : "-");
+    sb_printf(b, " sites=%u checks=%u probes=%u", r->sites, r->checks, r->probes);
+    if (r->reason) {
+        sb_add(b, " reason=", 8);
+        sb_text(b, r->reason);
+    }
+    sb_add(b, "\n", 1);
+}
+
+void vcc_cache_module(struct vcc_cache_unit *u, const struct vigil_transform_stats *st, const char *uninstrumented)
+{
+    u->module.len = 0;
+    if (!st) {
+        u->functions.len = 0;   /* the module was compiled as the front end wrote it */
+        sb_add(&u->module, "uninstrumented ", 15);
+        sb_text(&u->module, uninstrumented ? uninstrumented : "");
+        return;
+    }
+    sb_printf(&u->module, "functions=%u instrumented=%u skipped=%u sites=%u checks=%u probes=%u outlined=%u",
+              st->functions_seen, st->functions_transformed, st->functions_skipped, st->sites,
+              st->entry_checks + st->backedge_checks, st->probes, st->outlined);
+}
+
+/* ---- storing ---- */
+
+static void tag_directory(const char *dir)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/CACHEDIR.TAG", dir);
+    if (access(path, F_OK) == 0) return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) return;
+    static const char tag[] = "Signature: 8a477f597d28d172789f06886806bc55\n"
+                              "# This file is a cache directory tag created by vigil-cc (the instrumentation cache).\n"
+                              "# For information about cache directory tags see https://bford.info/cachedir/\n";
+    write_all(fd, tag, sizeof tag - 1);
+    close(fd);
+}
+
+/* Writes the entry. Returns its size in bytes, 0 when another process stored the same key
+ * first or the output cannot be stored (not a regular file), -1 on an error. */
+static int64_t store(struct vcc_job *job, struct vcc_cache_unit *u, const char *output)
+{
+    struct vcc_cache *c = u->c;
+    struct stat st;
+    if (stat(output, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    if (u->uncaptured) return 0;   /* its warnings were not captured */
+    char sub[PATH_MAX + 8], tmp[PATH_MAX + 128], path[PATH_MAX + 160];
+    snprintf(sub, sizeof sub, "%s/%.2s", c->dir, u->key);
+    if (vigil_cache_mkdirs(sub) != 0) return -1;
+    tag_directory(c->dir);
+    static unsigned counter;
+    snprintf(tmp, sizeof tmp, "%s/%s.tmp.%ld.%u", sub, u->key, (long)getpid(), counter++);
+    if (mkdir(tmp, 0777) != 0) return -1;
+    int64_t total = -1, object_size, stderr_size = 0;
+    char object_hex[65], stderr_hex[65];
+    int fd;
+
+    snprintf(path, sizeof path, "%s/%s", tmp, VIGIL_CACHE_OBJECT);
+    if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) < 0) goto out;
+    object_size = copy_hashing(output, fd, object_hex);
+    if (close(fd) != 0 || object_size < 0) goto out;
+
+    snprintf(path, sizeof path, "%s/%s", tmp, VIGIL_CACHE_STDERR);
+    if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) < 0) goto out;
+    if (u->err_path) {
+        stderr_size = copy_hashing(u->err_path, fd, stderr_hex);
+    } else {
+        struct vigil_sha256 h;
+        unsigned char digest[32];
+        vigil_sha256_init(&h);
+        vigil_sha256_final(&h, digest);
+        vigil_sha256_hex(digest, stderr_hex);
+    }
+    if (close(fd) != 0 || stderr_size < 0) goto out;
+
+    struct strbuf m = {0};
+    char abs[PATH_MAX];
+    const char *path_given = u->in->path;
+    if (!realpath(path_given, abs)) snprintf(abs, sizeof abs, "%s/%s", c->cwd, path_given);
+    sb_printf(&m, "%s\nkey %s\nsource ", VIGIL_CACHE_ENTRY_MAGIC, u->key);
+    sb_text(&m, path_given);
+    sb_add(&m, "\nsource_abs ", 12);
+    sb_text(&m, abs);
+    sb_add(&m, "\ncwd ", 5);
+    sb_text(&m, c->cwd);
+    sb_add(&m, "\nflags ", 7);
+    sb_text(&m, u->flags.s ? u->flags.s : "");
+    sb_printf(&m, "\ncreated %lld\ncompiler %s %s %s\n", (long long)time(NULL), vcc_version, vcc_build_id,
+              LLVM_VERSION_STRING);
+    sb_printf(&m, "object %lld %s\nstderr %lld %s\n", (long long)object_size, object_hex, (long long)stderr_size,
+              stderr_hex);
+    sb_add(&m, "module ", 7);
+    sb_text(&m, u->module.len ? u->module.s : "unknown");
+    sb_add(&m, "\n", 1);
+    if (u->functions.len) sb_add(&m, u->functions.s, u->functions.len);
+    struct vigil_sha256 h;
+    unsigned char digest[32];
+    char sum[65];
+    vigil_sha256_init(&h);
+    vigil_sha256_update(&h, m.s, m.len);
+    vigil_sha256_final(&h, digest);
+    vigil_sha256_hex(digest, sum);
+    sb_printf(&m, "checksum %s\n", sum);
+    snprintf(path, sizeof path, "%s/%s", tmp, VIGIL_CACHE_META);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    int ok = fd >= 0 && write_all(fd, m.s, m.len) == 0;
+    if (fd >= 0 && close(fd) != 0) ok = 0;
+    int64_t meta_size = (int64_t)m.len;
+    free(m.s);
+    if (!ok) goto out;
+    if (rename(tmp, u->entry) != 0) {
+        /* ENOTEMPTY/EEXIST: another compile stored this key first (make -j) */
+        total = errno == ENOTEMPTY || errno == EEXIST ? 0 : -1;
+        goto out;
+    }
+    return object_size + stderr_size + meta_size;
+out:
+    vigil_cache_remove(tmp);
+    (void)job;
+    return total;
+}
+
+void vcc_cache_end(struct vcc_job *job, struct vcc_cache_unit *u, int status, const char *output)
+{
+    if (!u) return;
+    struct vcc_cache *c = u->c;
+    int64_t stored = 0;
+    if (u->hit) {
+        u->delta[VIGIL_CACHE_HITS]++;
+    } else {
+        u->delta[VIGIL_CACHE_MISSES]++;
+        if (status == 0) {
+            stored = store(job, u, output);
+            if (stored > 0) {
+                u->delta[VIGIL_CACHE_STORED]++;
+                u->delta[VIGIL_CACHE_SIZE] += stored;
+                note(job, "stored %.16s (%lld bytes) for %s", u->key, (long long)stored, u->in->path);
+            } else if (stored < 0) {
+                note(job, "cannot store an entry in %s: %s", c->dir, strerror(errno));
+                u->delta[VIGIL_CACHE_ERRORS]++;
+            }
+        }
+    }
+    struct vigil_cache_stats after;
+    if (vigil_cache_mkdirs(c->dir) == 0 && vigil_cache_stats_add(c->dir, u->delta, NULL, &after) == 0 &&
+        stored > 0 && c->max_size && after.v[VIGIL_CACHE_SIZE] > c->max_size) {
+        uint64_t kept = 0, entries = 0, removed = 0;
+        if (vigil_cache_evict(c->dir, c->max_size * VIGIL_CACHE_EVICT_TO / 100, &kept, &entries, &removed) == 0) {
+            int64_t delta[VIGIL_CACHE_NCOUNTERS] = {0};
+            delta[VIGIL_CACHE_EVICTED] = (int64_t)removed;
+            vigil_cache_stats_add(c->dir, delta, &kept, NULL);
+            note(job, "evicted %llu entries: %llu left, %llu bytes", (unsigned long long)removed,
+                 (unsigned long long)entries, (unsigned long long)kept);
+        }
+    }
+    if (u->err_fd >= 0) close(u->err_fd);
+    free(u->err_path);
+    free(u->flags.s);
+    free(u->module.s);
+    free(u->functions.s);
+    free(u);
+}
