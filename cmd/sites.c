@@ -32,6 +32,8 @@ static void print_text(const char *path, const struct vigil_elf_sites *s)
                 printf(":%u", v.line);
             if (v.line && v.column)
                 printf(":%u", v.column);
+            if (vigil_site_ordering_name(v.flags))
+                printf("  atomic %s%s", vigil_site_ordering_name(v.flags), v.flags & VIGIL_SITE_RMW ? " rmw" : "");
             putchar('\n');
         }
     }
@@ -124,6 +126,12 @@ static void print_json(const char *path, const struct vigil_elf_sites *s)
             if (v.kind == VIGIL_SITE_LOAD || v.kind == VIGIL_SITE_STORE) {
                 vigil_json_key(&j, "size");
                 vigil_json_uint(&j, v.aux);
+            }
+            if (vigil_site_ordering_name(v.flags)) {   /* an atomic instruction's access */
+                vigil_json_key(&j, "atomic");
+                vigil_json_string(&j, vigil_site_ordering_name(v.flags));
+                vigil_json_key(&j, "rmw");
+                vigil_json_bool(&j, (v.flags & VIGIL_SITE_RMW) != 0);
             }
             vigil_json_object_end(&j);
         }

@@ -163,6 +163,21 @@ VIGIL_PROBE_CC void __vigil_probe_store(struct __vigil_module *m, uint32_t site,
 VIGIL_PROBE_CC void __vigil_probe_branch(struct __vigil_module *m, uint32_t site, uint32_t taken);
 VIGIL_PROBE_CC void __vigil_probe_return(struct __vigil_module *m, uint32_t site, int64_t value); /* call result */
 VIGIL_PROBE_CC void __vigil_probe_call(struct __vigil_module *m, uint32_t site, const void *callee);
+/* The access of an atomic instruction (load; store, read-modify-write or compare-and-exchange):
+ * as the probes above, and marked VIGIL_ACCESS_ATOMIC for the tools (<vigil/tool.h>). Called
+ * directly (no module stub): atomics are few. */
+VIGIL_PROBE_CC void __vigil_probe_atomic_load(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size);
+VIGIL_PROBE_CC void __vigil_probe_atomic_store(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size);
+/* A synchronizing atomic instruction, in every copy (checking, instrumented, coasting), not
+ * only in bursts: op is VIGIL_SYNC_ATOMIC_RELEASE (0, called before a store or
+ * read-modify-write with release semantics) or VIGIL_SYNC_ATOMIC_ACQUIRE (1, after a load or
+ * read-modify-write with acquire semantics) of <vigil/tool.h>. Behind a test of
+ *     __vigil_active_events & VIGIL_EV_SYNC
+ * where the compiler could split the block; the runtime tests the bit again.
+ * These three entries were added without a change of VIGIL_ABI_VERSION: the descriptor and
+ * every earlier entry are unchanged, objects built before them run with this runtime as they
+ * did, and an object that calls them needs a runtime that has them, which its link checks. */
+VIGIL_PROBE_CC void __vigil_sync_atomic(const void *addr, uint32_t op);
 
 /* Access probes of code built for x86-64 ELF call a stub of their own module instead
  * (compiler/emit.c, module asm, a local symbol `__vigil_mprobe_<load|store>[N]`, N = 1, 2, 4,

@@ -18,6 +18,14 @@ const char *vigil_site_kind_name(enum vigil_site_kind kind)
     return kind_names[kind];
 }
 
+const char *vigil_site_ordering_name(uint32_t flags)
+{
+    static const char *const names[] = {"relaxed", "acquire", "release", "acq_rel"};
+    if (!(flags & VIGIL_SITE_ATOMIC))
+        return NULL;
+    return names[(flags & VIGIL_SITE_ACQUIRE ? 1 : 0) | (flags & VIGIL_SITE_RELEASE ? 2 : 0)];
+}
+
 /* ---- Decoder ---- */
 
 static int open_table(const void *buf, size_t len, struct vigil_sitefmt_table *t, int check_records,
@@ -65,7 +73,7 @@ static int open_table(const void *buf, size_t len, struct vigil_sitefmt_table *t
     if (source >= strtab_size)
         return fail(err, errlen, "site table source name offset %u out of range", source);
     for (uint32_t i = 0; check_records && i < nsites; i++) {
-        struct record r = read_record(p + header_size + (uint64_t)i * record_size, record_size);
+        struct record r = read_record(p + header_size + (uint64_t)i * record_size, version);
         if (r.kind == 0 || r.kind > VIGIL_SITE_KIND_MAX)
             return fail(err, errlen, "site %u: unknown kind %u", i, r.kind);
         if (r.function >= strtab_size || r.file >= strtab_size)
@@ -77,6 +85,7 @@ static int open_table(const void *buf, size_t len, struct vigil_sitefmt_table *t
     t->nsites = nsites;
     t->strtab_size = strtab_size;
     t->record_size = record_size;
+    t->version = version;
     t->cfg = cfg_size ? (const unsigned char *)strings + strtab_size : NULL;
     t->cfg_size = cfg_size;
     return 0;
@@ -104,7 +113,7 @@ const char *vigil_sitefmt_source(const struct vigil_sitefmt_table *t)
 
 void vigil_sitefmt_get(const struct vigil_sitefmt_table *t, uint32_t i, struct vigil_site_view *out)
 {
-    struct record r = read_record(t->records + (size_t)i * t->record_size, t->record_size);
+    struct record r = read_record(t->records + (size_t)i * t->record_size, t->version);
     int bad = r.kind > VIGIL_SITE_KIND_MAX || r.function >= t->strtab_size || r.file >= t->strtab_size;
     out->kind = bad ? (enum vigil_site_kind)0 : (enum vigil_site_kind)r.kind;
     out->function = t->strings + (bad ? 0 : r.function);   /* strings[0] is the empty string */
@@ -112,6 +121,7 @@ void vigil_sitefmt_get(const struct vigil_sitefmt_table *t, uint32_t i, struct v
     out->line = r.line;
     out->column = r.column;
     out->aux = r.aux;
+    out->flags = bad ? 0 : r.flags;
 }
 
 /* Each valid table of a section in turn; lazy: without the pass over every record. */

@@ -6,7 +6,7 @@
  *
  * Layout, little-endian, every table 8-byte aligned and a multiple of 8 bytes long:
  *   header   struct vigil_sitefmt_header
- *   records  nsites x record (version 3: 12 bytes, see below; versions 1-2: 24 bytes)
+ *   records  nsites x record (versions 3-4: 12 bytes, see below; versions 1-2: 24 bytes)
  *   strings  strtab_size bytes of NUL-terminated strings (offset 0 is the empty string)
  *   cfg      (version 2 only) cfg_size bytes of control-flow facts, all uint32 (see below)
  *   padding  zero bytes up to total_size
@@ -16,6 +16,12 @@
  *   word 0   function name (strtab offset, bits 0-27) | kind (bits 28-31)
  *   word 1   file name (strtab offset, bits 0-23) | aux (bits 24-31)
  *   word 2   line (bits 0-21) | column (bits 22-31)
+ * A version 4 record is the same but for word 0, which also holds the site's flags
+ * (VIGIL_SITE_ATOMIC...: what kind of access a load or store site is):
+ *   word 0   function name (strtab offset, bits 0-23) | flags (bits 24-27) | kind (bits 28-31)
+ * The encoder writes version 4 only when some site of the table has flags (a translation unit
+ * with atomic accesses), version 3 otherwise: readers that know versions 1 to 3 keep reading
+ * every table that needs nothing new, and refuse the others by their version number.
  * Versions 1 and 2 wrote six uint32 words: kind, function, file, line, column, aux.
  *
  * Control-flow facts: the facts `vigil plan` needs for post-dominators and the
@@ -44,7 +50,7 @@
 #include <stdint.h>
 
 #define VIGIL_SITEFMT_MAGIC "VGLSITES"
-#define VIGIL_SITEFMT_VERSION 3
+#define VIGIL_SITEFMT_VERSION 4          /* the newest this code reads and writes */
 #define VIGIL_SITES_SECTION "vigil_sites"
 #define VIGIL_CFG_SECTION "vigil_cfg"
 #define VIGIL_CFGFMT_MAGIC "VGLCFLOW"
@@ -61,13 +67,26 @@ enum vigil_site_kind {
     VIGIL_SITE_KIND_MAX = 7
 };
 
+/* Flags of a site (version 4 records; 0 in earlier versions). Load and store sites of atomic
+ * instructions: an atomic load is a LOAD site, an atomic store, read-modify-write (atomicrmw)
+ * or compare-and-exchange a STORE site. ACQUIRE and RELEASE give the ordering: neither for
+ * relaxed (monotonic, unordered), ACQUIRE for acquire, RELEASE for release, both for
+ * acq_rel and seq_cst (a compare-and-exchange's failure ordering adds ACQUIRE when it has it). */
+enum vigil_site_flag {
+    VIGIL_SITE_ATOMIC = 1u << 0,    /* an atomic instruction's access: never a data race with another atomic */
+    VIGIL_SITE_ACQUIRE = 1u << 1,
+    VIGIL_SITE_RELEASE = 1u << 2,
+    VIGIL_SITE_RMW = 1u << 3,       /* read-modify-write or compare-and-exchange (a STORE site that also reads) */
+    VIGIL_SITE_FLAGS_ALL = 0xf
+};
+
 struct vigil_sitefmt_header {
     char magic[8];          /* VIGIL_SITEFMT_MAGIC, not NUL-terminated */
     uint32_t version;       /* VIGIL_SITEFMT_VERSION */
     uint32_t header_size;   /* sizeof(struct vigil_sitefmt_header) */
     uint64_t tu_hash;       /* identity: hash of the source path and the module's IR */
     uint32_t nsites;
-    uint32_t record_size;   /* bytes per record: 12 (version 3), 24 (versions 1-2) */
+    uint32_t record_size;   /* bytes per record: 12 (versions 3-4), 24 (versions 1-2) */
     uint32_t strtab_size;
     uint32_t total_size;    /* header + records + strings + padding */
     uint32_t source;        /* strtab offset: the translation unit's main source file */
@@ -91,6 +110,7 @@ struct vigil_site_view {
     enum vigil_site_kind kind;
     const char *function, *file;
     uint32_t line, column, aux;   /* aux: access size in bytes for LOAD/STORE (0 = variable) */
+    uint32_t flags;               /* VIGIL_SITE_ATOMIC...; 0 before version 4 */
 };
 
 struct vigil_sitefmt_table {
@@ -100,11 +120,15 @@ struct vigil_sitefmt_table {
     uint32_t nsites;
     uint32_t strtab_size;
     uint32_t record_size;
+    uint32_t version;           /* the table's format version (1 to VIGIL_SITEFMT_VERSION) */
     const unsigned char *cfg;   /* control-flow facts: inline (version 2), attached (3), or NULL */
     uint32_t cfg_size;
 };
 
 const char *vigil_site_kind_name(enum vigil_site_kind kind);   /* "entry", "backedge", ... */
+/* An atomic site's ordering from its flags: "relaxed", "acquire", "release" or "acq_rel" (which
+ * includes seq_cst); NULL when the flags do not say atomic. */
+const char *vigil_site_ordering_name(uint32_t flags);
 
 /* Validate one table at buf (len bytes available). Returns 0 and fills *t, or -1 and writes a
  * one-line reason into err. Never reads out of bounds, whatever buf holds. */
@@ -177,6 +201,9 @@ uint32_t vigil_sitefmt_add(struct vigil_sitefmt_builder *b, enum vigil_site_kind
                            const char *function, const char *file, uint32_t line,
                            uint32_t column, uint32_t aux);   /* returns the local index */
 uint32_t vigil_sitefmt_count(const struct vigil_sitefmt_builder *b);
+/* The flags of site index (VIGIL_SITE_ATOMIC...; bits beyond VIGIL_SITE_FLAGS_ALL are dropped).
+ * A table with a site that has flags is written as version 4. */
+void vigil_sitefmt_set_flags(struct vigil_sitefmt_builder *b, uint32_t index, uint32_t flags);
 /* Control-flow facts: a function (returns its index), then its edges and exits, in order;
  * calls and site blocks at any time after the function was added. */
 uint32_t vigil_sitefmt_add_function(struct vigil_sitefmt_builder *b, const char *name, uint32_t nblocks,

@@ -6,8 +6,11 @@
 #include <string.h>
 
 struct vigil_sitefmt_builder {
-    unsigned char *records;         /* encoded records */
+    unsigned char *records;         /* encoded records (version 3 layout until finish) */
     uint32_t nsites, records_cap;
+    uint8_t *flags;                 /* per site, made by the first vigil_sitefmt_set_flags; NULL: none */
+    uint32_t flags_cap;
+    int has_flags;                  /* some site has flags: the table is written as version 4 */
     char *strings;                  /* string table, offset 0 = "" */
     uint32_t strings_len, strings_cap;
     uint32_t *slots;                /* open-addressing set of string offsets (0 = empty) */
@@ -119,7 +122,7 @@ uint32_t vigil_sitefmt_add(struct vigil_sitefmt_builder *b, enum vigil_site_kind
         return index;
     }
     write_record(b->records + (size_t)index * RECORD_SIZE,
-                 &(struct record){(uint32_t)kind, function_off, file_off, line, column, aux});
+                 &(struct record){(uint32_t)kind, function_off, file_off, line, column, aux, 0}, 3);
     b->nsites++;
     return index;
 }
@@ -127,6 +130,23 @@ uint32_t vigil_sitefmt_add(struct vigil_sitefmt_builder *b, enum vigil_site_kind
 uint32_t vigil_sitefmt_count(const struct vigil_sitefmt_builder *b)
 {
     return b->nsites;
+}
+
+void vigil_sitefmt_set_flags(struct vigil_sitefmt_builder *b, uint32_t index, uint32_t flags)
+{
+    flags &= VIGIL_SITE_FLAGS_ALL;
+    if (b->failed || index >= b->nsites || (!flags && !b->flags))
+        return;
+    if (index >= b->flags_cap) {
+        uint32_t old = b->flags_cap;
+        if (grow((void **)&b->flags, &b->flags_cap, (uint64_t)index + 1) != 0) {
+            b->failed = 1;
+            return;
+        }
+        memset(b->flags + old, 0, b->flags_cap - old);
+    }
+    b->flags[index] = (uint8_t)flags;
+    b->has_flags |= flags != 0;
 }
 
 static void push(struct vigil_sitefmt_builder *b, struct words *w, const uint32_t *v, uint32_t n)
@@ -207,6 +227,7 @@ static void builder_free(struct vigil_sitefmt_builder *b)
     free(b->calls.v);
     free(b->sites.v);
     free(b->records);
+    free(b->flags);
     free(b->strings);
     free(b->slots);
     free(b);
@@ -259,7 +280,9 @@ unsigned char *vigil_sitefmt_finish(struct vigil_sitefmt_builder *b, uint64_t tu
         out = calloc(1, total);
     if (out) {
         memcpy(out + H_MAGIC, VIGIL_SITEFMT_MAGIC, 8);
-        put32(out + H_VERSION, VIGIL_SITEFMT_VERSION);
+        /* The oldest version that holds the table: 4 only when a site has flags. */
+        uint32_t version = b->has_flags ? 4 : 3;
+        put32(out + H_VERSION, version);
         put32(out + H_HEADER_SIZE, HEADER_SIZE);
         put64(out + H_TU_HASH, tu_hash);
         put32(out + H_NSITES, b->nsites);
@@ -271,6 +294,12 @@ unsigned char *vigil_sitefmt_finish(struct vigil_sitefmt_builder *b, uint64_t tu
         put32(out + H_CFG_SIZE, 0);   /* the facts live in their own section */
         if (b->nsites)
             memcpy(out + HEADER_SIZE, b->records, (size_t)b->nsites * RECORD_SIZE);
+        for (uint32_t i = 0; version >= 4 && i < b->nsites; i++) {
+            unsigned char *r = out + HEADER_SIZE + (size_t)i * RECORD_SIZE;
+            struct record v = read_record(r, 3);
+            v.flags = i < b->flags_cap ? b->flags[i] : 0;
+            write_record(r, &v, version);   /* a name beyond version 4's 24 bits becomes unknown */
+        }
         memcpy(out + HEADER_SIZE + (size_t)b->nsites * RECORD_SIZE, b->strings, b->strings_len);
         *len = (size_t)total;
     } else if (cfg) {

@@ -13,16 +13,19 @@
 
 #define HEADER_SIZE_V1 48u
 #define HEADER_SIZE 56u
-#define RECORD_SIZE 12u      /* version 3 */
+#define RECORD_SIZE 12u      /* versions 3 and 4 */
 #define RECORD_SIZE_V2 24u   /* versions 1 and 2 */
 #define CFG_HEADER_SIZE 32u
 _Static_assert(sizeof(struct vigil_sitefmt_header) == HEADER_SIZE, "header layout");
 _Static_assert(sizeof(struct vigil_cfgfmt_header) == CFG_HEADER_SIZE, "cfg header layout");
 
 /* The fields of a version 3 record (sitefmt.h): widths, and the shift of the field that shares
- * a word with another. */
-enum { R_FUNCTION_BITS = 28, R_FILE_BITS = 24, R_LINE_BITS = 22, R_COLUMN_BITS = 10, R_AUX_BITS = 8 };
+ * a word with another. Version 4 takes the flags from the function name's top four bits. */
+enum { R_FUNCTION_BITS = 28, R_FILE_BITS = 24, R_LINE_BITS = 22, R_COLUMN_BITS = 10, R_AUX_BITS = 8,
+       R_FUNCTION_BITS_V4 = 24, R_FLAGS_BITS = 4 };
 _Static_assert(VIGIL_SITE_KIND_MAX < 1u << (32 - R_FUNCTION_BITS), "kind fits beside the function name");
+_Static_assert(VIGIL_SITE_FLAGS_ALL < 1u << R_FLAGS_BITS && R_FUNCTION_BITS_V4 + R_FLAGS_BITS == R_FUNCTION_BITS,
+               "version 4 flags fit between the function name and the kind");
 
 /* Byte offsets of the header fields (same as the struct, stated once for the byte codec). */
 enum {
@@ -89,22 +92,31 @@ static inline size_t skip_padding(const unsigned char *p, size_t len, size_t pos
 }
 
 struct record {
-    uint32_t kind, function, file, line, column, aux;
+    uint32_t kind, function, file, line, column, aux, flags;
 };
 
-static inline struct record read_record(const unsigned char *r, uint32_t record_size)
+/* A record of a table of the given version (its record size follows from the version, checked
+ * at open). */
+static inline struct record read_record(const unsigned char *r, uint32_t version)
 {
-    if (record_size == RECORD_SIZE_V2)
-        return (struct record){get32(r), get32(r + 4), get32(r + 8), get32(r + 12), get32(r + 16), get32(r + 20)};
+    if (version < 3)
+        return (struct record){get32(r), get32(r + 4), get32(r + 8), get32(r + 12), get32(r + 16), get32(r + 20), 0};
     uint32_t w0 = get32(r), w1 = get32(r + 4), w2 = get32(r + 8);
-    return (struct record){.kind = w0 >> R_FUNCTION_BITS, .function = low_bits(w0, R_FUNCTION_BITS),
+    unsigned function_bits = version >= 4 ? R_FUNCTION_BITS_V4 : R_FUNCTION_BITS;
+    return (struct record){.kind = w0 >> R_FUNCTION_BITS, .function = low_bits(w0, function_bits),
+                           .flags = version >= 4 ? low_bits(w0 >> R_FUNCTION_BITS_V4, R_FLAGS_BITS) : 0,
                            .file = low_bits(w1, R_FILE_BITS), .aux = w1 >> R_FILE_BITS,
                            .line = low_bits(w2, R_LINE_BITS), .column = w2 >> R_LINE_BITS};
 }
 
-static inline void write_record(unsigned char *r, const struct record *v)
+/* A version 3 or 4 record (v->flags is written in version 4 only). */
+static inline void write_record(unsigned char *r, const struct record *v, uint32_t version)
 {
-    put32(r, v->kind << R_FUNCTION_BITS | fit(v->function, R_FUNCTION_BITS));
+    if (version >= 4)
+        put32(r, v->kind << R_FUNCTION_BITS | low_bits(v->flags, R_FLAGS_BITS) << R_FUNCTION_BITS_V4 |
+                     fit(v->function, R_FUNCTION_BITS_V4));
+    else
+        put32(r, v->kind << R_FUNCTION_BITS | fit(v->function, R_FUNCTION_BITS));
     put32(r + 4, fit(v->aux, R_AUX_BITS) << R_FILE_BITS | fit(v->file, R_FILE_BITS));
     put32(r + 8, fit(v->column, R_COLUMN_BITS) << R_LINE_BITS | fit(v->line, R_LINE_BITS));
 }

@@ -263,6 +263,14 @@ LLVMValueRef xe_access_probe(struct vigil_xform *x, int is_store, uint32_t site,
     return xe_call(x, stub, args + 1, k ? 2 : 3);
 }
 
+LLVMValueRef xe_atomic_probe(struct vigil_xform *x, int is_store, uint32_t site, LLVMValueRef address,
+                             LLVMValueRef size)
+{
+    LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0),
+                           LLVMBuildPointerCast(x->builder, address, x->ptr, ""), size};
+    return xe_call(x, is_store ? &x->probe_atomic_store : &x->probe_atomic_load, args, 4);
+}
+
 LLVMValueRef xe_event_probe(struct vigil_xform *x, enum xe_event_kind kind, uint32_t site, LLVMValueRef value,
                             int may_use_stub)
 {
@@ -411,13 +419,18 @@ void xe_declare_runtime(struct vigil_xform *x)
     declare(x, &x->probe_return, "__vigil_probe_return", x->void_t, return_args, 3);
     LLVMTypeRef call_args[] = {m, i32, p};
     declare(x, &x->probe_call, "__vigil_probe_call", x->void_t, call_args, 3);
+    declare(x, &x->probe_atomic_load, "__vigil_probe_atomic_load", x->void_t, access_args, 4);
+    declare(x, &x->probe_atomic_store, "__vigil_probe_atomic_store", x->void_t, access_args, 4);
+    LLVMTypeRef sync_args[] = {p, i32};
+    declare(x, &x->sync_atomic, "__vigil_sync_atomic", x->void_t, sync_args, 2);
     /* Calling conventions of common/abi.h on x86-64: slow paths through trampolines, probes
      * preserve_most. */
     enum target_arch arch = target_arch(x->module);
     x->slow_call = arch == ARCH_X86_64 ? XE_SLOW_X86_ASM : XE_SLOW_C;
     if (arch == ARCH_X86_64) {
         const struct rt_fn *probes[] = {&x->probe_load, &x->probe_store, &x->probe_branch, &x->probe_return,
-                                        &x->probe_call};
+                                        &x->probe_call, &x->probe_atomic_load, &x->probe_atomic_store,
+                                        &x->sync_atomic};
         /* nonlazybind: called through the GOT, bound at load time. A lazy PLT entry's first
          * call runs the dynamic linker's resolver, which keeps the argument registers but not
          * r10 or r11, which a preserve_most caller keeps values in (a vigil-cc -shared library

@@ -190,25 +190,150 @@ static void count_burst_on_backedges(struct xfunc *f)
     }
 }
 
-static void probe_access(struct xfunc *f, LLVMValueRef at, int is_store, LLVMValueRef address,
-                         LLVMValueRef size, uint32_t aux)
+/* flags: the site's VIGIL_SITE_* flags (sitefmt.h); an atomic instruction's access goes to the
+ * runtime's atomic probe, which marks it VIGIL_ACCESS_ATOMIC for the tools. */
+static void probe_access_from(struct xfunc *f, LLVMValueRef at, LLVMValueRef source, int is_store, LLVMValueRef address,
+                              LLVMValueRef size, uint32_t aux, unsigned flags)
 {
     struct vigil_xform *x = f->x;
     if (!x->settings->probe_accesses || skip_address(f, address))
         return;
     uint32_t site = xs_add(x, is_store ? VIGIL_SITE_STORE : VIGIL_SITE_LOAD, f->name,
-                           LLVMInstructionGetDebugLoc(at), aux);
+                           LLVMInstructionGetDebugLoc(source), aux);
+    if (flags)
+        xs_set_flags(x, site, flags);
     locate(f, at, site);
     LLVMPositionBuilderBefore(x->builder, at);
-    probe(f, xe_access_probe(x, is_store, site, address, size, !shares_function_with_checking_copy(f)), VIGIL_EV_ACCESS);
+    LLVMValueRef call = flags & VIGIL_SITE_ATOMIC ? xe_atomic_probe(x, is_store, site, address, size)
+                                                   : xe_access_probe(x, is_store, site, address, size,
+                                                                     !shares_function_with_checking_copy(f));
+    probe(f, call, VIGIL_EV_ACCESS);
     x->stats->probes++;
 }
 
+/* The probe of at's own access (its site names at's source position). */
+static void probe_access(struct xfunc *f, LLVMValueRef at, int is_store, LLVMValueRef address,
+                         LLVMValueRef size, uint32_t aux, unsigned flags)
+{
+    probe_access_from(f, at, at, is_store, address, size, aux, flags);
+}
+
 static void probe_fixed_access(struct xfunc *f, LLVMValueRef at, int is_store, LLVMValueRef address,
-                               LLVMTypeRef type)
+                               LLVMTypeRef type, unsigned flags)
 {
     uint32_t size = access_size(f->x, type);
-    probe_access(f, at, is_store, address, LLVMConstInt(f->x->i64, size, 0), size);
+    probe_access(f, at, is_store, address, LLVMConstInt(f->x->i64, size, 0), size, flags);
+}
+
+/* ---- atomic instructions ----
+ * An atomic load, store, read-modify-write or compare-and-exchange is probed as any access, with
+ * its site marked (VIGIL_SITE_ATOMIC, and the ordering) and through the runtime's atomic probes:
+ * tools learn that it cannot race with another atomic access. Those that synchronize (acquire,
+ * release or both) also tell the runtime in every copy of the function, always, as the pthread
+ * hooks tell it of lock operations (insert_sync_events): an edge seen only in bursts would be
+ * missed whenever the data it orders was sampled and the flag's store or load was not. */
+
+static int orders_acquire(LLVMAtomicOrdering o)
+{
+    return o == LLVMAtomicOrderingAcquire || o == LLVMAtomicOrderingAcquireRelease ||
+           o == LLVMAtomicOrderingSequentiallyConsistent;
+}
+
+static int orders_release(LLVMAtomicOrdering o)
+{
+    return o == LLVMAtomicOrderingRelease || o == LLVMAtomicOrderingAcquireRelease ||
+           o == LLVMAtomicOrderingSequentiallyConsistent;
+}
+
+/* The VIGIL_SITE_* flags of inst's access: 0 unless it is an atomic instruction. */
+static unsigned atomic_flags(LLVMValueRef inst)
+{
+    LLVMAtomicOrdering o;
+    switch (LLVMGetInstructionOpcode(inst)) {
+    case LLVMLoad:
+        o = LLVMGetOrdering(inst);
+        return o == LLVMAtomicOrderingNotAtomic ? 0 : VIGIL_SITE_ATOMIC | (orders_acquire(o) ? VIGIL_SITE_ACQUIRE : 0);
+    case LLVMStore:
+        o = LLVMGetOrdering(inst);
+        return o == LLVMAtomicOrderingNotAtomic ? 0 : VIGIL_SITE_ATOMIC | (orders_release(o) ? VIGIL_SITE_RELEASE : 0);
+    case LLVMAtomicRMW:
+        o = LLVMGetOrdering(inst);
+        return VIGIL_SITE_ATOMIC | VIGIL_SITE_RMW | (orders_acquire(o) ? VIGIL_SITE_ACQUIRE : 0) |
+               (orders_release(o) ? VIGIL_SITE_RELEASE : 0);
+    case LLVMAtomicCmpXchg: {
+        LLVMAtomicOrdering ok = LLVMGetCmpXchgSuccessOrdering(inst), failed = LLVMGetCmpXchgFailureOrdering(inst);
+        return VIGIL_SITE_ATOMIC | VIGIL_SITE_RMW | (orders_acquire(ok) || orders_acquire(failed) ? VIGIL_SITE_ACQUIRE : 0) |
+               (orders_release(ok) ? VIGIL_SITE_RELEASE : 0);
+    }
+    default:
+        return 0;
+    }
+}
+
+static LLVMValueRef address_of(LLVMValueRef inst)
+{
+    return LLVMGetOperand(inst, LLVMIsAStoreInst(inst) ? 1 : 0);
+}
+
+/* One synchronization event (VIGIL_SYNC_ATOMIC_RELEASE before inst, _ACQUIRE after it) in the
+ * copy that holds inst, behind a test of __vigil_active_events (no test where the block
+ * cannot be split: the runtime's entry tests the bit itself). */
+static void sync_event(struct xfunc *f, LLVMValueRef inst, int acquire)
+{
+    struct vigil_xform *x = f->x;
+    LLVMBuilderRef b = x->builder;
+    LLVMValueRef at = acquire ? LLVMGetNextInstruction(inst) : inst;
+    if (!at)
+        return;
+    LLVMPositionBuilderBefore(b, at);
+    LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(inst));
+    LLVMValueRef args[] = {LLVMBuildPointerCast(b, address_of(inst), x->ptr, ""),
+                           LLVMConstInt(x->i32, acquire ? VIGIL_SYNC_ATOMIC_ACQUIRE : VIGIL_SYNC_ATOMIC_RELEASE, 0)};
+    LLVMValueRef call = xe_call(x, &x->sync_atomic, args, 2);
+    x->stats->probes++;
+    LLVMBasicBlockRef old = LLVMGetInstructionParent(call);
+    LLVMBasicBlockRef cont = xf_split_before(f, LLVMGetNextInstruction(call), "vigil.sync.cont");
+    if (!cont)
+        return;
+    LLVMBasicBlockRef fire = LLVMInsertBasicBlockInContext(x->ctx, cont, "vigil.sync");
+    LLVMPositionBuilderAtEnd(b, fire);
+    LLVMInstructionRemoveFromParent(call);
+    xf_insert_keeping_loc(b, call, "");
+    LLVMBuildBr(b, cont);
+    LLVMPositionBuilderAtEnd(b, old);
+    LLVMValueRef events = LLVMBuildLoad2(b, x->i32, x->active_events, "");
+    LLVMValueRef wanted = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, events, LLVMConstInt(x->i32, VIGIL_EV_SYNC, 0), ""),
+                                        LLVMConstInt(x->i32, 0, 0), "");
+    xe_set_weights(x, LLVMBuildCondBr(b, wanted, fire, cont), 1, 2000);
+}
+
+/* inst (any copy) is a synchronizing atomic: its release before it, its acquire after it. */
+static void sync_events_at(struct xfunc *f, LLVMValueRef inst, unsigned flags)
+{
+    if (flags & VIGIL_SITE_RELEASE)
+        sync_event(f, inst, 0);
+    if (flags & VIGIL_SITE_ACQUIRE)
+        sync_event(f, inst, 1);
+}
+
+/* Every synchronizing atomic of f, in the instrumented copy, the checking copy and the coasting
+ * copy. Last, once the probes and the tools' counters are in place. */
+static void insert_sync_events(struct xfunc *f)
+{
+    for (size_t i = 0; i < f->cloned.n; i++) {
+        LLVMValueRef inst = f->cloned.v[i];
+        unsigned flags = atomic_flags(inst);
+        if (!(flags & (VIGIL_SITE_ACQUIRE | VIGIL_SITE_RELEASE)) || skip_address(f, address_of(inst)))
+            continue;
+        sync_events_at(f, inst, flags);
+        LLVMValueRef original = ptrmap_get(&f->originals, inst);
+        if (!original)
+            continue;
+        sync_events_at(f, original, flags);
+        LLVMValueRef coasting = xt_coasting_copy(f, original);
+        if (coasting)
+            sync_events_at(f, coasting, flags);
+    }
 }
 
 /* llvm.memcpy/memmove (dst, src, len, ...) read src and write dst; llvm.memset writes dst. */
@@ -222,8 +347,8 @@ static void probe_mem_intrinsic(struct xfunc *f, LLVMValueRef call, const char *
     LLVMPositionBuilderBefore(x->builder, call);
     LLVMValueRef len64 = LLVMBuildZExtOrBitCast(x->builder, len, x->i64, "");
     if (strncmp(name, "llvm.memset", 11) != 0)
-        probe_access(f, call, 0, LLVMGetOperand(call, 1), len64, aux);
-    probe_access(f, call, 1, LLVMGetOperand(call, 0), len64, aux);
+        probe_access(f, call, 0, LLVMGetOperand(call, 1), len64, aux, 0);
+    probe_access(f, call, 1, LLVMGetOperand(call, 0), len64, aux, 0);
 }
 
 /* The result of a call as the int64_t the probe takes: integers sign-extended (i1 and wider
@@ -313,18 +438,26 @@ static void probe_branch(struct xfunc *f, LLVMValueRef br)
 
 /* ---- merged accesses ----
  * Loads (or stores) of one block through one base pointer at constant offsets, with no call
- * between them, get one probe: at the first of them, for the range they cover (struct fields
- * read one after another, an unrolled loop's array elements). Constant offsets from one pointer
- * stay inside one object in C, so a tool that maps an address to its heap object sees the
- * same objects; the site is the first access's. Volatile and atomic accesses keep their own
- * probes; any call ends every group (it may free the object or not return). */
+ * between them, share probes placed at the first of them: one per run of bytes they cover
+ * without a gap (struct fields read one after another, an unrolled loop's array elements), its
+ * site the first access of the run. Not one probe for the whole range: the bytes between two
+ * fields read are not read (another thread may write them under a lock this one does not take,
+ * and a race detector would take the range for an access to them). Constant offsets from one
+ * pointer stay inside one object in C, so a tool that maps an address to its heap object sees
+ * the same objects. Volatile and atomic accesses keep their own probes; any call ends every
+ * group (it may free the object or not return). */
 #define MAX_OPEN_GROUPS 8
+#define GROUP_MEMBERS 32            /* accesses one group takes at most */
+#define GROUP_WINDOW 384            /* bytes of its coverage map, from 128 before its first access */
 struct access_group {
     LLVMValueRef base, index;   /* the address is (index ? &((type *)base)[index] : base) + offset */
     LLVMTypeRef type;
     LLVMValueRef first;         /* the access the probe goes before; NULL: slot free */
     LLVMValueRef first_address; /* its address operand, used as is when the group has one member */
-    int64_t lo, hi;             /* covered bytes [base + lo, base + hi) */
+    int64_t lo, hi;             /* covered bytes lie in [base + lo, base + hi) */
+    int64_t anchor;             /* offset of the coverage map's byte 0 */
+    uint64_t cover[GROUP_WINDOW / 64];   /* the bytes a member accesses */
+    struct { LLVMValueRef inst; int64_t lo, hi; } member[GROUP_MEMBERS];   /* in program order */
     uint32_t first_size;
     unsigned members;
     int is_store;
@@ -408,25 +541,57 @@ static struct split_address split_address(struct vigil_xform *x, LLVMValueRef ad
     return a;
 }
 
+static int covered(const struct access_group *g, int64_t offset)
+{
+    uint64_t i = (uint64_t)(offset - g->anchor);
+    return i < GROUP_WINDOW && (g->cover[i / 64] >> (i % 64) & 1);
+}
+
+static void cover(struct access_group *g, int64_t lo, int64_t hi)
+{
+    for (uint64_t i = (uint64_t)(lo - g->anchor); i < (uint64_t)(hi - g->anchor); i++)
+        g->cover[i / 64] |= 1ull << (i % 64);
+}
+
 static void emit_group(struct xfunc *f, struct access_group *g)
 {
     struct vigil_xform *x = f->x;
     if (!g->first)
         return;
-    LLVMValueRef address = g->first_address;
-    uint32_t size = g->first_size;
-    if (g->members > 1) {
-        LLVMPositionBuilderBefore(x->builder, g->first);
-        LLVMValueRef base = g->base;
-        if (g->index)
-            base = LLVMBuildGEP2(x->builder, g->type, base, &g->index, 1, "");
-        base = LLVMBuildPointerCast(x->builder, base, x->ptr, "");
-        LLVMValueRef lo = LLVMConstInt(x->i64, (unsigned long long)g->lo, 1);
-        address = LLVMBuildGEP2(x->builder, x->i8, base, &lo, 1, "");
-        size = (uint32_t)(g->hi - g->lo);
-        x->stats->merged_accesses += g->members - 1;
+    if (g->members == 1) {
+        probe_access(f, g->first, g->is_store, g->first_address, LLVMConstInt(x->i64, g->first_size, 0), g->first_size, 0);
+        g->first = NULL;
+        return;
     }
-    probe_access(f, g->first, g->is_store, address, LLVMConstInt(x->i64, size, 0), size);
+    LLVMPositionBuilderBefore(x->builder, g->first);
+    LLVMValueRef base = g->base;
+    if (g->index)
+        base = LLVMBuildGEP2(x->builder, g->type, base, &g->index, 1, "");
+    base = LLVMBuildPointerCast(x->builder, base, x->ptr, "");
+    unsigned runs = 0;
+    for (int64_t lo = g->lo; lo < g->hi;) {
+        if (!covered(g, lo)) {
+            lo++;
+            continue;
+        }
+        int64_t hi = lo + 1;
+        while (hi < g->hi && covered(g, hi))
+            hi++;
+        LLVMValueRef source = g->first;   /* the run's first access in program order */
+        for (unsigned m = 0; m < g->members; m++)
+            if (g->member[m].lo < hi && g->member[m].hi > lo) {
+                source = g->member[m].inst;
+                break;
+            }
+        LLVMPositionBuilderBefore(x->builder, g->first);
+        LLVMValueRef offset = LLVMConstInt(x->i64, (unsigned long long)lo, 1);
+        LLVMValueRef address = LLVMBuildGEP2(x->builder, x->i8, base, &offset, 1, "");
+        uint32_t size = (uint32_t)(hi - lo);
+        probe_access_from(f, g->first, source, g->is_store, address, LLVMConstInt(x->i64, size, 0), size, 0);
+        runs++;
+        lo = hi;
+    }
+    x->stats->merged_accesses += g->members - runs;
     g->first = NULL;
 }
 
@@ -483,9 +648,14 @@ static int group_access(struct xfunc *f, struct access_groups *gs, LLVMValueRef 
         if (g->base != a.base || g->index != a.index || g->type != a.type || g->is_store != is_store)
             continue;
         int64_t lo = offset < g->lo ? offset : g->lo, hi = offset + size > g->hi ? offset + (int64_t)size : g->hi;
-        if (hi - lo <= x->settings->merge_span) {
+        if (hi - lo <= x->settings->merge_span && g->members < GROUP_MEMBERS && offset >= g->anchor &&
+            offset + (int64_t)size <= g->anchor + GROUP_WINDOW) {
             g->lo = lo, g->hi = hi;
+            g->member[g->members].inst = inst;
+            g->member[g->members].lo = offset;
+            g->member[g->members].hi = offset + size;
             g->members++;
+            cover(g, offset, offset + size);
             return 1;
         }
         emit_group(f, g);   /* too far apart: this access starts the group anew */
@@ -497,7 +667,15 @@ static int group_access(struct xfunc *f, struct access_groups *gs, LLVMValueRef 
         emit_group(f, free_slot);
     }
     *free_slot = (struct access_group){.base = a.base, .index = a.index, .type = a.type, .first = inst, .first_address = address, .lo = offset,
-                                       .hi = offset + size, .first_size = size, .members = 1, .is_store = is_store};
+                                       .hi = offset + size, .anchor = offset - 128, .first_size = size, .members = 1,
+                                       .is_store = is_store};
+    free_slot->member[0].inst = inst;
+    free_slot->member[0].lo = offset;
+    free_slot->member[0].hi = offset + size;
+    if (size <= GROUP_WINDOW - 128)
+        cover(free_slot, offset, offset + size);
+    else
+        free_slot->anchor = INT64_MAX / 2;   /* too large for the map: nothing joins it */
     return 1;
 }
 
@@ -505,16 +683,16 @@ static void probe_instruction(struct xfunc *f, LLVMValueRef inst)
 {
     switch (LLVMGetInstructionOpcode(inst)) {
     case LLVMLoad:
-        probe_fixed_access(f, inst, 0, LLVMGetOperand(inst, 0), LLVMTypeOf(inst));
+        probe_fixed_access(f, inst, 0, LLVMGetOperand(inst, 0), LLVMTypeOf(inst), atomic_flags(inst));
         break;
     case LLVMStore:
-        probe_fixed_access(f, inst, 1, LLVMGetOperand(inst, 1), LLVMTypeOf(LLVMGetOperand(inst, 0)));
+        probe_fixed_access(f, inst, 1, LLVMGetOperand(inst, 1), LLVMTypeOf(LLVMGetOperand(inst, 0)), atomic_flags(inst));
         break;
     case LLVMAtomicRMW:     /* read-modify-write: reported as the write */
-        probe_fixed_access(f, inst, 1, LLVMGetOperand(inst, 0), LLVMTypeOf(LLVMGetOperand(inst, 1)));
+        probe_fixed_access(f, inst, 1, LLVMGetOperand(inst, 0), LLVMTypeOf(LLVMGetOperand(inst, 1)), atomic_flags(inst));
         break;
     case LLVMAtomicCmpXchg:
-        probe_fixed_access(f, inst, 1, LLVMGetOperand(inst, 0), LLVMTypeOf(LLVMGetOperand(inst, 2)));
+        probe_fixed_access(f, inst, 1, LLVMGetOperand(inst, 0), LLVMTypeOf(LLVMGetOperand(inst, 2)), atomic_flags(inst));
         break;
     case LLVMCall:
         probe_call(f, inst);
@@ -558,6 +736,8 @@ void xf_insert_probes(struct xfunc *f)
     for (unsigned t = 0, n = xcc_active_tools(f->x, tools); t < n; t++)
         if (tools[t]->function_done)
             tools[t]->function_done(f);
+    insert_sync_events(f);
+    LLVMSetCurrentDebugLocation2(b, NULL);
     free(f->cfg_edges);
     free(f->cfg_exits);
     ptrmap_free(&f->originals);

@@ -105,6 +105,15 @@ uint32_t xs_add(struct vigil_xform *x, enum vigil_site_kind kind, const char *fu
     return index;
 }
 
+void xs_set_flags(struct vigil_xform *x, uint32_t site, uint32_t flags)
+{
+    if (!flags)
+        return;
+    hash_u32(&x->hash, site);   /* the table's identity covers the flags too */
+    hash_u32(&x->hash, flags);
+    vigil_sitefmt_set_flags(x->sites, site, flags);
+}
+
 uint32_t xs_add_entry(struct vigil_xform *x, const char *function, LLVMMetadataRef subprogram)
 {
     char *file = scope_file(subprogram);

@@ -771,6 +771,11 @@ int xt_coasts(const struct xfunc *f)
     return f->transfer && f->transfer->coasting;
 }
 
+LLVMValueRef xt_coasting_copy(const struct xfunc *f, LLVMValueRef original)
+{
+    return xt_coasts(f) ? ptrmap_get(&f->transfer->coast, original) : NULL;
+}
+
 void xt_free(struct xfunc *f)
 {
     if (!f->transfer)

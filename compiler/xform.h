@@ -59,6 +59,7 @@ struct vigil_xform {
     LLVMValueRef pred_enable, pred_counts;       /* i8 / i64 placeholders (pred_counters only) */
     struct rt_fn register_module, dispatch_enter, burst_end;
     struct rt_fn probe_load, probe_store, probe_branch, probe_return, probe_call;
+    struct rt_fn probe_atomic_load, probe_atomic_store, sync_atomic;   /* atomic instructions (probes.c) */
     int x86_64_elf;                              /* probes through module stubs and site tables left in the file (emit.c), local burst entries (outline.c) */
 #define XE_STUB_SIZE_CLASSES 6                   /* emit.c stub_sizes: variable, 1, 2, 4, 8, 16 */
     struct rt_fn access_stubs[2][XE_STUB_SIZE_CLASSES];   /* [is_store][size class], declared on use */
@@ -169,6 +170,8 @@ void xt_outline_body(struct xfunc *f);
 void xt_insert_checks(struct xfunc *f);
 void xt_free(struct xfunc *f);
 int xt_coasts(const struct xfunc *f);   /* the copy has a coasting copy (after xt_outline_body) */
+/* The coasting copy of an original instruction, or NULL (no coasting copy). */
+LLVMValueRef xt_coasting_copy(const struct xfunc *f, LLVMValueRef original);
 /* probes.c */
 void xf_find_private_slots(struct xfunc *f);
 /* A stack slot used only as the address of loads and stores (and by lifetime markers). */
@@ -229,6 +232,8 @@ void xl_free(struct xl_loops *loops);
 /* sites.c: a new site record; loc is a DILocation or NULL. Returns the local index. */
 uint32_t xs_add(struct vigil_xform *x, enum vigil_site_kind kind, const char *function,
                 LLVMMetadataRef loc, uint32_t aux);
+/* The flags of a site just added (VIGIL_SITE_ATOMIC...: an atomic instruction's access). */
+void xs_set_flags(struct vigil_xform *x, uint32_t site, uint32_t flags);
 /* Control-flow facts of the original body (before checks and probes change it): blocks,
  * edges, exits and calls (sitefmt version 2). Runs after clone.c, before checks.c. */
 void xs_record_cfg(struct xfunc *f);
@@ -255,6 +260,9 @@ LLVMValueRef xe_call(struct vigil_xform *x, const struct rt_fn *f, LLVMValueRef 
  * through the module's stub when the target has them and `may_use_stub`. */
 LLVMValueRef xe_access_probe(struct vigil_xform *x, int is_store, uint32_t site, LLVMValueRef address,
                              LLVMValueRef size, int may_use_stub);
+/* The same for an atomic instruction's access: the runtime's atomic probes (no stub). */
+LLVMValueRef xe_atomic_probe(struct vigil_xform *x, int is_store, uint32_t site, LLVMValueRef address,
+                             LLVMValueRef size);
 /* Whether probes of this event (VIGIL_EV_*) test __vigil_active_events before their call
  * (probes.c `probe`); the module's stubs of an executable test it otherwise. */
 int xe_probe_guarded(const struct vigil_xform *x, unsigned event);

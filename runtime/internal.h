@@ -134,6 +134,8 @@ struct vigil_thread {
     void *hook_frame;        /* frame of the hook delivering an event (stack capture starts there) */
     uintptr_t stack_lo, stack_hi;   /* this thread's stack bounds, 0 until first needed */
     uint32_t naccess;        /* buffered accesses (written by this thread only) */
+    uint32_t access_flagged; /* an access with VIGIL_ACCESS_* flags was buffered since the last
+                                delivery (tools built for tool API < 5 get a copy without them) */
     struct vigil_access access[VIGIL_ACCESS_BATCH];   /* include/vigil/tool.h */
     volatile int deferred_signal;   /* a fatal signal that arrived while in_runtime (signals.c) */
     void *live_stack_from;   /* set by the exit handler once main has returned: the lowest
@@ -167,6 +169,7 @@ void __vigil_deliver_alloc(void *p, size_t size, void *frame) HIDDEN;
 void __vigil_deliver_free(void *p) HIDDEN;
 void __vigil_deliver_lock(const void *lock, enum vigil_lock_op op) HIDDEN;
 void __vigil_deliver_thread(enum vigil_thread_op op, uint64_t id) HIDDEN;
+void __vigil_deliver_sync(const void *object, enum vigil_sync_op op) HIDDEN;
 /* This thread's buffered accesses to the tools (any caller; takes the guard itself). */
 void __vigil_deliver_accesses(void) HIDDEN;
 
@@ -194,6 +197,9 @@ static inline int __vigil_in_transfer_entry(uintptr_t pc)
 
 /* ---- thread_hooks.c ---- */
 void __vigil_resolve_real_functions(void) HIDDEN;
+/* A synchronization event (tool.h, VIGIL_EV_SYNC) from this thread: delivered unless the thread
+ * is inside the runtime; the caller has checked __vigil_wants(VIGIL_EV_SYNC). */
+void __vigil_sync_event(const void *object, enum vigil_sync_op op) HIDDEN;
 
 /* ---- report.c ---- */
 enum vigil_report_end { VIGIL_END_EXIT, VIGIL_END_SIGNAL, VIGIL_END_FLUSH };

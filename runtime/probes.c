@@ -30,18 +30,21 @@ static PRESERVING __attribute__((used)) void deliver_full_buffer(void)
     __vigil_deliver_accesses();
 }
 
-/* An access into this thread's buffer (internal.h), delivered when it is full. */
+/* An access into this thread's buffer (internal.h), delivered when it is full. bits: is_store,
+ * and the VIGIL_ACCESS_* flags of <vigil/tool.h> (an atomic probe's). */
 static inline __attribute__((always_inline)) void buffer_access(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size,
-                                 uint32_t is_store)
+                                 uint32_t bits)
 {
     struct vigil_thread *th = &__vigil_thread;
     if (th->in_runtime)
         return;
+    if (bits & VIGIL_ACCESS_FLAGS)
+        th->access_flagged = 1;   /* before the entry: a delivery in between sees it too */
     uint32_t n = th->naccess;
     struct vigil_access *e = &th->access[n < VIGIL_ACCESS_BATCH ? n : 0];
     e->addr = addr;
     e->site = site_id(m, site);
-    e->size_store = (uint32_t)(size < (UINT32_MAX >> 1) ? size : UINT32_MAX >> 1) << 1 | is_store;
+    e->size_store = (uint32_t)(size < VIGIL_ACCESS_SIZE_MAX ? size : VIGIL_ACCESS_SIZE_MAX) << 1 | bits;
     th->naccess = n + 1;
     if (unlikely(n + 1 >= VIGIL_ACCESS_BATCH))
         deliver_full_buffer();
@@ -50,6 +53,7 @@ static inline __attribute__((always_inline)) void buffer_access(struct __vigil_m
 /* Enabled tools, for the frequent events (defined in tools.c). */
 extern const struct vigil_tool *__vigil_enabled_tools[] HIDDEN;
 extern unsigned __vigil_enabled_count HIDDEN;
+extern uint32_t __vigil_tool_events_now[] HIDDEN;   /* the events each wants now (vigil_tool_events) */
 
 #if defined(__clang__) && defined(__x86_64__)
 /* x86-64: each probe is a stub that tests the event bit and returns, touching nothing but the
@@ -71,8 +75,11 @@ PROBE_STUB(__vigil_probe_store, 0x100);    /* VIGIL_EV_ACCESS */
 PROBE_STUB(__vigil_probe_branch, 0x200);   /* VIGIL_EV_BRANCH */
 PROBE_STUB(__vigil_probe_return, 0x400);   /* VIGIL_EV_RETURN */
 PROBE_STUB(__vigil_probe_call, 0x800);     /* VIGIL_EV_CALL */
+PROBE_STUB(__vigil_probe_atomic_load, 0x100);    /* VIGIL_EV_ACCESS */
+PROBE_STUB(__vigil_probe_atomic_store, 0x100);   /* VIGIL_EV_ACCESS */
+PROBE_STUB(__vigil_sync_atomic, 0x10);           /* VIGIL_EV_SYNC */
 _Static_assert(VIGIL_EV_ACCESS == 0x100 && VIGIL_EV_BRANCH == 0x200 && VIGIL_EV_RETURN == 0x400 &&
-               VIGIL_EV_CALL == 0x800, "the probe stubs test these bits");
+               VIGIL_EV_CALL == 0x800 && VIGIL_EV_SYNC == 0x10, "the probe stubs test these bits");
 #define PROBE_BODY(name) HIDDEN __attribute__((preserve_most, used)) void name##_body
 #else
 #define PROBE_BODY(name) void name
@@ -88,7 +95,7 @@ _Static_assert(VIGIL_EV_ACCESS == 0x100 && VIGIL_EV_BRANCH == 0x200 && VIGIL_EV_
         unsigned n = RELAXED_LOAD(&__vigil_enabled_count);                            \
         for (unsigned i = 0; i < n; i++) {                                            \
             const struct vigil_tool *t = __vigil_enabled_tools[i];                    \
-            if ((t->events & (ev)) && t->hook)                                        \
+            if ((RELAXED_LOAD(&__vigil_tool_events_now[i]) & (ev)) && t->hook)        \
                 t->hook(__VA_ARGS__);                                                 \
         }                                                                             \
         __vigil_leave_runtime(th, 0);                                                 \
@@ -177,7 +184,7 @@ _Static_assert(VIGIL_EV_ACCESS == 0x100, "the probe stubs and the module stubs o
 #define TEST_EVENT "    testl %[event], __vigil_events_here(%%rip)\n    jnz 0f\n    ret\n0:\n"
 /* The size field from a size register, clamped as buffer_access does (r11 is spent by then). */
 #define STORE_SIZE_FROM(reg, is_store)                                                         \
-    "    movl $0x7fffffff, %%r11d\n"                                                           \
+    "    movl $0x07ffffff, %%r11d\n"                                                           \
     "    cmpq %%r11, %%r" reg "x\n"                                                            \
     "    cmovbl %%e" reg "x, %%r11d\n"                                                         \
     "    leal " #is_store "(%%r11,%%r11), %%r11d\n"                                            \
@@ -232,6 +239,30 @@ PROBE_BODY(__vigil_probe_store)(struct __vigil_module *m, uint32_t site, const v
         buffer_access(m, site, addr, size, 1);
 }
 #endif
+
+/* Atomic instructions (common/abi.h): their accesses are marked, their synchronization goes to
+ * the tools at once, whether a burst runs or not. */
+#if defined(__clang__) && defined(__x86_64__)
+_Static_assert(VIGIL_ACCESS_SIZE_MAX == 0x07ffffff, "STORE_SIZE_FROM clamps sizes to this");
+#endif
+PROBE_BODY(__vigil_probe_atomic_load)(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size)
+{
+    if (likely(__vigil_wants(VIGIL_EV_ACCESS)))
+        buffer_access(m, site, addr, size, VIGIL_ACCESS_ATOMIC);
+}
+
+PROBE_BODY(__vigil_probe_atomic_store)(struct __vigil_module *m, uint32_t site, const void *addr, uint64_t size)
+{
+    if (likely(__vigil_wants(VIGIL_EV_ACCESS)))
+        buffer_access(m, site, addr, size, VIGIL_ACCESS_ATOMIC | VIGIL_ACCESS_STORE);
+}
+
+PROBE_BODY(__vigil_sync_atomic)(const void *addr, uint32_t op)
+{
+    if (likely(!__vigil_wants(VIGIL_EV_SYNC)) || (op != VIGIL_SYNC_ATOMIC_RELEASE && op != VIGIL_SYNC_ATOMIC_ACQUIRE))
+        return;
+    __vigil_sync_event(addr, (enum vigil_sync_op)op);
+}
 
 PROBE_BODY(__vigil_probe_branch)(struct __vigil_module *m, uint32_t site, uint32_t taken)
 {

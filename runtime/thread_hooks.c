@@ -1,5 +1,6 @@
 /* pthread hooks, always on: locks (mutex, rwlock, spinlock, condvar), thread create / join /
- * exit. The real functions come from dlsym(RTLD_NEXT) and are resolved together, at start-up
+ * exit, and the synchronization that is not a lock (tool.h VIGIL_EV_SYNC: semaphores, barriers,
+ * pthread_once, condition-variable signals). The real functions come from dlsym(RTLD_NEXT) and are resolved together, at start-up
  * or by the first hook called before it: each pointer starts at a stub that resolves them all
  * and then calls the real function, so a hook costs one indirect call and, with no tool
  * listening, one predictable branch. */
@@ -8,6 +9,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,6 +37,14 @@ extern void __libc_free(void *);
     X(int, pthread_create,                                                                       \
       (pthread_t * t, const pthread_attr_t *a, void *(*fn)(void *), void *arg), (t, a, fn, arg)) \
     X(int, pthread_join, (pthread_t t, void **ret), (t, ret))                                    \
+    X(int, pthread_cond_signal, (pthread_cond_t * c), (c))                                       \
+    X(int, pthread_cond_broadcast, (pthread_cond_t * c), (c))                                    \
+    X(int, pthread_barrier_wait, (pthread_barrier_t * b), (b))                                   \
+    X(int, pthread_once, (pthread_once_t * o, void (*fn)(void)), (o, fn))                        \
+    X(int, sem_post, (sem_t * s), (s))                                                           \
+    X(int, sem_wait, (sem_t * s), (s))                                                           \
+    X(int, sem_trywait, (sem_t * s), (s))                                                        \
+    X(int, sem_timedwait, (sem_t * s, const struct timespec *t), (s, t))                         \
     X(int, dlclose, (void *h), (h))
 
 /* real_<name>: the real function (or its resolving stub until start-up resolved it). Written
@@ -196,11 +206,33 @@ INTERPOSE int pthread_spin_unlock(pthread_spinlock_t *l)
     return REAL(pthread_spin_unlock)(l);
 }
 
-/* A condition wait releases the mutex and holds it again when it returns (also on timeout). */
+/* ---- synchronization events (tool.h VIGIL_EV_SYNC): a release before the real operation, an
+ * acquire after it ---- */
+
+void __vigil_sync_event(const void *object, enum vigil_sync_op op)
+{
+    struct vigil_thread *th = &__vigil_thread;
+    if (th->in_runtime)
+        return;
+    th->in_runtime = 1;
+    __vigil_deliver_sync(object, op);
+    __vigil_leave_runtime(th, 0);
+}
+
+#define SYNC(object, op)                                             \
+    do {                                                             \
+        if (unlikely(__vigil_wants(VIGIL_EV_SYNC)))                  \
+            __vigil_sync_event((object), (op));                      \
+    } while (0)
+
+/* A condition wait releases the mutex and holds it again when it returns (also on timeout);
+ * one that returned 0 was woken: it acquires what the signals before it released. */
 INTERPOSE int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
     RELEASING(m);
     int r = REAL(pthread_cond_wait)(c, m);
+    if (r == 0)
+        SYNC(c, VIGIL_SYNC_COND_WAKE);
     ACQUIRED(r == 0 || r == ETIMEDOUT ? 0 : r, m, VIGIL_LOCK_ACQUIRE);
     return r;
 }
@@ -209,7 +241,94 @@ INTERPOSE int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, cons
 {
     RELEASING(m);
     int r = REAL(pthread_cond_timedwait)(c, m, t);
+    if (r == 0)
+        SYNC(c, VIGIL_SYNC_COND_WAKE);
     ACQUIRED(r == 0 || r == ETIMEDOUT ? 0 : r, m, VIGIL_LOCK_ACQUIRE);
+    return r;
+}
+
+INTERPOSE int pthread_cond_signal(pthread_cond_t *c)
+{
+    SYNC(c, VIGIL_SYNC_COND_SIGNAL);
+    return REAL(pthread_cond_signal)(c);
+}
+
+INTERPOSE int pthread_cond_broadcast(pthread_cond_t *c)
+{
+    SYNC(c, VIGIL_SYNC_COND_SIGNAL);
+    return REAL(pthread_cond_broadcast)(c);
+}
+
+INTERPOSE int sem_post(sem_t *s)
+{
+    SYNC(s, VIGIL_SYNC_SEM_POST);
+    return REAL(sem_post)(s);
+}
+
+INTERPOSE int sem_wait(sem_t *s)
+{
+    int r = REAL(sem_wait)(s);
+    if (r == 0)
+        SYNC(s, VIGIL_SYNC_SEM_WAIT);
+    return r;
+}
+
+INTERPOSE int sem_trywait(sem_t *s)
+{
+    int r = REAL(sem_trywait)(s);
+    if (r == 0)
+        SYNC(s, VIGIL_SYNC_SEM_WAIT);
+    return r;
+}
+
+INTERPOSE int sem_timedwait(sem_t *s, const struct timespec *t)
+{
+    int r = REAL(sem_timedwait)(s, t);
+    if (r == 0)
+        SYNC(s, VIGIL_SYNC_SEM_WAIT);
+    return r;
+}
+
+/* Every arrival of a round happens before every departure from it: each thread releases into
+ * the barrier on the way in and acquires from it on the way out. */
+INTERPOSE int pthread_barrier_wait(pthread_barrier_t *b)
+{
+    SYNC(b, VIGIL_SYNC_BARRIER_ARRIVE);
+    int r = REAL(pthread_barrier_wait)(b);
+    if (r == 0 || r == PTHREAD_BARRIER_SERIAL_THREAD)
+        SYNC(b, VIGIL_SYNC_BARRIER_DEPART);
+    return r;
+}
+
+/* pthread_once runs the program's init routine through once_trampoline, which releases into
+ * the once object when the routine returns; every caller acquires from it when pthread_once
+ * returns. The routine and its object travel in TLS (pthread_once calls it on this thread),
+ * saved around the call: an init routine may call pthread_once for another object. */
+static __thread void (*once_routine)(void);
+static __thread pthread_once_t *once_object;
+
+static void once_trampoline(void)
+{
+    void (*fn)(void) = once_routine;
+    pthread_once_t *o = once_object;
+    if (fn)
+        fn();
+    SYNC(o, VIGIL_SYNC_ONCE_DONE);
+}
+
+INTERPOSE int pthread_once(pthread_once_t *o, void (*fn)(void))
+{
+    if (likely(!__vigil_wants(VIGIL_EV_SYNC)))
+        return REAL(pthread_once)(o, fn);
+    void (*saved_routine)(void) = once_routine;
+    pthread_once_t *saved_object = once_object;
+    once_routine = fn;
+    once_object = o;
+    int r = REAL(pthread_once)(o, once_trampoline);
+    once_routine = saved_routine;
+    once_object = saved_object;
+    if (r == 0)
+        SYNC(o, VIGIL_SYNC_ONCE_PASS);
     return r;
 }
 

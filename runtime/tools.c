@@ -137,6 +137,54 @@ static void (*on_module_of(const struct vigil_tool *t))(const struct vigil_modul
     return t->api_version >= 4 ? t->on_module : NULL;
 }
 
+/* A tool built for an earlier version has no on_sync field (and no business with the bit). */
+static void (*on_sync_of(const struct vigil_tool *t))(const void *, enum vigil_sync_op)
+{
+    return t->api_version >= 5 ? t->on_sync : NULL;
+}
+
+static uint32_t events_of(const struct vigil_tool *t)
+{
+    return t->api_version >= 5 ? t->events : t->events & ~(uint32_t)VIGIL_EV_SYNC;
+}
+
+/* The events each enabled tool wants now (vigil_tool_events; events_of at first), by its index
+ * in __vigil_enabled_tools: what deliveries check. Written under events_lock, read relaxed. The
+ * tool whose init is running, and what it asked for there, until it is enabled. events_frozen:
+ * the final report stopped the events, no tool may start them again. */
+uint32_t __vigil_tool_events_now[MAX_TOOLS] HIDDEN;
+static uint32_t events_lock;
+static const struct vigil_tool *initializing;
+static uint32_t initializing_events;
+static int events_frozen;
+
+static void events_lock_take(void)
+{
+    while (__atomic_exchange_n(&events_lock, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&events_lock, __ATOMIC_RELAXED))
+            __builtin_ia32_pause();
+}
+
+void vigil_tool_events(const struct vigil_tool *tool, uint32_t events)
+{
+    if (!tool)
+        return;
+    events_lock_take();
+    events &= events_of(tool);
+    if (tool == initializing) {
+        initializing_events = events;
+    } else if (!events_frozen) {
+        uint32_t all = 0;
+        for (unsigned i = 0; i < __vigil_enabled_count; i++) {
+            if (__vigil_enabled_tools[i] == tool)
+                RELAXED_STORE(&__vigil_tool_events_now[i], events);
+            all |= __vigil_tool_events_now[i];
+        }
+        __atomic_store_n(&__vigil_events_here, all, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&events_lock, 0, __ATOMIC_RELEASE);
+}
+
 void __vigil_tools_module(const struct vigil_module_info *m)
 {
     for (unsigned i = 0; i < __vigil_enabled_count; i++)
@@ -176,12 +224,17 @@ void __vigil_tools_start(void)
                 __vigil_message("tools: more than %d tools: %s disabled", MAX_TOOLS, t->name);
             } else if (!duplicate) {
                 apply_tool_options(t);
-                if (t->init && t->init() != 0) {
+                initializing = t;
+                initializing_events = events_of(t);
+                int failed = t->init && t->init() != 0;
+                initializing = NULL;
+                if (failed) {
                     __vigil_message("tools: %s failed to start: disabled", t->name);
                 } else {
+                    __vigil_tool_events_now[__vigil_enabled_count] = initializing_events;
                     __vigil_enabled_tools[__vigil_enabled_count] = t;
                     RELAXED_STORE(&__vigil_enabled_count, __vigil_enabled_count + 1);
-                    events |= t->events;
+                    events |= initializing_events;
                     if (on_module_of(t))
                         vigil_modules_each(announce_module, (void *)t);
                 }
@@ -191,7 +244,9 @@ void __vigil_tools_start(void)
         if (*list == ',')
             list++;
     }
+    events_lock_take();
     __atomic_store_n(&__vigil_events_here, events, __ATOMIC_RELEASE);
+    __atomic_store_n(&events_lock, 0, __ATOMIC_RELEASE);
     __vigil_leave_runtime(th, 0);   /* a SIGTERM during the tools' init is acted on now */
     warn_unread_tool_options();
 }
@@ -203,7 +258,10 @@ void __vigil_tools_fini(void)
      * this thread's TLS, and the last objects accessed would look reachable. */
     memset(__vigil_thread.access, 0, sizeof __vigil_thread.access);
     /* Events stop first: a tool writing its report must not receive events meanwhile. */
+    events_lock_take();
+    events_frozen = 1;
     __atomic_store_n(&__vigil_events_here, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&events_lock, 0, __ATOMIC_RELEASE);
     for (unsigned i = 0; i < __vigil_enabled_count; i++)
         if (__vigil_enabled_tools[i]->fini)
             __vigil_enabled_tools[i]->fini();
@@ -252,7 +310,7 @@ void __vigil_tools_names(char *buf, size_t len)
 #define DELIVER(ev, hook, ...)                                                  \
     for (unsigned i = 0; i < __vigil_enabled_count; i++) {                      \
         const struct vigil_tool *t = __vigil_enabled_tools[i];                  \
-        if ((t->events & (ev)) && t->hook)                                      \
+        if ((RELAXED_LOAD(&__vigil_tool_events_now[i]) & (ev)) && t->hook)      \
             t->hook(__VA_ARGS__);                                               \
     }
 
@@ -265,15 +323,27 @@ void __vigil_deliver_accesses(void)
     int was = th->in_runtime;
     th->in_runtime = 1;
     th->naccess = 0;
+    uint32_t flagged = th->access_flagged;
+    th->access_flagged = 0;
     if (n > VIGIL_ACCESS_BATCH)   /* a signal handler's probe raced the buffer's owner */
         n = VIGIL_ACCESS_BATCH;
     /* Tools outside, events inside (not DELIVER per event): the inner loop is the hook alone,
      * three times fewer instructions per access on lua with tools=leak. */
     for (unsigned i = 0; i < __vigil_enabled_count; i++) {
         const struct vigil_tool *t = __vigil_enabled_tools[i];
-        if (!(t->events & VIGIL_EV_ACCESS))
+        if (!(RELAXED_LOAD(&__vigil_tool_events_now[i]) & VIGIL_EV_ACCESS))
             continue;
         if (t->api_version >= 3 && t->on_accesses) {
+            if (flagged && t->api_version < 5) {
+                /* built before the flags existed: their size_store is size << 1 | is_store */
+                struct vigil_access plain[VIGIL_ACCESS_BATCH];
+                for (uint32_t k = 0; k < n; k++) {
+                    plain[k] = th->access[k];
+                    plain[k].size_store &= ~VIGIL_ACCESS_FLAGS;
+                }
+                t->on_accesses(plain, n);
+                continue;
+            }
             t->on_accesses(th->access, n);
             continue;
         }
@@ -281,7 +351,7 @@ void __vigil_deliver_accesses(void)
             continue;
         for (uint32_t k = 0; k < n; k++) {
             const struct vigil_access *e = &th->access[k];
-            t->on_access(e->addr, e->size_store >> 1, (int)(e->size_store & 1), e->site);
+            t->on_access(e->addr, VIGIL_ACCESS_SIZE(e), (int)VIGIL_ACCESS_IS_STORE(e), e->site);
         }
     }
     __vigil_leave_runtime(th, was);
@@ -332,6 +402,16 @@ void __vigil_deliver_thread(enum vigil_thread_op op, uint64_t id)
 {
     __vigil_deliver_accesses();
     DELIVER(VIGIL_EV_THREAD, on_thread, op, id);
+}
+
+void __vigil_deliver_sync(const void *object, enum vigil_sync_op op)
+{
+    __vigil_deliver_accesses();   /* the accesses before it reach the tools first (tool.h) */
+    for (unsigned i = 0; i < __vigil_enabled_count; i++) {
+        const struct vigil_tool *t = __vigil_enabled_tools[i];
+        if ((RELAXED_LOAD(&__vigil_tool_events_now[i]) & VIGIL_EV_SYNC) && on_sync_of(t))
+            on_sync_of(t)(object, op);
+    }
 }
 
 /* ---- services of tool.h ---- */

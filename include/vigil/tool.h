@@ -1,5 +1,6 @@
-/* The vigil tool interface, version 4 (3 adds batched accesses; 4 options tables, modules
- * and their per-site counters; the runtime accepts tools built for 1 to 4).
+/* The vigil tool interface, version 5 (3 adds batched accesses; 4 options tables, modules
+ * and their per-site counters; 5 synchronization events and atomic accesses; the runtime
+ * accepts tools built for 1 to 5).
  *
  * A tool is a folder tools/<name>/ whose runtime part (tools/<name>/runtime/) fills a struct
  * vigil_tool and registers it with VIGIL_REGISTER_TOOL (docs/architecture.md, "Adding a
@@ -17,7 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define VIGIL_TOOL_API_VERSION 4
+#define VIGIL_TOOL_API_VERSION 5
 #define VIGIL_TOOL_ACCESSES_BEFORE_LOCKS 1   /* see on_accesses */
 
 struct vigil_option_set;                /* common/options.h */
@@ -32,6 +33,9 @@ enum vigil_event {
     VIGIL_EV_FREE    = 1u << 1,   /* free, and realloc's release of the old block */
     VIGIL_EV_LOCK    = 1u << 2,   /* mutex / rwlock / spinlock acquire and release, condvar wait */
     VIGIL_EV_THREAD  = 1u << 3,   /* thread start, exit, join; fork in the child */
+    VIGIL_EV_SYNC    = 1u << 4,   /* version 5: synchronization other than locks (on_sync):
+                                     semaphores, barriers, pthread_once, condition-variable
+                                     signals, and the atomic instructions of vigil-cc's code */
     /* frequent events, recorded only inside bursts */
     VIGIL_EV_ACCESS  = 1u << 8,   /* loads and stores */
     VIGIL_EV_BRANCH  = 1u << 9,
@@ -44,6 +48,47 @@ enum vigil_lock_op { VIGIL_LOCK_ACQUIRE, VIGIL_LOCK_RELEASE, VIGIL_LOCK_ACQUIRE_
  * CREATE in the creating thread before the new thread exists (it may not come to exist). */
 enum vigil_thread_op { VIGIL_THREAD_START, VIGIL_THREAD_EXIT, VIGIL_THREAD_JOIN, VIGIL_THREAD_FORK_CHILD,
                        VIGIL_THREAD_CREATE };
+
+/* Version 5: synchronization that is not a lock, as on_sync receives it. Each operation is a
+ * release or an acquire of one object (vigil_sync_is_release): what the thread did before a
+ * release happens before what any thread does after a later acquire of the same object. So
+ * a tool that follows happens-before keeps a clock per object: a release joins the thread's
+ * clock into it, an acquire joins it into the thread's. A release is delivered before the real
+ * operation, an acquire after it, so that an acquire always finds the releases it synchronizes
+ * with; and, as before lock events, the thread's buffered accesses are delivered first.
+ *   ATOMIC_RELEASE / _ACQUIRE  an atomic instruction of code built with vigil-cc, from every
+ *                  copy (always, not only in bursts: common/abi.h __vigil_sync_atomic): a store
+ *                  or read-modify-write with release semantics (release, acq_rel, seq_cst; the
+ *                  object is the atomic's address) / a load or read-modify-write with acquire
+ *                  semantics (acquire, acq_rel, seq_cst; a compare-and-exchange's failure ordering
+ *                  counts). A read-modify-write with both gives both, release first. Relaxed
+ *                  atomics give none; fences are not events; code not built with vigil-cc (the
+ *                  C library's own atomics) gives none.
+ *   SEM_POST / SEM_WAIT        sem_post / a successful sem_wait, sem_trywait, sem_timedwait
+ *                  (the object: the sem_t).
+ *   BARRIER_ARRIVE / _DEPART   every thread entering pthread_barrier_wait / leaving it (all
+ *                  arrivals of a round happen before all departures from it; the rounds of one
+ *                  barrier name the same object).
+ *   ONCE_DONE / ONCE_PASS      the thread that ran pthread_once's init routine, when the routine
+ *                  returned (before pthread_once marks it done) / every thread whose
+ *                  pthread_once returned 0, the one that ran it too (the init routine happens
+ *                  before each return).
+ *   COND_SIGNAL / COND_WAKE    pthread_cond_signal or _broadcast / a pthread_cond_wait or
+ *                  _timedwait that returned 0 (the object: the pthread_cond_t; the mutex's
+ *                  release and acquisition come as lock events as before). */
+enum vigil_sync_op {
+    VIGIL_SYNC_ATOMIC_RELEASE, VIGIL_SYNC_ATOMIC_ACQUIRE,
+    VIGIL_SYNC_SEM_POST, VIGIL_SYNC_SEM_WAIT,
+    VIGIL_SYNC_BARRIER_ARRIVE, VIGIL_SYNC_BARRIER_DEPART,
+    VIGIL_SYNC_ONCE_DONE, VIGIL_SYNC_ONCE_PASS,
+    VIGIL_SYNC_COND_SIGNAL, VIGIL_SYNC_COND_WAKE,
+    VIGIL_SYNC_OPS
+};
+/* Releases have even numbers, acquires odd ones. */
+static inline int vigil_sync_is_release(enum vigil_sync_op op)
+{
+    return ((unsigned)op & 1u) == 0;
+}
 
 /* Where an allocation happened: return addresses, innermost first. */
 #define VIGIL_MAX_STACK 16
@@ -59,12 +104,23 @@ struct vigil_site_info {
     uint32_t line, column;
 };
 
-/* A sampled access, as on_accesses receives it (size << 1 | is_store in one word). */
+/* A sampled access, as on_accesses receives it: size << 1 | is_store in one word and, from
+ * version 5, flags in its top four bits (so the size is at most VIGIL_ACCESS_SIZE_MAX, 128 MiB
+ * less a byte: a larger memcpy is cut there). Read it with the macros below. A tool built for
+ * an earlier version receives no flags: the runtime gives it a copy of a batch that has some,
+ * with them cleared (size_store >> 1 is then the size, as it always was). */
 struct vigil_access {
     const void *addr;
     uint32_t site;           /* vigil_site_t */
     uint32_t size_store;
 };
+#define VIGIL_ACCESS_STORE 1u                   /* a store (a read-modify-write is one) */
+#define VIGIL_ACCESS_ATOMIC (1u << 31)          /* an atomic instruction's access (load, store,
+                                                   read-modify-write, compare-and-exchange) */
+#define VIGIL_ACCESS_FLAGS 0xf0000000u          /* bits 28-30 are 0, reserved */
+#define VIGIL_ACCESS_SIZE_MAX 0x07ffffffu
+#define VIGIL_ACCESS_SIZE(a) (((a)->size_store >> 1) & VIGIL_ACCESS_SIZE_MAX)
+#define VIGIL_ACCESS_IS_STORE(a) ((a)->size_store & VIGIL_ACCESS_STORE)
 
 struct vigil_tool {
     uint32_t api_version;   /* VIGIL_TOOL_API_VERSION */
@@ -81,14 +137,15 @@ struct vigil_tool {
     void (*on_free)(void *ptr);
     void (*on_lock)(const void *lock, enum vigil_lock_op op);
     void (*on_thread)(enum vigil_thread_op op, uint64_t thread_id);
-    void (*on_access)(const void *addr, size_t size, int is_store, vigil_site_t site);
+    void (*on_access)(const void *addr, size_t size, int is_store, vigil_site_t site);   /* no flags */
     void (*on_branch)(vigil_site_t site, int taken);
     void (*on_return)(vigil_site_t site, int64_t value);
     void (*on_call)(vigil_site_t site, const void *callee);
     /* Version 3: sampled accesses in batches, in program order (a tool with this hook gets
      * no on_access calls): one call per batch instead of one per access. A thread's batch is
-     * delivered before its free, thread and lock events (VIGIL_TOOL_ACCESSES_BEFORE_LOCKS),
-     * so the accesses a tool receives happened before the event that follows them. */
+     * delivered before its free, thread, lock and (version 5) sync events
+     * (VIGIL_TOOL_ACCESSES_BEFORE_LOCKS), so the accesses a tool receives happened before the
+     * event that follows them. Version 5: size_store carries VIGIL_ACCESS_* flags. */
     void (*on_accesses)(const struct vigil_access *accesses, uint32_t n);
     /* Version 4: the tool's options table (tools/<name>/options.inc, through common/optset.h)
      * and the struct of its values. Before init, the runtime fills the values with the
@@ -100,6 +157,8 @@ struct vigil_tool {
     /* Version 4: every module built with vigil-cc as it registers (see "per-site counters"
      * below). Modules registered before the tool started come at its start. */
     void (*on_module)(const struct vigil_module_info *m);
+    /* Version 5: synchronization events (VIGIL_EV_SYNC, enum vigil_sync_op above). */
+    void (*on_sync)(const void *object, enum vigil_sync_op op);
 };
 
 /* Built-in tools place a pointer to their descriptor in the section "vigil_tools". Retained:
@@ -156,6 +215,15 @@ int vigil_on_signal(int sig, void (*fn)(int));
  * "SUMMARY: vigil: <tool>: <text>; <tool2>: ...", as the sanitizers' SUMMARY line. */
 void vigil_tool_summary(const struct vigil_tool *tool, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Version 5: the events the tool wants from now on, a subset of its `events` (other bits are
+ * ignored); callable from init (then it applies from the start) and from any hook or thread.
+ * The runtime collects an event only while some tool wants it, and delivers it only to those
+ * that do: a tool that needs nothing until some condition holds asks for less in init and for
+ * more then (the race tool takes allocations, locks, synchronization and sampled accesses
+ * only once a second thread is created, so that a program with one thread pays for none of
+ * them). Other threads see the change soon after, not at once. No effect after the final
+ * report stopped the events. */
+void vigil_tool_events(const struct vigil_tool *tool, uint32_t events);
 /* The runtime's verbosity option (0 quiet, 1 notes, 2 debug): how much a tool may say. */
 unsigned vigil_verbosity(void);
 /* One diagnostic line on stderr, prefixed "vigil: <tool>: ". */

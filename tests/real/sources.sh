@@ -26,6 +26,8 @@ real_source_package() {
         sqlite3) echo sqlite3 ;;
         bc) echo bc ;;
         gzip) echo gzip ;;
+        xz) echo xz-utils ;;
+        zstd) echo libzstd ;;
         *) real_die "unknown program $1" ;;
     esac
 }
@@ -213,9 +215,37 @@ real_recipe_gzip() {
     { make -j2 -C lib && make version.h && make -j2 gzip; } >make.log 2>&1 || { tail -n 30 make.log >&2; return 1; }
 }
 
+# Multithreaded programs (bench/race.sh): xz with POSIX threads and liblzma linked in
+# statically (both built by the recipe's compiler), the zstd command with its library's
+# multithreaded compression compiled in.
+real_recipe_xz() {
+    local dir=$1 cc=$2 src
+    src=$(real_fetch xz)
+    cp -a "$src"/. "$dir"/
+    cd "$dir"
+    # As unpacked, the generated files are newer than their inputs (real_autotools_settle
+    # would leave the Makefile.inc files that Makefile.am includes newer than Makefile.in).
+    ./configure CC="$cc" CFLAGS="$REAL_CFLAGS" --disable-shared --enable-threads=posix --disable-doc --disable-nls \
+        --disable-scripts --disable-xzdec --disable-lzmadec --disable-lzmainfo --disable-lzma-links \
+        >configure.log 2>&1 || { tail -n 30 config.log >&2; return 1; }
+    { make -j2 -C src/liblzma && make -j2 -C src/xz; } >make.log 2>&1 || { tail -n 30 make.log >&2; return 1; }
+}
+
+real_recipe_zstd() {
+    local dir=$1 cc=$2 src
+    src=$(real_fetch zstd)
+    cp -a "$src"/. "$dir"/
+    cd "$dir"
+    # CFLAGS replaces the Makefile's -O3; the program target adds -pthread -DZSTD_MULTITHREAD.
+    make -j2 -C programs zstd CC="$cc" CFLAGS="$REAL_CFLAGS" HAVE_ZLIB=0 HAVE_LZMA=0 HAVE_LZ4=0 >make.log 2>&1 \
+        || { tail -n 30 make.log >&2; return 1; }
+}
+
 real_binary_name() {  # PROG: the program's path inside its build directory
     case "$1" in
         bc) echo bc/bc ;;
+        xz) echo src/xz/xz ;;
+        zstd) echo programs/zstd ;;
         *) echo "$1" ;;
     esac
 }

@@ -73,6 +73,7 @@ static void test_round_trip(void)
     /* "main", "src/main.c", "helper", "include/h.h" stored once each, plus the empty string. */
     CHECK(t.header->strtab_size == 1 + 5 + 11 + 7 + 12, "strtab_size %u", t.header->strtab_size);
     CHECK(len == 56 + 4 * 12 + 40, "version 3 records are 12 bytes: table of %zu bytes", len);
+    CHECK(t.version == 3, "a table without site flags is version %u, not 3", t.version);
     CHECK(strcmp(vigil_site_kind_name(VIGIL_SITE_BACKEDGE), "backedge") == 0, "kind name");
     CHECK(strcmp(vigil_site_kind_name((enum vigil_site_kind)0), "?") == 0, "kind name 0");
     CHECK(strcmp(vigil_site_kind_name((enum vigil_site_kind)99), "?") == 0, "kind name 99");
@@ -110,6 +111,94 @@ static void test_field_limits(void)
     CHECK(v.kind == VIGIL_SITE_STORE && v.line == 0 && v.column == 0 && v.aux == 0 && strcmp(v.function, "f") == 0,
           "too wide: %u %u %u", v.line, v.column, v.aux);
     free(buf);
+}
+
+/* Site flags (atomic accesses): a table with flags is version 4 and reads them back; one
+ * without stays version 3, so that readers of versions 1 to 3 read it as before. */
+static void test_site_flags(void)
+{
+    size_t len = 0;
+    unsigned char *plain = build(&len, 5);
+    struct vigil_sitefmt_table t;
+    struct vigil_site_view v;
+    char err[200] = "";
+    CHECK(plain && vigil_sitefmt_open(plain, len, &t, err, sizeof err) == 0 && t.version == 3 &&
+          t.header->version == 3, "a table without flags: version %u (%s)", plain ? t.header->version : 0, err);
+    for (uint32_t i = 0; plain && i < t.nsites; i++) {
+        vigil_sitefmt_get(&t, i, &v);
+        CHECK(v.flags == 0, "version 3 site %u has flags %u", i, v.flags);
+    }
+
+    struct vigil_sitefmt_builder *b = vigil_sitefmt_builder_new("at.c");
+    uint32_t load = vigil_sitefmt_add(b, VIGIL_SITE_LOAD, "consumer", "at.c", 7, 12, 4);
+    uint32_t store = vigil_sitefmt_add(b, VIGIL_SITE_STORE, "producer", "at.c", 9, 3, 4);
+    uint32_t rmw = vigil_sitefmt_add(b, VIGIL_SITE_STORE, "bump", "at.c", 11, 5, 8);
+    uint32_t other = vigil_sitefmt_add(b, VIGIL_SITE_LOAD, "bump", "at.c", 12, 5, 8);
+    vigil_sitefmt_set_flags(b, load, VIGIL_SITE_ATOMIC | VIGIL_SITE_ACQUIRE);
+    vigil_sitefmt_set_flags(b, store, VIGIL_SITE_ATOMIC | VIGIL_SITE_RELEASE | 0xf0);   /* high bits dropped */
+    vigil_sitefmt_set_flags(b, rmw, VIGIL_SITE_FLAGS_ALL);
+    vigil_sitefmt_set_flags(b, 99, VIGIL_SITE_ATOMIC);   /* no such site: ignored */
+    unsigned char *buf = vigil_sitefmt_finish(b, 6, &len, NULL, NULL);
+    CHECK(buf && vigil_sitefmt_open(buf, len, &t, err, sizeof err) == 0, "version 4 open: %s", err);
+    if (!buf)
+        return;
+    CHECK(t.version == 4 && t.header->version == 4 && t.header->record_size == 12 && t.nsites == 4,
+          "a table with flags: version %u, record size %u", t.header->version, t.header->record_size);
+    vigil_sitefmt_get(&t, load, &v);
+    CHECK(v.kind == VIGIL_SITE_LOAD && v.flags == (VIGIL_SITE_ATOMIC | VIGIL_SITE_ACQUIRE) && !strcmp(v.function, "consumer") &&
+          !strcmp(v.file, "at.c") && v.line == 7 && v.column == 12 && v.aux == 4,
+          "atomic load: kind %d flags %u %s %s:%u:%u aux %u", v.kind, v.flags, v.function, v.file, v.line, v.column, v.aux);
+    vigil_sitefmt_get(&t, store, &v);
+    CHECK(v.kind == VIGIL_SITE_STORE && v.flags == (VIGIL_SITE_ATOMIC | VIGIL_SITE_RELEASE) && !strcmp(v.function, "producer"),
+          "atomic store: flags %u %s", v.flags, v.function);
+    vigil_sitefmt_get(&t, rmw, &v);
+    CHECK(v.flags == VIGIL_SITE_FLAGS_ALL && !strcmp(v.function, "bump") && v.aux == 8, "rmw: flags %u", v.flags);
+    vigil_sitefmt_get(&t, other, &v);
+    CHECK(v.flags == 0 && v.kind == VIGIL_SITE_LOAD && !strcmp(v.function, "bump"), "plain load in a version 4 table: %u", v.flags);
+    /* word 0 of the atomic load: kind, flags, function name offset */
+    const unsigned char *r = t.records + (size_t)load * 12;
+    uint32_t w0 = (uint32_t)r[0] | (uint32_t)r[1] << 8 | (uint32_t)r[2] << 16 | (uint32_t)r[3] << 24;
+    CHECK(w0 >> 28 == VIGIL_SITE_LOAD && ((w0 >> 24) & 0xf) == (VIGIL_SITE_ATOMIC | VIGIL_SITE_ACQUIRE) &&
+          !strcmp(t.strings + (w0 & 0xffffff), "consumer"), "version 4 word 0: %08x", w0);
+    /* a reader that knows only versions 1 to 3 refuses it by its version; so does this one a 5 */
+    unsigned char *copy = malloc(len);
+    memcpy(copy, buf, len);
+    put32(copy + 8, 5);
+    CHECK(open_copy(copy, len, err, sizeof err) == -1 && strstr(err, "version 5, expected 1 to 4"), "version 5: %s", err);
+    free(copy);
+    free(buf);
+    free(plain);
+
+    /* Flags set to 0 only: still version 3. */
+    b = vigil_sitefmt_builder_new("z.c");
+    vigil_sitefmt_set_flags(b, vigil_sitefmt_add(b, VIGIL_SITE_LOAD, "f", "z.c", 1, 1, 4), 0);
+    buf = vigil_sitefmt_finish(b, 7, &len, NULL, NULL);
+    CHECK(buf && vigil_sitefmt_open(buf, len, &t, err, sizeof err) == 0 && t.version == 3, "zero flags: version %u", t.version);
+    free(buf);
+
+    /* A function name whose offset needs more than 24 bits reads back as unknown in version 4
+     * (its site stays, with its kind, file and flags), and exactly in version 3. */
+    for (int with_flags = 0; with_flags < 2; with_flags++) {
+        b = vigil_sitefmt_builder_new("big.c");
+        size_t n = (1u << 24) + 16;
+        char *longname = malloc(n + 1);
+        memset(longname, 'x', n);
+        longname[n] = '\0';
+        vigil_sitefmt_add(b, VIGIL_SITE_ENTRY, longname, "big.c", 1, 1, 0);   /* pushes "late" past 2^24 */
+        uint32_t s = vigil_sitefmt_add(b, VIGIL_SITE_LOAD, "late", "big.c", 2, 1, 4);
+        if (with_flags)
+            vigil_sitefmt_set_flags(b, s, VIGIL_SITE_ATOMIC);
+        buf = vigil_sitefmt_finish(b, 8, &len, NULL, NULL);
+        CHECK(buf && vigil_sitefmt_open(buf, len, &t, err, sizeof err) == 0, "long names: %s", err);
+        if (buf) {
+            vigil_sitefmt_get(&t, s, &v);
+            CHECK(t.version == (uint32_t)(3 + with_flags) && v.kind == VIGIL_SITE_LOAD && !strcmp(v.file, "big.c") &&
+                  v.flags == (with_flags ? VIGIL_SITE_ATOMIC : 0u) && !strcmp(v.function, with_flags ? "" : "late"),
+                  "version %u, a name past 2^24: '%s' flags %u", t.version, v.function, v.flags);
+        }
+        free(longname);
+        free(buf);
+    }
 }
 
 static void test_many_sites(void)
@@ -437,6 +526,7 @@ int main(void)
     test_round_trip();
     test_empty_table();
     test_field_limits();
+    test_site_flags();
     test_many_sites();
     test_truncation();
     test_bad_header();

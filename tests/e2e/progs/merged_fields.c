@@ -1,5 +1,6 @@
-// Loads of one block through one pointer at constant offsets share one probe (compiler/probes.c,
-// VIGIL_CC_MERGE_SPAN); a call between two loads, a volatile load and a store keep their own.
+// Loads of one block through one pointer at constant offsets share one probe per run of adjacent
+// bytes they read (compiler/probes.c, VIGIL_CC_MERGE_SPAN: digest's two runs are id..links[0]
+// and links[3]); a call between two loads, a volatile load and a store keep their own.
 #include <stdio.h>
 #include <stdlib.h>
 

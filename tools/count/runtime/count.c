@@ -4,7 +4,9 @@
  *
  * count.txt: one line per event kind, "<kind> <count>", in the order below, then
  * "alloc_bytes <n>", the frees and allocations of reallocs, the deepest allocation stack
- * received, and the bytes the loads and stores covered. Its options are in
+ * received, and the bytes the loads and stores covered; then one line per synchronization
+ * event kind (tool API 5: atomic release and acquire, semaphores, barriers, pthread_once,
+ * condition-variable signals and wakes). Its options are in
  * tools/count/options.inc. A tool is a folder: this one's runtime part is this file, its
  * command part cmd/tool.c, its tests tests/run.sh. */
 #include <stdint.h>
@@ -22,13 +24,20 @@ static struct count_options opts;   /* written by the runtime before init */
 
 enum { C_ALLOC, C_FREE, C_LOCK, C_UNLOCK, C_THREAD_START, C_THREAD_EXIT, C_THREAD_JOIN,
        C_FORK_CHILD, C_LOAD, C_STORE, C_BRANCH, C_RETURN, C_CALL, C_ALLOC_BYTES,
-       C_REALLOC_FREE, C_REALLOC_ALLOC, C_MAX_DEPTH, C_LOAD_BYTES, C_STORE_BYTES, C_N };
+       C_REALLOC_FREE, C_REALLOC_ALLOC, C_MAX_DEPTH, C_LOAD_BYTES, C_STORE_BYTES,
+       C_SYNC, C_N = C_SYNC + VIGIL_SYNC_OPS };   /* C_SYNC + op: one per enum vigil_sync_op */
 
 static const char *const names[C_N] = {
     "alloc", "free", "lock", "unlock", "thread_start", "thread_exit", "thread_join",
     "fork_child", "load", "store", "branch", "return", "call", "alloc_bytes",
     "realloc_free", "realloc_alloc", "max_depth", "load_bytes", "store_bytes",
+    [C_SYNC + VIGIL_SYNC_ATOMIC_RELEASE] = "atomic_release", [C_SYNC + VIGIL_SYNC_ATOMIC_ACQUIRE] = "atomic_acquire",
+    [C_SYNC + VIGIL_SYNC_SEM_POST] = "sem_post", [C_SYNC + VIGIL_SYNC_SEM_WAIT] = "sem_wait",
+    [C_SYNC + VIGIL_SYNC_BARRIER_ARRIVE] = "barrier_arrive", [C_SYNC + VIGIL_SYNC_BARRIER_DEPART] = "barrier_depart",
+    [C_SYNC + VIGIL_SYNC_ONCE_DONE] = "once_done", [C_SYNC + VIGIL_SYNC_ONCE_PASS] = "once_pass",
+    [C_SYNC + VIGIL_SYNC_COND_SIGNAL] = "cond_signal", [C_SYNC + VIGIL_SYNC_COND_WAKE] = "cond_wake",
 };
+_Static_assert(VIGIL_SYNC_OPS == 10, "a name for every synchronization event");
 
 /* Event counts: bumped by every thread's hooks (relaxed atomics), read by fini. */
 static uint64_t counts[C_N];
@@ -76,6 +85,13 @@ static void on_thread(enum vigil_thread_op op, uint64_t id)
         bump(kind[op], 1);
 }
 
+static void on_sync(const void *object, enum vigil_sync_op op)
+{
+    (void)object;
+    if ((unsigned)op < VIGIL_SYNC_OPS)
+        bump(C_SYNC + (int)op, 1);
+}
+
 static void on_access(const void *addr, size_t size, int is_store, vigil_site_t site)
 {
     (void)addr, (void)site;
@@ -108,7 +124,7 @@ static struct vigil_tool count_tool = {
     .api_version = VIGIL_TOOL_API_VERSION,
     .name = "count",
     .description = "counts every event kind (template tool); writes count.txt",
-    .events = VIGIL_EV_ALLOC | VIGIL_EV_FREE | VIGIL_EV_LOCK | VIGIL_EV_THREAD |
+    .events = VIGIL_EV_ALLOC | VIGIL_EV_FREE | VIGIL_EV_LOCK | VIGIL_EV_THREAD | VIGIL_EV_SYNC |
               VIGIL_EV_ACCESS | VIGIL_EV_BRANCH | VIGIL_EV_RETURN | VIGIL_EV_CALL,
     .init = count_init,
     .fini = count_fini,
@@ -122,6 +138,7 @@ static struct vigil_tool count_tool = {
     .on_call = on_call,
     .options = &count_option_set,
     .option_values = &opts,
+    .on_sync = on_sync,
 };
 VIGIL_REGISTER_TOOL(count_tool);
 

@@ -80,7 +80,11 @@ has_report() {
 }
 
 KINDS="alloc free lock unlock thread_start thread_exit thread_join fork_child load store branch
-       return call alloc_bytes realloc_free realloc_alloc max_depth load_bytes store_bytes"
+       return call alloc_bytes realloc_free realloc_alloc max_depth load_bytes store_bytes
+       atomic_release atomic_acquire sem_post sem_wait barrier_arrive barrier_depart once_done once_pass
+       cond_signal cond_wake"
+# The synchronization events events.c makes (tool API 5), whatever the rounds but the atomics'.
+SYNC_FIXED="sem_post=1 sem_wait=1 barrier_arrive=1 barrier_depart=1 once_done=1 once_pass=2 cond_signal=1 cond_wake=1"
 
 # ---- count.txt: its lines and exact counts, for 1 and 5 rounds ----
 for rounds in 1 5; do
@@ -96,12 +100,18 @@ for rounds in 1 5; do
     [ -z "$problems" ] && ok "$name: $REPORT has one '<kind> <count>' line per event kind, in order" \
         || bad "$name" "$REPORT:$problems"
     problems=""
-    for kv in lock=$((rounds + 1)) unlock=$((rounds + 1)) thread_start=1 thread_exit=1 thread_join=1 \
+    for kv in lock=$((rounds + 4)) unlock=$((rounds + 4)) thread_start=1 thread_exit=1 thread_join=1 \
               fork_child=0 realloc_free=1 realloc_alloc=1; do
         [ "$(get "$name" "${kv%%=*}")" = "${kv#*=}" ] || problems+=" ${kv%%=*} $(get "$name" "${kv%%=*}") (want ${kv#*=})"
     done
     [ -z "$problems" ] && ok "$name: exact lock, unlock, thread_start/exit/join, fork_child, realloc_free/alloc" \
         || bad "$name" "counts:$problems"
+    problems=""
+    for kv in atomic_release=$rounds atomic_acquire=$rounds $SYNC_FIXED; do
+        [ "$(get "$name" "${kv%%=*}")" = "${kv#*=}" ] || problems+=" ${kv%%=*} $(get "$name" "${kv%%=*}") (want ${kv#*=})"
+    done
+    [ -z "$problems" ] && ok "$name: exact synchronization events (atomic release/acquire, sem, barrier, once, cond)" \
+        || bad "$name" "sync counts:$problems"
     problems=""
     [ "$(get "$name" alloc)" -ge $((rounds + 2)) ] || problems+=" alloc $(get "$name" alloc) < $((rounds + 2))"
     [ "$(get "$name" free)" -ge $((rounds + 2)) ] || problems+=" free $(get "$name" free) < $((rounds + 2))"
@@ -133,13 +143,15 @@ fi
 # ---- mode=off: the events recorded always are all there, the sampled ones none ----
 if run off5 5 "mode=off:tools=$TOOL" && has_report off5 && [ -f "$WORK/base5.count" ]; then
     problems=""
-    for k in alloc free lock unlock thread_start thread_exit thread_join alloc_bytes realloc_free realloc_alloc; do
+    for k in alloc free lock unlock thread_start thread_exit thread_join alloc_bytes realloc_free realloc_alloc \
+             atomic_release atomic_acquire sem_post sem_wait barrier_arrive barrier_depart once_done once_pass \
+             cond_signal cond_wake; do
         [ "$(get off5 $k)" = "$(get base5 $k)" ] || problems+=" $k $(get off5 $k) (mode=full: $(get base5 $k))"
     done
     for k in load store branch return call load_bytes store_bytes; do
         [ "$(get off5 $k)" = 0 ] || problems+=" $k $(get off5 $k) (want 0)"
     done
-    [ -z "$problems" ] && ok "mode=off: alloc, free, lock and thread counts as in mode=full; no load, store, branch, return or call" \
+    [ -z "$problems" ] && ok "mode=off: alloc, free, lock, thread and synchronization counts (atomics too) as in mode=full; no load, store, branch, return or call" \
         || bad "mode=off" "$problems"
 fi
 
@@ -199,7 +211,7 @@ fi
 
 # ---- options separated by spaces ----
 if run spaces 1 "mode=full tools=$TOOL $TOOL.print=1" && has_report spaces; then
-    if [ "$(get spaces lock)" = 2 ] && [ "$(get spaces thread_start)" = 1 ] &&
+    if [ "$(get spaces lock)" = 5 ] && [ "$(get spaces thread_start)" = 1 ] &&
        grep -q "^vigil: $TOOL: alloc $(get spaces alloc), " "$WORK/spaces.stderr"; then
         ok "VIGIL_OPTIONS items separated by spaces: tools, out and $TOOL.print taken"
     else
@@ -215,7 +227,7 @@ if run nope 1 "mode=full:tools=$TOOL:$TOOL.nope=1" && has_report nope; then
     for o in $(sed -n 's/^VIGIL_OPTION(\([a-z0-9_]*\),.*/\1/p' "$HERE/../options.inc"); do
         grep -qw "$o" <<<"${msg#*nope}" || missing+=" $o"
     done
-    if [ "$msgs" = 1 ] && [ "$(wc -l <"$WORK/nope.stderr")" = 1 ] && [ -z "$missing" ] && [ "$(get nope lock)" = 2 ]; then
+    if [ "$msgs" = 1 ] && [ "$(wc -l <"$WORK/nope.stderr")" = 1 ] && [ -z "$missing" ] && [ "$(get nope lock)" = 5 ]; then
         ok "$TOOL.nope=1: one message listing $TOOL's options; the run counts as without it"
     else
         bad "$TOOL.nope=1" "$msgs messages${missing:+, options not listed:$missing}, lock $(get nope lock); stderr: $(head -c 300 "$WORK/nope.stderr")"

@@ -1,7 +1,8 @@
 /* The race tool's findings (cmd/cmdtool.h): race.json, one finding per pair of racing sites:
  *   kind       "data-race", severity error
  *   message    "data race on counter: write at f.c:12 (thread 2) vs read at f.c:20 (thread 3),
- *              no common lock"
+ *              no common lock"; an access of an atomic instruction is an "atomic read" or
+ *              "atomic write" (two atomic accesses never race: one side is always plain)
  *   score      1e6 + the times the pair was seen (a race ranks with a leak of a megabyte)
  *   locations  [0] the first access (role "access"), [1] the second ("racing-access"), and for
  *              a heap object its allocation site ("allocation")
@@ -176,6 +177,13 @@ static int add_stack(struct ctx *c, struct vigil_finding *f, const struct rj_val
     return 0;
 }
 
+/* "read", "write", or "atomic read" / "atomic write" for an atomic instruction's access. */
+static const char *access_words(const struct rj_value *access, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s", num(access, "atomic") ? "atomic " : "", str(access, "access"));
+    return buf;
+}
+
 static int add_race(struct ctx *c, const struct rj_value *r, size_t index, struct vigil_findings *out)
 {
     char what[64];
@@ -278,11 +286,13 @@ static int add_race(struct ctx *c, const struct rj_value *r, size_t index, struc
         else if (n < sizeof variable)
             snprintf(variable + n, sizeof variable - n, ")");
     }
-    char message[1200], place_a[300], place_b[300];
+    char message[1200], place_a[300], place_b[300], words_a[32], words_b[32];
     place(a, place_a, sizeof place_a);
     place(b, place_b, sizeof place_b);
+    access_words(a, words_a, sizeof words_a);
+    access_words(b, words_b, sizeof words_b);
     snprintf(message, sizeof message, "data race on %s: %s %s (thread %u) vs %s %s (thread %u), no common lock%s",
-             variable, str(a, "access"), place_a, (unsigned)num(a, "thread"), str(b, "access"), place_b,
+             variable, words_a, place_a, (unsigned)num(a, "thread"), words_b, place_b,
              (unsigned)num(b, "thread"), hb ? "" : " (lockset only: a thread had no clock)");
     free(f->message);
     f->message = strdup(message);
@@ -292,7 +302,7 @@ static int add_race(struct ctx *c, const struct rj_value *r, size_t index, struc
     const char *roles[2] = {"access", "racing-access"};
     for (int k = 0; k < 2; k++) {
         char msg[800];
-        snprintf(msg, sizeof msg, "%s by thread %u, holding %s", str(sides[k], "access"),
+        snprintf(msg, sizeof msg, "%s by thread %u, holding %s", k ? words_b : words_a,
                  (unsigned)num(sides[k], "thread"), k ? locks_b : locks_a);
         if (!vigil_finding_add_location(f, roles[k], msg, str(sides[k], "function"), str(sides[k], "file"),
                                         (uint32_t)num(sides[k], "line"), (uint32_t)num(sides[k], "column")))

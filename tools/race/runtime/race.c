@@ -10,7 +10,12 @@
  * exit -> join (the exiting thread leaves its clock under its pthread id), and, with
  * race.hb_locks=1, release -> acquire of the same lock (a rwlock has a second clock for its
  * readers' releases, which only a writer's acquisition joins). Condition-variable hand-offs
- * go through their mutex and are ordered by it.
+ * go through their mutex and are ordered by it. With race.hb_sync=1, the synchronization
+ * events of tool.h (VIGIL_EV_SYNC: atomic release/acquire, semaphores, barriers, pthread_once,
+ * condition-variable signal -> wake) are edges too: a release joins the thread's clock into
+ * the object's (a table like the locks', keyed by address), an acquire joins the object's into
+ * the thread's. Accesses of atomic instructions (VIGIL_ACCESS_ATOMIC) are recorded and race
+ * with plain accesses, never with each other.
  *
  * Accesses arrive late. The runtime buffers a burst's accesses and hands them over when the
  * buffer fills, the burst ends or before an allocation, a free or a thread event, but not
@@ -59,6 +64,10 @@ struct lock_entry {
 };
 static struct lock_entry *locks;           /* LOCK_STRIDE entries, mapped by init; addr by lock_index */
 static uint64_t *lock_vc, *lock_rvc;       /* writers' / readers' releases, by block (vc_block) */
+/* Synchronization objects (on_sync): the same layout, apart from the locks (their ids never
+ * enter a lockset, and a release may come from many threads at once: under the entry's lock). */
+static struct lock_entry *syncs;           /* LOCK_STRIDE entries, mapped by init; addr by sync_index */
+static uint64_t *sync_vc;                  /* releases, by block (vc_block) */
 
 static inline uint64_t *vc_block(uint64_t *base, unsigned block, unsigned k)
 {
@@ -79,25 +88,50 @@ static void lock_publish(const struct race_clock *c, uint64_t *base, unsigned k,
         race_clock_publish(c, b * BLOCK, vc_block(base, b, k), n - b * BLOCK < BLOCK ? n - b * BLOCK : BLOCK);
 }
 
-static unsigned lock_index(uintptr_t addr)
+/* addr's entry in table (locks or syncs), made on first use; NLOCKS when the table has no room
+ * near its home: every address beyond the table shares that entry (one lock: more protection;
+ * one synchronization object: more ordering; fewer reports either way). *added: a new entry. */
+static unsigned table_index(struct lock_entry *table, uintptr_t addr, int *added)
 {
     size_t home = (size_t)race_hash64(addr);
+    *added = 0;
     for (unsigned i = 0; i < 64; i++) {
         unsigned k = (unsigned)((home + i) & (NLOCKS - 1));
-        uintptr_t cur = __atomic_load_n(&locks[k].addr, __ATOMIC_ACQUIRE);
+        uintptr_t cur = __atomic_load_n(&table[k].addr, __ATOMIC_ACQUIRE);
         if (cur == addr)
             return k;
         if (cur)
             continue;
-        if (__atomic_compare_exchange_n(&locks[k].addr, &cur, addr, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-            RACE_COUNT(locks, 1);
+        if (__atomic_compare_exchange_n(&table[k].addr, &cur, addr, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            *added = 1;
             return k;
         }
         if (cur == addr)
             return k;
     }
-    RACE_COUNT(locks_untracked, 1);
-    return NLOCKS;   /* every lock beyond the table is one lock: more protection, fewer reports */
+    return NLOCKS;
+}
+
+static unsigned lock_index(uintptr_t addr)
+{
+    int added;
+    unsigned k = table_index(locks, addr, &added);
+    if (added)
+        RACE_COUNT(locks, 1);
+    else if (k == NLOCKS)
+        RACE_COUNT(locks_untracked, 1);
+    return k;
+}
+
+static unsigned sync_index(uintptr_t addr)
+{
+    int added;
+    unsigned k = table_index(syncs, addr, &added);
+    if (added)
+        RACE_COUNT(sync_objects, 1);
+    else if (k == NLOCKS)
+        RACE_COUNT(sync_untracked, 1);
+    return k;
 }
 
 uintptr_t race_lock_address(uint16_t id)
@@ -132,8 +166,9 @@ struct race_thread {
     uint64_t last_g, last_epoch;
     race_lockset last_held;
     uint32_t last_site;
-    uint8_t last_mask, last_write;
+    uint8_t last_mask, last_write, last_atomic;
     uint32_t pending_accesses;             /* not yet added to race_stats */
+    uint32_t pending_syncs, pending_atomics;   /* sync events, atomic accesses: the same */
     uint32_t snap_seq;                     /* the last snapshot taken (0: none) */
     int clock_changed;                     /* since that snapshot */
 };
@@ -164,6 +199,25 @@ static struct exit_rec {
     uint64_t vc[RACE_SLOTS];
 } exits[EXITS];
 
+/* A filter per clock slot, direct-mapped by granule: the thread's last cell step on each
+ * granule it met lately, while the step's window holds (the same own epoch, the same locks,
+ * no reset since, the cell still that granule's). A later access of the thread to that
+ * granule that the step covers (its bytes, a read after a write, an atomic access after a
+ * plain one) would find no race the recorded access does not: any access of another thread
+ * that races with it also races with the record, and was checked against it or will be. So it
+ * is skipped, cell lock and all. What is lost: the later access's own site and count (the
+ * report names the earlier one), and its record when the history or the table dropped the
+ * earlier one meanwhile. An acquisition leaves the epoch alone: the records from before it are
+ * the more concurrent ones. */
+#define FILTER_BITS 8
+struct filter_entry {
+    uint64_t g, epoch;
+    race_lockset held;
+    uint32_t gen, index;                   /* its cell's reset generation and index */
+    uint8_t mask, write, atomic, used;
+};
+static struct filter_entry *filters;       /* [slot << FILTER_BITS | (g & mask)], mapped by init */
+
 /* Snapshots of threads' clocks, a ring per slot: a record names the snapshot of its thread's
  * clock when it was made (struct race_rec.snap), so that an access checked later than it
  * happened can be found ordered before the record (before_record). A thread takes a snapshot
@@ -175,6 +229,11 @@ struct snap {
     uint64_t vc[RACE_SLOTS];
 };
 static struct snap *snaps;                 /* [slot * SNAPS + seq % SNAPS], mapped by init */
+
+/* Each slot's thread stack, and whether another thread made a cell in it (a local shared by
+ * address): until then the owner's accesses to its own stack skip the table altogether. */
+static uintptr_t slot_stack_lo[RACE_SLOTS], slot_stack_hi[RACE_SLOTS];   /* by the slot's thread (relaxed) */
+static uint8_t slot_stack_shared[RACE_SLOTS];                            /* set by any thread (relaxed) */
 
 static inline unsigned hw(void)
 {
@@ -195,11 +254,40 @@ static inline void window_restart(struct race_thread *th)
     th->last_g = UINT64_MAX;
 }
 
+__thread struct race_tally race_tally;   /* raceint.h; this thread's */
+
+void race_flush_tally(void)
+{
+    struct race_tally t = race_tally;
+    memset(&race_tally, 0, sizeof race_tally);
+    if (t.checked)
+        RACE_COUNT(checked, t.checked);
+    if (t.stack_skipped)
+        RACE_COUNT(stack_skipped, t.stack_skipped);
+    if (t.stale_skipped)
+        RACE_COUNT(stale_skipped, t.stale_skipped);
+    if (t.evicted)
+        RACE_COUNT(evicted, t.evicted);
+    if (t.cells)
+        RACE_COUNT(cells, t.cells);
+    if (t.filtered)
+        RACE_COUNT(filtered, t.filtered);
+}
+
 static void flush_tallies(struct race_thread *th)
 {
+    race_flush_tally();
     if (th->pending_accesses) {
         RACE_COUNT(accesses, th->pending_accesses);
         th->pending_accesses = 0;
+    }
+    if (th->pending_syncs) {
+        RACE_COUNT(sync_events, th->pending_syncs);
+        th->pending_syncs = 0;
+    }
+    if (th->pending_atomics) {
+        RACE_COUNT(atomic_accesses, th->pending_atomics);
+        th->pending_atomics = 0;
     }
 }
 
@@ -251,6 +339,23 @@ static void thread_init(struct race_thread *th)
         }
         pthread_attr_destroy(&attr);
     }
+    if (slot < RACE_SLOTS) {
+        __atomic_store_n(&slot_stack_shared[slot], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&slot_stack_lo[slot], th->stack_lo, __ATOMIC_RELAXED);
+        __atomic_store_n(&slot_stack_hi[slot], th->stack_hi, __ATOMIC_RELAXED);
+    }
+}
+
+/* A cell was made for addr, outside the calling thread's stack: if it lies in another live
+ * thread's stack, that thread's own-stack accesses look for cells from now on. */
+static void note_foreign_stack(const struct race_thread *th, uintptr_t addr)
+{
+    for (unsigned s = 0, n = hw(); s < n; s++)
+        if (s != th->clk.slot && addr - __atomic_load_n(&slot_stack_lo[s], __ATOMIC_RELAXED) <
+                                     __atomic_load_n(&slot_stack_hi[s], __ATOMIC_RELAXED) -
+                                         __atomic_load_n(&slot_stack_lo[s], __ATOMIC_RELAXED) &&
+            !__atomic_load_n(&slot_stack_shared[s], __ATOMIC_RELAXED))
+            __atomic_store_n(&slot_stack_shared[s], 1, __ATOMIC_RELAXED);
 }
 
 static inline struct race_thread *self(void)
@@ -371,6 +476,36 @@ static void on_lock(const void *lock, enum vigil_lock_op op)
     lock_op(lock, op, LOCK_EVENTS_EXACT);
 }
 
+/* ---- synchronization events (tool.h, VIGIL_EV_SYNC) ----
+ * A release publishes the thread's clock into the object's and starts a new epoch (what
+ * follows is not covered by it); an acquire joins the object's clock. A barrier's rounds share
+ * one clock: a thread that leaves round n after another already arrived for round n + 1 joins
+ * that arrival too, which can only hide races. The runtime delivered the thread's accesses
+ * before the event: the window restarts here. */
+static void on_sync(const void *object, enum vigil_sync_op op)
+{
+    if (!__atomic_load_n(&race_multi, __ATOMIC_ACQUIRE))
+        return;
+    struct race_thread *th = self();
+    if (th->state != T_LIVE)
+        return;
+    if (++th->pending_syncs >= 4096)
+        flush_tallies(th);
+    if (race_cfg.hb && race_cfg.hb_sync && th->clk.slot < RACE_SLOTS) {
+        unsigned k = sync_index((uintptr_t)object);
+        race_spin_lock(&syncs[k].lock);
+        if (vigil_sync_is_release(op))
+            lock_publish(&th->clk, sync_vc, k, hw());
+        else
+            lock_join(&th->clk, sync_vc, k, hw());
+        race_spin_unlock(&syncs[k].lock);
+        if (vigil_sync_is_release(op))
+            th->clk.vc[th->clk.slot]++;
+        th->clock_changed = 1;
+    }
+    window_restart(th);
+}
+
 /* ---- thread events ---- */
 
 static void thread_created(struct race_thread *th)
@@ -465,8 +600,10 @@ static void on_thread(enum vigil_thread_op op, uint64_t id)
     switch (op) {
     case VIGIL_THREAD_CREATE:
         th = self();
-        if (!__atomic_load_n(&race_multi, __ATOMIC_RELAXED))
+        if (!__atomic_load_n(&race_multi, __ATOMIC_RELAXED)) {
             __atomic_store_n(&race_multi, 1, __ATOMIC_RELEASE);
+            vigil_tool_events(&race_tool, race_tool.events);   /* everything, from now on */
+        }
         if (th->state == T_LIVE)
             thread_created(th);
         break;
@@ -582,18 +719,25 @@ static void on_accesses(const struct vigil_access *acc, uint32_t n)
     const struct race_clock *clock = race_cfg.hb && th->clk.slot < RACE_SLOTS ? &th->clk : NULL;
     const unsigned gs = race_cfg.granule_shift, gsize = 1u << gs, history = race_cfg.history;
     const uint32_t snap = clock ? snapshot(th) : 0;
-    uint64_t checked = 0;
+    struct filter_entry *filter = th->clk.slot < RACE_SLOTS ? &filters[(size_t)th->clk.slot << FILTER_BITS] : NULL;
+    uint64_t checked = 0, filtered = 0;
     for (uint32_t k = 0; k < n; k++) {
         uintptr_t addr = (uintptr_t)acc[k].addr;
-        uint32_t size = acc[k].size_store >> 1;
-        uint8_t write = acc[k].size_store & 1;
+        uint32_t size = VIGIL_ACCESS_SIZE(&acc[k]);
+        uint8_t write = VIGIL_ACCESS_IS_STORE(&acc[k]) != 0, atomic = (acc[k].size_store & VIGIL_ACCESS_ATOMIC) != 0;
+        th->pending_atomics += atomic;
         if (size == 0)
             size = 1;
         if (addr + size < addr)
             continue;
         int own_stack = addr - th->stack_lo < th->stack_hi - th->stack_lo;
+        if (own_stack && th->clk.slot < RACE_SLOTS && !__atomic_load_n(&slot_stack_shared[th->clk.slot], __ATOMIC_RELAXED)) {
+            RACE_TALLY(stack_skipped, 1);   /* no other thread made a cell in this stack */
+            continue;
+        }
         struct race_access a = {.tid = th->tid, .slot = th->clk.slot, .epoch = th->win_epoch, .snap = snap,
-                                .held = write ? th->win_write : th->win_any, .site = acc[k].site, .write = write};
+                                .held = write ? th->win_write : th->win_any, .site = acc[k].site, .write = write,
+                                .atomic = atomic};
         uint64_t g0 = addr >> gs, g1 = (addr + size - 1) >> gs;
         if (g1 - g0 >= MAX_GRANULES)
             g1 = g0 + MAX_GRANULES - 1;
@@ -603,34 +747,55 @@ static void on_accesses(const struct vigil_access *acc, uint32_t n)
             uintptr_t end = addr + size < base + gsize ? addr + size : base + gsize;
             a.mask = race_mask(off, (unsigned)(end - base - off), gsize);
             if (g == th->last_g && a.site == th->last_site && a.mask == th->last_mask && write == th->last_write &&
-                a.epoch == th->last_epoch && a.held == th->last_held)
+                a.epoch == th->last_epoch && a.held == th->last_held && atomic == th->last_atomic)
                 continue;   /* the same step again: it would find nothing new */
             th->last_g = g, th->last_site = a.site, th->last_mask = a.mask, th->last_write = write;
+            th->last_atomic = atomic;
             th->last_epoch = a.epoch, th->last_held = a.held;
+            struct filter_entry *fe = filter ? &filter[g & ((1u << FILTER_BITS) - 1)] : NULL;
+            int same_window = fe && fe->used && fe->g == g && fe->epoch == a.epoch && fe->held == a.held &&
+                              race_shadow_holds(fe->index, g, fe->gen);
+            if (same_window && (a.mask & ~fe->mask) == 0 && write <= fe->write && atomic >= fe->atomic) {
+                filtered++;
+                continue;
+            }
             /* The thread's own stack: only the cells another thread made (a local shared by
              * address); its private locals, the bulk of accesses, get none. */
             struct race_cell *cell = race_shadow_lock(g, !own_stack);
             if (!cell) {
                 if (own_stack)
-                    RACE_COUNT(stack_skipped, 1);
+                    RACE_TALLY(stack_skipped, 1);
                 continue;
             }
             struct race_rec prev;
             if ((int32_t)(cell->gen - th->win_gen) > 0) {
                 race_spin_unlock(&cell->lock);   /* reset since the window began: maybe the block's past */
-                RACE_COUNT(stale_skipped, 1);
+                RACE_TALLY(stale_skipped, 1);
                 continue;
             }
             int was_virgin = cell->state == RACE_VIRGIN;
             int race = race_cell_step(cell, history, &a, clock, before_record, NULL, &prev);
             if (was_virgin)
                 race_shadow_note_used(cell, g);
+            uint32_t cell_gen = cell->gen;
             race_spin_unlock(&cell->lock);
+            if (was_virgin && !own_stack)
+                note_foreign_stack(th, base);
             checked++;
+            if (fe) {
+                if (same_window && fe->write == write && fe->atomic == atomic && fe->gen == cell_gen)
+                    fe->mask |= a.mask;   /* the records of both steps are in the cell */
+                else
+                    *fe = (struct filter_entry){.g = g, .epoch = a.epoch, .held = a.held, .gen = cell_gen,
+                                                .index = race_shadow_index(cell), .mask = a.mask, .write = write,
+                                                .atomic = atomic, .used = 1};
+            }
             if (race) {
                 unsigned unit = gsize / 8, first = (unsigned)__builtin_ctz((unsigned)(prev.mask & a.mask));
-                struct race_side s1 = {.site = prev.site, .tid = prev.tid, .write = prev.write, .slot = prev.slot, .held = prev.held};
-                struct race_side s2 = {.site = a.site, .tid = a.tid, .write = write, .slot = (uint8_t)th->clk.slot, .held = a.held};
+                struct race_side s1 = {.site = prev.site, .tid = prev.tid, .write = prev.write, .slot = prev.slot,
+                                       .held = prev.held, .atomic = prev.atomic};
+                struct race_side s2 = {.site = a.site, .tid = a.tid, .write = write, .slot = (uint8_t)th->clk.slot,
+                                       .held = a.held, .atomic = atomic};
                 uintptr_t where = base + (uintptr_t)first * unit;
                 if (race_benign(where)) {
                     RACE_COUNT(benign, 1);
@@ -644,7 +809,9 @@ static void on_accesses(const struct vigil_access *acc, uint32_t n)
         }
     }
     if (checked)
-        RACE_COUNT(checked, checked);
+        RACE_TALLY(checked, checked);
+    if (filtered)
+        RACE_TALLY(filtered, filtered);
     th->pending_accesses += n;
     if (th->pending_accesses >= 4096)
         flush_tallies(th);
@@ -690,7 +857,7 @@ struct vigil_tool race_tool = {
     .api_version = VIGIL_TOOL_API_VERSION,
     .name = "race",
     .description = "data races: lockset refined on sampled accesses, with happens-before; writes race.json",
-    .events = VIGIL_EV_ALLOC | VIGIL_EV_FREE | VIGIL_EV_LOCK | VIGIL_EV_THREAD | VIGIL_EV_ACCESS,
+    .events = VIGIL_EV_ALLOC | VIGIL_EV_FREE | VIGIL_EV_LOCK | VIGIL_EV_THREAD | VIGIL_EV_SYNC | VIGIL_EV_ACCESS,
     .init = race_init,
     .fini = race_fini,
     .on_alloc = on_alloc,
@@ -700,6 +867,7 @@ struct vigil_tool race_tool = {
     .on_accesses = on_accesses,
     .options = &race_option_set,
     .option_values = &race_opts,
+    .on_sync = on_sync,
 };
 VIGIL_REGISTER_TOOL(race_tool);
 
@@ -726,13 +894,17 @@ static int race_init(void)
     race_cfg.depth = in_range("depth", race_opts.depth, 1, VIGIL_MAX_STACK, 6);
     race_cfg.hb = race_opts.hb;
     race_cfg.hb_locks = race_opts.hb_locks;
+    race_cfg.hb_sync = race_opts.hb_sync;
     race_cfg.heap = race_opts.heap;
     race_cfg.print = race_opts.print;
     locks = race_map(sizeof *locks * LOCK_STRIDE);
     lock_vc = race_map(sizeof *lock_vc * LOCK_STRIDE * RACE_SLOTS);
     lock_rvc = race_map(sizeof *lock_rvc * LOCK_STRIDE * RACE_SLOTS);
     snaps = race_map(sizeof *snaps * SNAPS * RACE_SLOTS);
-    if (!locks || !lock_vc || !lock_rvc || !snaps || race_shadow_init() != 0 || race_heap_init() != 0 ||
+    syncs = race_map(sizeof *syncs * LOCK_STRIDE);
+    filters = race_map(sizeof *filters * RACE_SLOTS << FILTER_BITS);
+    sync_vc = race_map(sizeof *sync_vc * LOCK_STRIDE * RACE_SLOTS);
+    if (!locks || !lock_vc || !lock_rvc || !snaps || !syncs || !sync_vc || !filters || race_shadow_init() != 0 || race_heap_init() != 0 ||
         race_report_init() != 0) {
         vigil_tool_message(&race_tool, "cannot map its tables (race.table=%u)", race_cfg.table_bits);
         return -1;
@@ -740,6 +912,10 @@ static int race_init(void)
     if (race_cfg.heap)
         vigil_want_alloc_stack(race_cfg.depth);
     self();   /* the thread that starts the runtime is thread 1 */
+    /* One thread, nothing can race: thread events only, until the first creation asks for the
+     * rest (allocations, locks, synchronization, sampled accesses), which a program with one
+     * thread then never collects. */
+    vigil_tool_events(&race_tool, VIGIL_EV_THREAD);
     __atomic_store_n(&race_enabled, 1, __ATOMIC_RELEASE);
     return 0;
 }

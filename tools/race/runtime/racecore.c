@@ -179,10 +179,10 @@ void race_cell_reset(struct race_cell *cell, unsigned history)
     memset(cell->rec, 0, history * sizeof cell->rec[0]);
 }
 
-/* Another thread's access p to a common byte, one of the two a write. */
+/* Another thread's access p to a common byte, one of the two a write, not both atomic. */
 static int conflicts(const struct race_rec *p, const struct race_access *a)
 {
-    return p->tid && p->tid != a->tid && (p->mask & a->mask) && (p->write || a->write);
+    return p->tid && p->tid != a->tid && (p->mask & a->mask) && (p->write || a->write) && !(p->atomic && a->atomic);
 }
 
 struct order {
@@ -203,12 +203,13 @@ static void record(struct race_cell *cell, unsigned history, const struct race_a
 {
     struct race_rec r = {.epoch = a->epoch, .held = a->held, .site = a->site, .tid = a->tid, .snap = a->snap,
                          .slot = (uint8_t)(a->slot < RACE_SLOTS ? a->slot : RACE_NOSLOT),
-                         .mask = a->mask, .write = a->write};
+                         .mask = a->mask, .write = a->write, .atomic = a->atomic};
     /* An earlier access of the same thread that this one covers: the newer one finds every
-     * race the older would (a later epoch is ordered before fewer accesses), so it replaces it. */
+     * race the older would (a later epoch is ordered before fewer accesses), so it replaces it.
+     * An atomic access does not cover a plain one (which races with more). */
     for (unsigned i = 0; i < history; i++) {
         struct race_rec *p = &cell->rec[i];
-        if (p->tid == a->tid && (p->mask & ~a->mask) == 0 && (!p->write || a->write)) {
+        if (p->tid == a->tid && (p->mask & ~a->mask) == 0 && (!p->write || a->write) && (p->atomic || !a->atomic)) {
             *p = r;
             return;
         }

@@ -17,7 +17,7 @@
  * Cells. One per granule (8 bytes by default) that sampled accesses touched: Eraser's state
  * (virgin, exclusive to one thread, shared-read, shared-modified), the candidate lockset, and
  * the last few accesses (history), each with its thread, slot, epoch, site, bytes (a mask of
- * the granule's eight parts), read or write and the locks held. */
+ * the granule's eight parts), read or write, atomic or plain, and the locks held. */
 #ifndef RACE_CORE_H
 #define RACE_CORE_H
 #include <stddef.h>
@@ -72,7 +72,8 @@ struct race_rec {
     uint32_t site;               /* vigil site id */
     uint32_t tid;                /* thread number, 1 = first; 0: empty record */
     uint32_t snap;               /* the thread's clock when recorded (race.c's snapshots); 0: none */
-    uint8_t slot, mask, write, pad;
+    uint8_t slot, mask, write;
+    uint8_t atomic;              /* an atomic instruction's access: races with plain accesses only */
 };
 
 struct race_cell {
@@ -96,6 +97,7 @@ struct race_access {
     uint32_t snap;               /* as struct race_rec */
     uint8_t mask;                /* bytes of the granule, one bit per eighth */
     uint8_t write;
+    uint8_t atomic;              /* as struct race_rec */
 };
 
 /* Accesses may be checked in another order than they happened (race.c: they arrive in late
@@ -111,7 +113,9 @@ void race_cell_reset(struct race_cell *cell, unsigned history);
  * thread has no slot, or race.hb=0). Returns 1 when the access races with a previous one (copied
  * to *conflict): the cell is shared-modified, its candidate lockset is empty, and a previous
  * access by another thread to a common byte, one of the two a write, has no lock in common with
- * this one and is ordered with it in neither direction (the clock; before). */
+ * this one and is ordered with it in neither direction (the clock; before). Two atomic
+ * accesses never race (C11: atomic operations are not data races); an atomic and a plain one
+ * do, as two plain ones. */
 int race_cell_step(struct race_cell *cell, unsigned history, const struct race_access *a,
                    const struct race_clock *clock, race_before_fn before, void *arg, struct race_rec *conflict);
 

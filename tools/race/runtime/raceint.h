@@ -19,7 +19,7 @@ struct race_config {
     unsigned history;            /* records per cell */
     unsigned table_bits;
     unsigned max_reports;
-    int hb, hb_locks, heap, print;
+    int hb, hb_locks, hb_sync, heap, print;
     unsigned depth;
 };
 extern struct race_config race_cfg RACE_HIDDEN;
@@ -46,9 +46,23 @@ struct race_stats {
     uint64_t locks_untracked;    /* lock events of locks beyond the table */
     uint64_t heap_objects_lost;  /* objects the heap map had no room for */
     uint64_t resets;             /* cells reset by allocation and free */
+    uint64_t atomic_accesses;    /* sampled accesses of atomic instructions (in accesses too) */
+    uint64_t sync_events;        /* synchronization events (on_sync) while threads ran */
+    uint64_t sync_objects;       /* distinct objects they named */
+    uint64_t sync_untracked;     /* events of objects beyond the table (one object for all) */
+    uint64_t filtered;           /* cell steps skipped: the thread's recent step covered them */
 };
 extern struct race_stats race_stats RACE_HIDDEN;
 #define RACE_COUNT(field, n) __atomic_fetch_add(&race_stats.field, (n), __ATOMIC_RELAXED)
+/* The access path's tallies, per thread: a shared counter bumped on every access bounced its
+ * cache line between the cores. race_flush_tally adds them to race_stats (race.c: with the
+ * thread's other tallies, every few thousand accesses, at its exit and at the report). */
+struct race_tally {
+    uint64_t checked, stack_skipped, stale_skipped, evicted, cells, filtered;
+};
+extern __thread struct race_tally race_tally RACE_HIDDEN;
+#define RACE_TALLY(field, n) (race_tally.field += (n))
+void race_flush_tally(void) RACE_HIDDEN;
 
 /* ---- spin locks (rare contention: a cell, a lock's clock, a heap shard) ----
  * A holder may be preempted (more threads than CPUs): after a short spin, yield. */
@@ -87,6 +101,11 @@ int race_shadow_init(void) RACE_HIDDEN;
 /* The cell of granule g (address >> granule_shift), locked; made when create is set (taking
  * another location's cell over if need be); NULL when it does not exist. */
 struct race_cell *race_shadow_lock(uint64_t g, int create) RACE_HIDDEN;
+/* The index of cell c, and whether the cell at index still belongs to granule g (not taken
+ * over for another location since) in the reset generation gen (not reset since): for race.c's
+ * per-thread filter. */
+uint32_t race_shadow_index(const struct race_cell *c) RACE_HIDDEN;
+int race_shadow_holds(uint32_t index, uint64_t g, uint32_t gen) RACE_HIDDEN;
 /* Cell c of granule g left the virgin state (call under its lock). */
 void race_shadow_note_used(struct race_cell *c, uint64_t g) RACE_HIDDEN;
 /* Every cell of [addr, addr + size) back to virgin; a reset cell takes the next generation.
@@ -120,7 +139,7 @@ uintptr_t race_lock_address(uint16_t id) RACE_HIDDEN;
 /* ---- report.c: pairs and race.json ---- */
 struct race_side {
     uint32_t site, tid;
-    uint8_t write, slot;
+    uint8_t write, slot, atomic;
     race_lockset held;
 };
 /* A race between the earlier access first and the current access second on addr (the cell's

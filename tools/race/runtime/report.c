@@ -221,6 +221,7 @@ static void write_side(struct vigil_json *j, const struct modules *ms, const str
     vigil_json_string(j, known ? info.kind : "?");
     vigil_json_key(j, "access");
     vigil_json_string(j, s->write ? "write" : "read");
+    boolean(j, "atomic", s->atomic);
     vigil_json_key(j, "function");
     vigil_json_string(j, known ? info.function : "?");
     vigil_json_key(j, "file");
@@ -293,9 +294,9 @@ static void print_pair(const struct pair *p)
     struct vigil_site_info a, b;
     vigil_site_lookup(p->first.site, &a);
     vigil_site_lookup(p->second.site, &b);
-    vigil_tool_message(&race_tool, "%s at %s:%u (thread %u) vs %s at %s:%u (thread %u) on %#lx, seen %llu times",
-                       p->first.write ? "write" : "read", a.file, a.line, p->first.tid,
-                       p->second.write ? "write" : "read", b.file, b.line, p->second.tid,
+    vigil_tool_message(&race_tool, "%s%s at %s:%u (thread %u) vs %s%s at %s:%u (thread %u) on %#lx, seen %llu times",
+                       p->first.atomic ? "atomic " : "", p->first.write ? "write" : "read", a.file, a.line, p->first.tid,
+                       p->second.atomic ? "atomic " : "", p->second.write ? "write" : "read", b.file, b.line, p->second.tid,
                        (unsigned long)p->addr, (unsigned long long)p->count);
 }
 
@@ -332,6 +333,7 @@ void race_report_write(void)
         num(&j, "max_reports", race_cfg.max_reports);
         boolean(&j, "hb", race_cfg.hb);
         boolean(&j, "hb_locks", race_cfg.hb_locks);
+        boolean(&j, "hb_sync", race_cfg.hb_sync);
         boolean(&j, "heap", race_cfg.heap);
         num(&j, "slots", RACE_SLOTS);
 #ifdef VIGIL_TOOL_ACCESSES_BEFORE_LOCKS
@@ -359,6 +361,11 @@ void race_report_write(void)
         STAT(locks_untracked);
         STAT(heap_objects_lost);
         STAT(resets);
+        STAT(atomic_accesses);
+        STAT(sync_events);
+        STAT(sync_objects);
+        STAT(sync_untracked);
+        STAT(filtered);
 #undef STAT
         num(&j, "pairs", n);
         vigil_json_object_end(&j);

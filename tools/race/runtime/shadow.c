@@ -90,7 +90,7 @@ static struct race_cell *find(uint64_t g, int create, size_t *index)
         if (!create)
             return NULL;   /* keys are never removed: an empty slot ends the search */
         if (__atomic_compare_exchange_n(&keys[i], &k, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-            RACE_COUNT(cells, 1);
+            RACE_TALLY(cells, 1);
             *index = i;
             return cell_at(i);
         }
@@ -113,7 +113,7 @@ static struct race_cell *find(uint64_t g, int create, size_t *index)
         }
         race_cell_reset(c, race_cfg.history);
         __atomic_store_n(&keys[i], key, __ATOMIC_RELEASE);
-        RACE_COUNT(evicted, 1);
+        RACE_TALLY(evicted, 1);
     }
     race_spin_unlock(&c->lock);
     *index = i;
@@ -143,6 +143,17 @@ static inline uint32_t *page_bucket(uintptr_t page)
 static inline size_t index_of(const struct race_cell *c)
 {
     return (size_t)((const unsigned char *)c - cells) / cell_size;
+}
+
+uint32_t race_shadow_index(const struct race_cell *c)
+{
+    return (uint32_t)index_of(c);
+}
+
+int race_shadow_holds(uint32_t index, uint64_t g, uint32_t gen)
+{
+    return index <= table_mask && (__atomic_load_n(&keys[index], __ATOMIC_RELAXED) & ~USED) == g + 1 &&
+           __atomic_load_n(&cell_at(index)->gen, __ATOMIC_RELAXED) == gen;
 }
 
 void race_shadow_note_used(struct race_cell *c, uint64_t g)

@@ -3,7 +3,9 @@
 # small pthread program whose racy lines end in "// RACE". Each is built with vigil-cc (-O1 -g)
 # and with plain clang, run under VIGIL_OPTIONS=tools=race, and its race.json compared with the
 # labels: a "// RACE" line that no reported pair names is missed; a pair naming a line without
-# the label is a false report. Both fail the program's test. A line marked "// RACE-EXACT" is
+# the label is a false report. Both fail the program's test. A line marked "// PARTNER" (an
+# atomic access, which races with a plain one but is not itself the racy access) may be named
+# beside a "// RACE" line, not on its own or beside another PARTNER. A line marked "// RACE-EXACT" is
 # racy but required only when the runtime delivers accesses before lock events (race.json
 # "exact_windows": true); otherwise its miss is counted as known. Also checked per program: stdout
 # and exit status as the plain build's; "// expect-message: TEXT" lines must appear in the
@@ -11,6 +13,9 @@
 #   hot_loop.c      a race in hot code: adaptive mode gets up to 10 runs (the number needed is
 #                   printed), mode=full must find it in one
 #   single.c        single-threaded: nothing reported, and the access hook never ran
+#   the safe programs that synchronize without locks (atomic_publish, semaphore, barrier, once)
+#                   are run again with race.hb_sync=0: they must then report races, or their
+#                   test could not fail
 # Then: the findings through `vigil report --json` and `vigil run`, a damaged race.json.
 # Prints one PASS/FAIL line per check, a found/missed/false table and a final count.
 # RACE_TEST_OPTIONS=K=V:... adds options to every run of the labelled set (mode=full, race.hb=0...).
@@ -38,18 +43,23 @@ src, report = sys.argv[1], sys.argv[2]
 name = os.path.basename(src)
 lines = open(src).read().split("\n")
 marked = {i + 1 for i, l in enumerate(lines) if "// RACE" in l}
+partner = {i + 1 for i, l in enumerate(lines) if "// PARTNER" in l}
 exact_only = {i + 1 for i, l in enumerate(lines) if "// RACE-EXACT" in l}
 d = json.load(open(report))
 required = marked if d["options"].get("exact_windows") else marked - exact_only
 seen, false = set(), []
 for r in d["races"]:
-    lines = []
+    lines, partners = [], []
     for a in r["accesses"]:
         where = "%s:%d (%s)" % (os.path.basename(a["file"]) or "?", a["line"], a["function"])
         if os.path.basename(a["file"]) == name and a["line"] in marked:
             lines.append(a["line"])
+        elif os.path.basename(a["file"]) == name and a["line"] in partner:
+            partners.append(where)
         else:
             false.append(where)
+    if partners and not lines:
+        false.extend(partners)   # a PARTNER line counts only beside a racy line
     seen.update(lines)
 missed = sorted(required - seen)
 known = sorted(marked - required - seen)
@@ -140,6 +150,20 @@ if [ -x "$WORK/hot_loop" ]; then
         bad "hot_loop mode=full: no race.json (status $status)"
     fi
 fi
+
+# The safe programs that synchronize without locks report races when those edges are off
+# (race.hb_sync=0): their labels can fail, and it is the edges that keep them quiet.
+for name in atomic_publish semaphore barrier once; do
+    [ -x "$WORK/$name" ] || continue
+    run "$name" "$WORK/out-nosync-$name" "race.hb_sync=0"
+    if [ -n "$rundir" ] && [ -f "$rundir/race.json" ]; then
+        n=$(races_in "$rundir/race.json")
+        [ "$n" -gt 0 ] && ok "$name: with race.hb_sync=0 it reports $n race(s): its safety comes from the sync edges" \
+            || bad "$name: with race.hb_sync=0 it reports no race: the test cannot tell the edges work"
+    else
+        bad "$name race.hb_sync=0: no race.json (status $status)"
+    fi
+done
 
 # single-threaded: no race, and the access hook returned at once (no access counted)
 if [ -d "$WORK/report-single" ]; then

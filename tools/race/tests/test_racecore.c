@@ -344,6 +344,67 @@ static void test_cells(void)
     CHECK(b.c->state == RACE_VIRGIN && b.c->rec[0].tid == 0 && b.c->rec[2].tid == 0);
 }
 
+/* Atomic accesses: never a race with each other, one with a plain access; an atomic record
+ * does not replace the same thread's plain one. */
+static void test_atomics(void)
+{
+    struct cellbuf b;
+    struct race_rec prev;
+    struct race_clock t1, t2;
+    race_clock_init(&t1, 0, 1);
+    race_clock_init(&t2, 1, 1);
+
+    /* two threads' atomic writes, unordered, no lock: shared-modified, no race */
+    fresh(&b);
+    struct race_access a = acc(1, 1, RACE_LS_EMPTY, 10);
+    a.atomic = 1;
+    CHECK(!race_cell_step(b.c, H, &a, &t1, NULL, NULL, &prev));
+    a = acc(2, 1, RACE_LS_EMPTY, 20);
+    a.atomic = 1;
+    CHECK(!race_cell_step(b.c, H, &a, &t2, NULL, NULL, &prev));
+    CHECK(b.c->state == RACE_SHARED_MODIFIED && b.c->cand == RACE_LS_EMPTY);
+    a = acc(1, 0, RACE_LS_EMPTY, 11);   /* an atomic read of thread 1 */
+    a.atomic = 1;
+    CHECK(!race_cell_step(b.c, H, &a, &t1, NULL, NULL, &prev));
+    /* a plain read by thread 2 races with thread 1's atomic write */
+    a = acc(2, 0, RACE_LS_EMPTY, 21);
+    CHECK(race_cell_step(b.c, H, &a, &t2, NULL, NULL, &prev));
+    CHECK(prev.tid == 1 && prev.write && prev.atomic && prev.site == 10);
+
+    /* a plain write, then an atomic read by another thread: a race (the plain write's) */
+    fresh(&b);
+    a = acc(1, 1, RACE_LS_EMPTY, 10);
+    race_cell_step(b.c, H, &a, &t1, NULL, NULL, &prev);
+    a = acc(2, 0, RACE_LS_EMPTY, 20);
+    a.atomic = 1;
+    CHECK(race_cell_step(b.c, H, &a, &t2, NULL, NULL, &prev));
+    CHECK(prev.site == 10 && !prev.atomic);
+
+    /* thread 1 writes plainly, then atomically: the plain record stays, and thread 2's atomic
+     * read still finds the plain write */
+    fresh(&b);
+    a = acc(1, 1, RACE_LS_EMPTY, 10);
+    race_cell_step(b.c, H, &a, &t1, NULL, NULL, &prev);
+    a = acc(1, 1, RACE_LS_EMPTY, 11);
+    a.atomic = 1;
+    race_cell_step(b.c, H, &a, &t1, NULL, NULL, &prev);
+    a = acc(2, 0, RACE_LS_EMPTY, 20);
+    a.atomic = 1;
+    CHECK(race_cell_step(b.c, H, &a, &t2, NULL, NULL, &prev));
+    CHECK(prev.site == 10 && !prev.atomic);
+    /* the other way round, a plain access replaces the atomic one it covers */
+    fresh(&b);
+    a = acc(1, 1, RACE_LS_EMPTY, 11);
+    a.atomic = 1;
+    race_cell_step(b.c, H, &a, &t1, NULL, NULL, &prev);
+    a = acc(1, 1, RACE_LS_EMPTY, 10);
+    race_cell_step(b.c, H, &a, &t1, NULL, NULL, &prev);
+    unsigned kept = 0;
+    for (unsigned i = 0; i < H; i++)
+        kept += b.c->rec[i].tid != 0;
+    CHECK(kept == 1 && b.c->rec[0].site == 10 && !b.c->rec[0].atomic);
+}
+
 static void test_masks(void)
 {
     CHECK(race_mask(0, 8, 8) == 0xff);
@@ -362,6 +423,7 @@ int main(void)
     test_locksets();
     test_clocks();
     test_cells();
+    test_atomics();
     test_masks();
     if (failures) {
         printf("%d checks failed\n", failures);
