@@ -95,7 +95,7 @@ static int preds_init(void)
     binary_mode = opts.binary;
     collect_mode = preds_counters_start(opts.collect, opts.binary);
     if (collect_mode != PREDS_SAMPLED) {
-        preds_tool.events = 0;   /* the counters are in the emitted code, not in the hooks */
+        vigil_tool_events(&preds_tool, 0);   /* the counters are in the emitted code, not in the hooks */
         return 0;
     }
     void *m = mmap(NULL, (size_t)MAX_SITE_IDS * sizeof(struct slot), PROT_READ | PROT_WRITE,
