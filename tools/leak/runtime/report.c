@@ -6,59 +6,18 @@
 #include "leak.h"
 
 #include "json.h"
+#include "loadmap.h"
 
-#include <elf.h>
-#include <link.h>
 #include <string.h>
 #include <unistd.h>
 
 #define MAX_MODULES 512
 
-struct module {
-    char path[512];
-    uintptr_t bias;              /* load bias: runtime address - link-time address */
-    uintptr_t lo, hi;            /* range of its executable segments */
-};
-struct modules { struct module *m; unsigned n; };
-
-static int collect_module(struct dl_phdr_info *info, size_t size, void *arg)
+/* The object whose executable segments hold pc, or -1. */
+static int module_of(const struct vigil_loadmap *ms, uintptr_t pc)
 {
-    (void)size;
-    struct modules *ms = arg;
-    if (ms->n == MAX_MODULES)
-        return 1;
-    struct module *m = &ms->m[ms->n];
-    memset(m, 0, sizeof *m);
-    m->lo = UINTPTR_MAX;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-            uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-            if (lo < m->lo) m->lo = lo;
-            if (hi > m->hi) m->hi = hi;
-        }
-    }
-    if (m->lo >= m->hi)
-        return 0;
-    m->bias = info->dlpi_addr;
-    if (info->dlpi_name && info->dlpi_name[0]) {
-        strncpy(m->path, info->dlpi_name, sizeof m->path - 1);
-    } else if (ms->n == 0) {   /* the executable itself */
-        ssize_t n = readlink("/proc/self/exe", m->path, sizeof m->path - 1);
-        m->path[n > 0 ? n : 0] = 0;
-    }
-    if (!m->path[0] || strncmp(m->path, "linux-vdso", 10) == 0)
-        return 0;
-    ms->n++;
-    return 0;
-}
-
-static int module_of(const struct modules *ms, uintptr_t pc)
-{
-    for (unsigned i = 0; i < ms->n; i++)
-        if (pc >= ms->m[i].lo && pc < ms->m[i].hi)
-            return (int)i;
-    return -1;
+    int exec = 0, m = vigil_loadmap_find(ms, pc, &exec);
+    return exec ? m : -1;
 }
 
 static void hex(struct vigil_json *j, uint64_t v)
@@ -131,7 +90,7 @@ static const char *group_kind(const struct leak_group *g)
     return g->unreachable_objects ? "unreachable" : "stale";
 }
 
-static void group(struct vigil_json *j, const struct leak_group *g, uint32_t now_ms, const struct modules *ms)
+static void group(struct vigil_json *j, const struct leak_group *g, uint32_t now_ms, const struct vigil_loadmap *ms)
 {
     const struct leak_site *site = leak_site_get(g->site);
     vigil_json_object_begin(j);
@@ -150,7 +109,7 @@ static void group(struct vigil_json *j, const struct leak_group *g, uint32_t now
         vigil_json_key(j, "module");
         vigil_json_int(j, m);
         vigil_json_key(j, "offset");   /* link-time address: pc - load bias */
-        hex(j, m >= 0 ? site->pc[i] - ms->m[m].bias : site->pc[i]);
+        hex(j, m >= 0 ? site->pc[i] - ms->o[m].bias : site->pc[i]);
         vigil_json_object_end(j);
     }
     vigil_json_array_end(j);
@@ -194,9 +153,9 @@ void leak_report_write(const struct leak_snapshot *final, const struct leak_reac
         vigil_tool_message(&leak_tool, "cannot open leak.json in the run report directory");
         return;
     }
-    static struct module module_buf[MAX_MODULES];   /* only fini writes it */
-    struct modules ms = { module_buf, 0 };
-    dl_iterate_phdr(collect_module, &ms);
+    static struct vigil_loaded_object module_buf[MAX_MODULES];   /* only fini writes it */
+    struct vigil_loadmap ms = {module_buf, 0, MAX_MODULES};
+    vigil_loadmap_read(&ms);
     struct heap_stats hs;
     heap_get_stats(&hs);
 
@@ -269,9 +228,9 @@ void leak_report_write(const struct leak_snapshot *final, const struct leak_reac
     for (unsigned i = 0; i < ms.n; i++) {
         vigil_json_object_begin(&j);
         vigil_json_key(&j, "path");
-        vigil_json_string(&j, ms.m[i].path);
+        vigil_json_string(&j, ms.o[i].path);
         vigil_json_key(&j, "bias");
-        hex(&j, ms.m[i].bias);
+        hex(&j, ms.o[i].bias);
         vigil_json_object_end(&j);
     }
     vigil_json_array_end(&j);

@@ -7,9 +7,8 @@
 #include "raceint.h"
 
 #include "json.h"
+#include "loadmap.h"
 
-#include <elf.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,62 +123,6 @@ void race_report(uintptr_t addr, const struct race_side *first, const struct rac
 /* ---- race.json ---- */
 
 #define MAX_MODULES 256
-#define MAX_SEGMENTS 8
-struct module {
-    char path[512];
-    uintptr_t bias;
-    unsigned nseg;
-    struct { uintptr_t lo, hi; int exec; } seg[MAX_SEGMENTS];
-};
-struct modules {
-    struct module *m;
-    unsigned n;
-};
-
-static int collect_module(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    struct modules *ms = arg;
-    if (ms->n == MAX_MODULES)
-        return 1;
-    struct module *m = &ms->m[ms->n];
-    memset(m, 0, sizeof *m);
-    for (int i = 0; i < info->dlpi_phnum && m->nseg < MAX_SEGMENTS; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD)
-            continue;
-        m->seg[m->nseg].lo = info->dlpi_addr + ph->p_vaddr;
-        m->seg[m->nseg].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-        m->seg[m->nseg].exec = (ph->p_flags & PF_X) != 0;
-        m->nseg++;
-    }
-    if (!m->nseg)
-        return 0;
-    m->bias = info->dlpi_addr;
-    if (info->dlpi_name && info->dlpi_name[0]) {
-        snprintf(m->path, sizeof m->path, "%s", info->dlpi_name);
-    } else if (ms->n == 0) {   /* the executable */
-        ssize_t n = readlink("/proc/self/exe", m->path, sizeof m->path - 1);
-        m->path[n > 0 ? n : 0] = 0;
-    }
-    if (!m->path[0] || strncmp(m->path, "linux-vdso", 10) == 0)
-        return 0;
-    ms->n++;
-    return 0;
-}
-
-/* The module whose loaded segments hold addr, or -1; *exec: in an executable segment. */
-static int module_of(const struct modules *ms, uintptr_t addr, int *exec)
-{
-    for (unsigned i = 0; i < ms->n; i++)
-        for (unsigned s = 0; s < ms->m[i].nseg; s++)
-            if (addr >= ms->m[i].seg[s].lo && addr < ms->m[i].seg[s].hi) {
-                if (exec)
-                    *exec = ms->m[i].seg[s].exec;
-                return (int)i;
-            }
-    return -1;
-}
 
 static void hex(struct vigil_json *j, const char *key, uint64_t v)
 {
@@ -202,16 +145,16 @@ static void boolean(struct vigil_json *j, const char *key, int v)
 }
 
 /* A data address: "module" and "offset" (link-time address) when a module holds it. */
-static void place(struct vigil_json *j, const struct modules *ms, uintptr_t addr)
+static void place(struct vigil_json *j, const struct vigil_loadmap *ms, uintptr_t addr)
 {
-    int m = module_of(ms, addr, NULL);
+    int m = vigil_loadmap_find(ms, addr, NULL);
     vigil_json_key(j, "module");
     vigil_json_int(j, m);
     if (m >= 0)
-        hex(j, "offset", addr - ms->m[m].bias);
+        hex(j, "offset", addr - ms->o[m].bias);
 }
 
-static void write_side(struct vigil_json *j, const struct modules *ms, const struct race_side *s)
+static void write_side(struct vigil_json *j, const struct vigil_loadmap *ms, const struct race_side *s)
 {
     struct vigil_site_info info;
     int known = vigil_site_lookup(s->site, &info) == 0;
@@ -246,11 +189,11 @@ static void write_side(struct vigil_json *j, const struct modules *ms, const str
     vigil_json_object_end(j);
 }
 
-static void write_object(struct vigil_json *j, const struct modules *ms, const struct pair *p)
+static void write_object(struct vigil_json *j, const struct vigil_loadmap *ms, const struct pair *p)
 {
     vigil_json_key(j, "object");
     vigil_json_object_begin(j);
-    int exec = 0, m = module_of(ms, p->addr, &exec);
+    int exec = 0, m = vigil_loadmap_find(ms, p->addr, &exec);
     if (p->heap) {
         vigil_json_key(j, "kind");
         vigil_json_string(j, "heap");
@@ -272,7 +215,7 @@ static void write_object(struct vigil_json *j, const struct modules *ms, const s
         vigil_json_key(j, "kind");
         vigil_json_string(j, "global");
         num(j, "module", (uint64_t)m);
-        hex(j, "offset", p->addr - ms->m[m].bias);
+        hex(j, "offset", p->addr - ms->o[m].bias);
     } else {
         vigil_json_key(j, "kind");
         vigil_json_string(j, "unknown");   /* the heap before threads, mmap, a stack */
@@ -304,10 +247,10 @@ void race_report_write(void)
 {
     size_t n = 0;
     struct pair **list = calloc(pair_mask + 1, sizeof *list);
-    struct modules ms = {calloc(MAX_MODULES, sizeof(struct module)), 0};
-    if (!list || !ms.m) {
+    struct vigil_loadmap ms = {calloc(MAX_MODULES, sizeof(struct vigil_loaded_object)), 0, MAX_MODULES};
+    if (!list || !ms.o) {
         free(list);
-        free(ms.m);
+        free(ms.o);
         vigil_tool_message(&race_tool, "out of memory: no race.json");
         return;
     }
@@ -315,7 +258,7 @@ void race_report_write(void)
         if (__atomic_load_n(&pairs[i].ready, __ATOMIC_ACQUIRE))
             list[n++] = &pairs[i];
     qsort(list, n, sizeof *list, by_count);
-    dl_iterate_phdr(collect_module, &ms);
+    vigil_loadmap_read(&ms);
 
     FILE *f = vigil_report_open(&race_tool, "race.json");
     if (f) {
@@ -374,8 +317,8 @@ void race_report_write(void)
         for (unsigned i = 0; i < ms.n; i++) {
             vigil_json_object_begin(&j);
             vigil_json_key(&j, "path");
-            vigil_json_string(&j, ms.m[i].path);
-            hex(&j, "bias", ms.m[i].bias);
+            vigil_json_string(&j, ms.o[i].path);
+            hex(&j, "bias", ms.o[i].bias);
             vigil_json_object_end(&j);
         }
         vigil_json_array_end(&j);
@@ -404,5 +347,5 @@ void race_report_write(void)
         for (size_t i = 0; i < n; i++)
             print_pair(list[i]);
     free(list);
-    free(ms.m);
+    free(ms.o);
 }
