@@ -642,13 +642,15 @@ static void on_thread(enum vigil_thread_op op, uint64_t id)
  * every free. */
 #define FREE_RESET_MIN (128 * 1024)
 
+struct vigil_heapmap *race_heap;   /* made by init (race.heap=1), then read by every thread */
+
 static void on_alloc(void *ptr, size_t size, const struct vigil_stack *where)
 {
     if (!__atomic_load_n(&race_multi, __ATOMIC_ACQUIRE) || !ptr)
         return;
     struct race_thread *th = self();
     if (race_cfg.heap)
-        race_heap_add((uintptr_t)ptr, size, where);
+        vigil_heapmap_add(race_heap, (uintptr_t)ptr, size, where ? where->pc : NULL, where ? where->depth : 0);
     race_shadow_reset((uintptr_t)ptr, size);
     if (th->state == T_LIVE)
         window_restart(th);
@@ -659,7 +661,7 @@ static void on_free(void *ptr)
     if (!__atomic_load_n(&race_multi, __ATOMIC_ACQUIRE) || !ptr)
         return;
     struct race_thread *th = self();
-    size_t size = race_cfg.heap ? race_heap_remove((uintptr_t)ptr) : 0;
+    size_t size = race_cfg.heap ? vigil_heapmap_remove(race_heap, (uintptr_t)ptr) : 0;
     if (size >= FREE_RESET_MIN)
         race_shadow_reset((uintptr_t)ptr, size);
     if (th->state == T_LIVE)
@@ -904,7 +906,8 @@ static int race_init(void)
     syncs = race_map(sizeof *syncs * LOCK_STRIDE);
     filters = race_map(sizeof *filters * RACE_SLOTS << FILTER_BITS);
     sync_vc = race_map(sizeof *sync_vc * LOCK_STRIDE * RACE_SLOTS);
-    if (!locks || !lock_vc || !lock_rvc || !snaps || !syncs || !sync_vc || !filters || race_shadow_init() != 0 || race_heap_init() != 0 ||
+    if (!locks || !lock_vc || !lock_rvc || !snaps || !syncs || !sync_vc || !filters || race_shadow_init() != 0 ||
+        (race_cfg.heap && !(race_heap = vigil_heapmap_new(race_cfg.depth))) ||
         race_report_init() != 0) {
         vigil_tool_message(&race_tool, "cannot map its tables (race.table=%u)", race_cfg.table_bits);
         return -1;

@@ -1,11 +1,12 @@
 /* The race tool's runtime part, shared between its files (race.c: hooks, threads, locks and
- * clocks; shadow.c: the cells; heap.c: heap objects and allocation stacks; report.c: race
- * pairs and race.json). Only include/vigil/tool.h, common/ and this folder. */
+ * clocks; shadow.c: the cells; report.c: race pairs and race.json; heap objects through
+ * common/heapmap). Only include/vigil/tool.h, common/ and this folder. */
 #ifndef RACE_INT_H
 #define RACE_INT_H
 #include <stdint.h>
 #include <stddef.h>
 
+#include "heapmap.h"
 #include "vigil/tool.h"
 #include "racecore.h"
 
@@ -44,7 +45,6 @@ struct race_stats {
     uint64_t max_live;           /* most threads with a slot at once */
     uint64_t locks;              /* distinct locks */
     uint64_t locks_untracked;    /* lock events of locks beyond the table */
-    uint64_t heap_objects_lost;  /* objects the heap map had no room for */
     uint64_t resets;             /* cells reset by allocation and free */
     uint64_t atomic_accesses;    /* sampled accesses of atomic instructions (in accesses too) */
     uint64_t sync_events;        /* synchronization events (on_sync) while threads ran */
@@ -117,20 +117,8 @@ void race_shadow_reset(uintptr_t addr, size_t size) RACE_HIDDEN;
 /* Forget every cell (a forked child). */
 void race_shadow_clear(void) RACE_HIDDEN;
 
-/* ---- heap.c: heap objects and allocation stacks ---- */
-int race_heap_init(void) RACE_HIDDEN;
-void race_heap_add(uintptr_t ptr, size_t size, const struct vigil_stack *where) RACE_HIDDEN;
-/* Removes the object that starts at ptr; its size, or 0 when it is not known. */
-size_t race_heap_remove(uintptr_t ptr) RACE_HIDDEN;
-struct race_object {
-    uintptr_t start;
-    size_t size;
-    uint32_t stack;              /* race_stack_get id; 0: none */
-};
-/* The live object that contains addr; 0, or -1 when none is known. */
-int race_heap_find(uintptr_t addr, struct race_object *out) RACE_HIDDEN;
-/* An allocation stack by id: its frames (innermost first) and their number; 0 when unknown. */
-unsigned race_stack_get(uint32_t id, const uintptr_t **pcs) RACE_HIDDEN;
+/* ---- heap objects and allocation stacks (common/heapmap.h) ---- */
+extern struct vigil_heapmap *race_heap RACE_HIDDEN;   /* made by init when race.heap=1 */
 
 /* ---- race.c: locks ---- */
 /* A lock's address by id (0 when unknown). */

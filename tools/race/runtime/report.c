@@ -24,7 +24,7 @@ struct pair {
     uintptr_t addr;
     struct race_side first, second;
     int heap;                    /* object found in the heap map */
-    struct race_object obj;
+    struct vigil_heap_object obj;
 };
 static struct pair *pairs;       /* pair_mask + 1 entries, mapped by init */
 static size_t pair_mask;        /* entries - 1, by init */
@@ -107,7 +107,7 @@ void race_report(uintptr_t addr, const struct race_side *first, const struct rac
                 p->addr = addr;
                 p->first = *first;
                 p->second = *second;
-                p->heap = race_cfg.heap && race_heap_find(addr, &p->obj) == 0;
+                p->heap = race_cfg.heap && vigil_heapmap_find(race_heap, addr, &p->obj) == 0;
                 __atomic_store_n(&p->ready, 1, __ATOMIC_RELEASE);
             }
         } else if (k != key) {
@@ -203,7 +203,7 @@ static void write_object(struct vigil_json *j, const struct vigil_loadmap *ms, c
         vigil_json_key(j, "stack");
         vigil_json_array_begin(j);
         const uintptr_t *pcs;
-        unsigned depth = race_stack_get(p->obj.stack, &pcs);
+        unsigned depth = vigil_heapmap_stack(race_heap, p->obj.stack, &pcs);
         for (unsigned i = 0; i < depth; i++) {
             vigil_json_object_begin(j);
             hex(j, "pc", pcs[i]);
@@ -302,7 +302,7 @@ void race_report_write(void)
         STAT(max_live);
         STAT(locks);
         STAT(locks_untracked);
-        STAT(heap_objects_lost);
+        num(&j, "heap_objects_lost", race_heap ? vigil_heapmap_lost(race_heap) : 0);
         STAT(resets);
         STAT(atomic_accesses);
         STAT(sync_events);

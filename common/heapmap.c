@@ -1,0 +1,301 @@
+/* Live heap objects (heapmap.h): a sharded map from an object's start to its size and
+ * allocation stack (each shard an open-addressed table with backward-shift deletion under its
+ * own spin lock), a short list of large objects, and a table of distinct allocation stacks
+ * (created by compare-and-swap, never removed).
+ *
+ * The map keeps the allocator's locality: the objects of one 64 KiB region go to one shard, to
+ * consecutive entries from a place that depends on the region (a random hash sent every
+ * allocation and free to a cache miss: the map was a fifth of a malloc-heavy program's time). */
+#include "heapmap.h"
+
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define SHARD_BITS 6
+#define SHARDS (1u << SHARD_BITS)
+#define SHARD_CAP_BITS 14
+#define REGION_SHIFT 16
+#define SHARD_CAP (1u << SHARD_CAP_BITS)
+#define LARGE_CAP 1024
+#define STACK_BITS 13
+#define STACK_CAP (1u << STACK_BITS)
+
+struct obj {
+    uintptr_t ptr;               /* 0: free */
+    uint32_t size;               /* UINT32_MAX: that or more (the large list has it) */
+    uint32_t stack;
+};
+struct big {
+    uintptr_t ptr;
+    uint64_t size;
+    uint32_t stack;
+};
+struct shard {
+    uint32_t lock;
+    uint32_t n;
+    struct obj *slot;            /* SHARD_CAP entries */
+};
+struct stack_entry {
+    uint64_t hash;               /* 0: free */
+    uint32_t depth;
+    uint32_t ready;              /* frames written (release) */
+    uintptr_t pc[VIGIL_HEAPMAP_STACK_DEPTH];
+};
+struct vigil_heapmap {
+    struct shard shards[SHARDS];         /* entries under each shard's lock */
+    struct big large[LARGE_CAP];         /* objects over VIGIL_HEAPMAP_SMALL bytes, under large_lock */
+    unsigned nlarge;                     /* entries of large, under large_lock */
+    uint32_t large_lock;
+    unsigned depth;                      /* set by vigil_heapmap_new */
+    uint64_t lost;                       /* relaxed atomic */
+    struct stack_entry *stacks;          /* STACK_CAP entries */
+};
+
+/* A holder may be preempted (more threads than CPUs): after a short spin, yield. */
+static void spin_lock(uint32_t *l)
+{
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE)) {
+        unsigned spins = 0;
+        while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
+            if (++spins < 64)
+                __builtin_ia32_pause();
+            else
+                sched_yield();
+        }
+    }
+}
+static void spin_unlock(uint32_t *l)
+{
+    __atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+static uint64_t hash64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+static void *map_zeroed(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+struct vigil_heapmap *vigil_heapmap_new(unsigned stack_depth)
+{
+    struct vigil_heapmap *m = map_zeroed(sizeof *m);
+    struct obj *all = map_zeroed(sizeof(struct obj) * SHARDS * SHARD_CAP);
+    struct stack_entry *stacks = map_zeroed(sizeof(struct stack_entry) * STACK_CAP);
+    if (!m || !all || !stacks) {
+        if (m) munmap(m, sizeof *m);
+        if (all) munmap(all, sizeof(struct obj) * SHARDS * SHARD_CAP);
+        if (stacks) munmap(stacks, sizeof(struct stack_entry) * STACK_CAP);
+        return NULL;
+    }
+    for (unsigned i = 0; i < SHARDS; i++)
+        m->shards[i].slot = all + (size_t)i * SHARD_CAP;
+    m->stacks = stacks;
+    m->depth = stack_depth < VIGIL_HEAPMAP_STACK_DEPTH ? stack_depth : VIGIL_HEAPMAP_STACK_DEPTH;
+    return m;
+}
+
+static uint32_t stack_intern(struct vigil_heapmap *m, const uintptr_t *pcs, unsigned depth)
+{
+    if (!pcs || depth == 0)
+        return 0;
+    if (depth > m->depth)
+        depth = m->depth;
+    if (depth == 0)
+        return 0;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ depth;
+    for (uint32_t i = 0; i < depth; i++)
+        h = hash64(h ^ pcs[i]);
+    if (!h)
+        h = 1;
+    for (uint32_t i = 0; i < 32; i++) {
+        uint32_t k = (uint32_t)((h + i) & (STACK_CAP - 1));
+        struct stack_entry *e = &m->stacks[k];
+        uint64_t cur = __atomic_load_n(&e->hash, __ATOMIC_ACQUIRE);
+        if (cur == h)
+            return k + 1;
+        if (cur)
+            continue;
+        if (__atomic_compare_exchange_n(&e->hash, &cur, h, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            e->depth = depth;
+            memcpy(e->pc, pcs, depth * sizeof e->pc[0]);
+            __atomic_store_n(&e->ready, 1, __ATOMIC_RELEASE);
+            return k + 1;
+        }
+        if (cur == h)
+            return k + 1;
+    }
+    return 0;
+}
+
+unsigned vigil_heapmap_stack(struct vigil_heapmap *m, uint32_t id, const uintptr_t **pcs)
+{
+    if (id == 0 || id > STACK_CAP)
+        return 0;
+    struct stack_entry *e = &m->stacks[id - 1];
+    if (!__atomic_load_n(&e->ready, __ATOMIC_ACQUIRE))
+        return 0;
+    *pcs = e->pc;
+    return e->depth;
+}
+
+static inline struct shard *shard_of(struct vigil_heapmap *m, uintptr_t ptr, size_t *home)
+{
+    uint64_t h = hash64(ptr >> REGION_SHIFT);
+    *home = (size_t)((ptr >> 4) + (h >> SHARD_BITS)) & (SHARD_CAP - 1);
+    return &m->shards[h & (SHARDS - 1)];
+}
+
+int vigil_heapmap_add(struct vigil_heapmap *m, uintptr_t ptr, size_t size, const uintptr_t *pcs, unsigned depth)
+{
+    if (!ptr)
+        return 0;
+    uint32_t stack = stack_intern(m, pcs, depth);
+    size_t i;
+    struct shard *s = shard_of(m, ptr, &i);
+    spin_lock(&s->lock);
+    if (s->n + 1 >= SHARD_CAP * 3 / 4) {
+        spin_unlock(&s->lock);
+        __atomic_fetch_add(&m->lost, 1, __ATOMIC_RELAXED);
+        return -1;
+    }
+    for (;; i = (i + 1) & (SHARD_CAP - 1)) {
+        struct obj *o = &s->slot[i];
+        if (o->ptr == ptr || o->ptr == 0) {
+            if (o->ptr == 0)
+                s->n++;
+            *o = (struct obj){.ptr = ptr, .size = size < UINT32_MAX ? (uint32_t)size : UINT32_MAX, .stack = stack};
+            break;
+        }
+    }
+    spin_unlock(&s->lock);
+    if (size > VIGIL_HEAPMAP_SMALL) {
+        spin_lock(&m->large_lock);
+        int kept = 0;
+        for (unsigned k = 0; k < m->nlarge && !kept; k++)
+            if (m->large[k].ptr == ptr) {
+                m->large[k] = (struct big){.ptr = ptr, .size = size, .stack = stack};
+                kept = 1;
+            }
+        if (!kept && m->nlarge < LARGE_CAP)
+            m->large[m->nlarge++] = (struct big){.ptr = ptr, .size = size, .stack = stack};
+        spin_unlock(&m->large_lock);
+    }
+    return 0;
+}
+
+size_t vigil_heapmap_remove(struct vigil_heapmap *m, uintptr_t ptr)
+{
+    size_t i, size = 0;
+    struct shard *s = shard_of(m, ptr, &i);
+    spin_lock(&s->lock);
+    for (;; i = (i + 1) & (SHARD_CAP - 1)) {
+        struct obj *o = &s->slot[i];
+        if (o->ptr == 0)
+            break;
+        if (o->ptr != ptr)
+            continue;
+        size = o->size;
+        /* backward-shift deletion: move up the entries that the hole would hide */
+        size_t hole = i;
+        for (size_t j = (i + 1) & (SHARD_CAP - 1);; j = (j + 1) & (SHARD_CAP - 1)) {
+            struct obj *e = &s->slot[j];
+            if (e->ptr == 0)
+                break;
+            size_t home;
+            shard_of(m, e->ptr, &home);
+            /* e may move to the hole when its home is not in (hole, j] (cyclically) */
+            int between = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+            if (!between) {
+                s->slot[hole] = *e;
+                hole = j;
+            }
+        }
+        s->slot[hole] = (struct obj){0};
+        s->n--;
+        break;
+    }
+    spin_unlock(&s->lock);
+    if (size > VIGIL_HEAPMAP_SMALL) {
+        spin_lock(&m->large_lock);
+        for (unsigned k = 0; k < m->nlarge; k++)
+            if (m->large[k].ptr == ptr) {
+                size = m->large[k].size;
+                m->large[k] = m->large[--m->nlarge];
+                break;
+            }
+        spin_unlock(&m->large_lock);
+    }
+    return size;
+}
+
+static int lookup(struct vigil_heapmap *m, uintptr_t ptr, struct obj *out)
+{
+    size_t i;
+    struct shard *s = shard_of(m, ptr, &i);
+    int found = 0;
+    spin_lock(&s->lock);
+    for (;; i = (i + 1) & (SHARD_CAP - 1)) {
+        struct obj *o = &s->slot[i];
+        if (o->ptr == 0)
+            break;
+        if (o->ptr == ptr) {
+            *out = *o;
+            found = 1;
+            break;
+        }
+    }
+    spin_unlock(&s->lock);
+    return found;
+}
+
+static int large_find(struct vigil_heapmap *m, uintptr_t addr, int exact, struct vigil_heap_object *out)
+{
+    int found = -1;
+    spin_lock(&m->large_lock);
+    for (unsigned k = 0; k < m->nlarge; k++)
+        if (exact ? addr == m->large[k].ptr : addr - m->large[k].ptr < m->large[k].size) {
+            *out = (struct vigil_heap_object){.start = m->large[k].ptr, .size = m->large[k].size,
+                                              .stack = m->large[k].stack};
+            found = 0;
+            break;
+        }
+    spin_unlock(&m->large_lock);
+    return found;
+}
+
+int vigil_heapmap_get(struct vigil_heapmap *m, uintptr_t ptr, struct vigil_heap_object *out)
+{
+    struct obj o;
+    if (!ptr || !lookup(m, ptr, &o))
+        return -1;
+    if (o.size == UINT32_MAX)
+        return large_find(m, ptr, 1, out);
+    *out = (struct vigil_heap_object){.start = o.ptr, .size = o.size, .stack = o.stack};
+    return 0;
+}
+
+int vigil_heapmap_find(struct vigil_heapmap *m, uintptr_t addr, struct vigil_heap_object *out)
+{
+    struct obj o;
+    for (uintptr_t p = addr & ~(uintptr_t)15, n = 0; n <= VIGIL_HEAPMAP_SMALL / 16 && p; p -= 16, n++)
+        if (lookup(m, p, &o) && o.size != UINT32_MAX && addr - o.ptr < o.size) {
+            *out = (struct vigil_heap_object){.start = o.ptr, .size = o.size, .stack = o.stack};
+            return 0;
+        }
+    return large_find(m, addr, 0, out);
+}
+
+uint64_t vigil_heapmap_lost(const struct vigil_heapmap *m)
+{
+    return __atomic_load_n(&m->lost, __ATOMIC_RELAXED);
+}

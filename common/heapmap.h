@@ -1,0 +1,43 @@
+/* Live heap objects, for a tool's runtime part: a map from an object's start to its size and
+ * allocation stack, the live object that contains an address, and a table of distinct
+ * allocation stacks. Each tool that follows the heap owns one map (the race and memory
+ * tools may run together, each adding and removing every object).
+ *
+ * No allocation: the tables are anonymous memory mapped by vigil_heapmap_new. Any thread may
+ * call any function; each shard of the map has its own spin lock, held for a few probes.
+ * Objects start at 16-byte boundaries (malloc's alignment): the object that contains an
+ * address is found by trying the starts up to 4 KiB below it, then a short list of the
+ * objects larger than that. */
+#ifndef VIGIL_HEAPMAP_H
+#define VIGIL_HEAPMAP_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define VIGIL_HEAPMAP_STACK_DEPTH 16
+#define VIGIL_HEAPMAP_SMALL 4096   /* larger objects are also kept in the short list */
+
+struct vigil_heapmap;
+struct vigil_heap_object {
+    uintptr_t start;
+    size_t size;
+    uint32_t stack;              /* vigil_heapmap_stack id; 0: none */
+};
+
+/* A new, empty map; stacks are kept to stack_depth frames (at most VIGIL_HEAPMAP_STACK_DEPTH).
+ * NULL when the memory cannot be mapped. Never freed: a map lives as long as the process. */
+struct vigil_heapmap *vigil_heapmap_new(unsigned stack_depth);
+/* Add (or replace) the object at ptr; pcs: its allocation stack, innermost first. 0, or -1
+ * when the map has no room (the object is then unknown to it). */
+int vigil_heapmap_add(struct vigil_heapmap *m, uintptr_t ptr, size_t size, const uintptr_t *pcs, unsigned depth);
+/* Remove the object that starts at ptr: its size, or 0 when it is not known. */
+size_t vigil_heapmap_remove(struct vigil_heapmap *m, uintptr_t ptr);
+/* The live object that starts at ptr: 0, or -1 when none does. */
+int vigil_heapmap_get(struct vigil_heapmap *m, uintptr_t ptr, struct vigil_heap_object *out);
+/* The live object that contains addr: 0, or -1 when none is known. */
+int vigil_heapmap_find(struct vigil_heapmap *m, uintptr_t addr, struct vigil_heap_object *out);
+/* An allocation stack by id: its frames (innermost first) and their number; 0 when unknown. */
+unsigned vigil_heapmap_stack(struct vigil_heapmap *m, uint32_t id, const uintptr_t **pcs);
+/* How many objects the map had no room for. */
+uint64_t vigil_heapmap_lost(const struct vigil_heapmap *m);
+
+#endif
