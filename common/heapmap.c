@@ -20,6 +20,9 @@
 #define LARGE_CAP 1024
 #define STACK_BITS 13
 #define STACK_CAP (1u << STACK_BITS)
+#define AREA_SHIFT 20            /* the areas that ever held an object: one bit per MiB */
+#define AREA_BITS 47             /* of user address space (x86-64, 4-level paging) */
+#define AREA_WORDS ((1ull << (AREA_BITS - AREA_SHIFT)) / 64)
 
 struct obj {
     uintptr_t ptr;               /* 0: free */
@@ -50,6 +53,8 @@ struct vigil_heapmap {
     unsigned depth;                      /* set by vigil_heapmap_new */
     uint64_t lost;                       /* relaxed atomic */
     struct stack_entry *stacks;          /* STACK_CAP entries */
+    uint64_t *areas;                     /* AREA_WORDS words: bit set once an object covered the
+                                            area, never cleared (relaxed atomics) */
 };
 
 /* A holder may be preempted (more threads than CPUs): after a short spin, yield. */
@@ -91,12 +96,15 @@ struct vigil_heapmap *vigil_heapmap_new(unsigned stack_depth)
     struct vigil_heapmap *m = map_zeroed(sizeof *m);
     struct obj *all = map_zeroed(sizeof(struct obj) * SHARDS * SHARD_CAP);
     struct stack_entry *stacks = map_zeroed(sizeof(struct stack_entry) * STACK_CAP);
-    if (!m || !all || !stacks) {
+    uint64_t *areas = map_zeroed(AREA_WORDS * sizeof(uint64_t));
+    if (!m || !all || !stacks || !areas) {
         if (m) munmap(m, sizeof *m);
         if (all) munmap(all, sizeof(struct obj) * SHARDS * SHARD_CAP);
         if (stacks) munmap(stacks, sizeof(struct stack_entry) * STACK_CAP);
+        if (areas) munmap(areas, AREA_WORDS * sizeof(uint64_t));
         return NULL;
     }
+    m->areas = areas;
     for (unsigned i = 0; i < SHARDS; i++)
         m->shards[i].slot = all + (size_t)i * SHARD_CAP;
     m->stacks = stacks;
@@ -148,6 +156,26 @@ unsigned vigil_heapmap_stack(struct vigil_heapmap *m, uint32_t id, const uintptr
     return e->depth;
 }
 
+/* Whether an object ever covered addr's area: an address outside them (the stack, the
+ * program's data) is known to be in no object without a probe of the map. */
+static inline int area_used(const struct vigil_heapmap *m, uintptr_t addr)
+{
+    uint64_t a = addr >> AREA_SHIFT;
+    if (a >= AREA_WORDS * 64)
+        return 1;
+    return (__atomic_load_n(&m->areas[a / 64], __ATOMIC_RELAXED) >> (a % 64)) & 1;
+}
+
+static void mark_areas(struct vigil_heapmap *m, uintptr_t ptr, size_t size)
+{
+    uint64_t last = (ptr + (size ? size - 1 : 0)) >> AREA_SHIFT;
+    for (uint64_t a = ptr >> AREA_SHIFT; a <= last && a < AREA_WORDS * 64; a++) {
+        uint64_t bit = 1ull << (a % 64);
+        if (!(__atomic_load_n(&m->areas[a / 64], __ATOMIC_RELAXED) & bit))
+            __atomic_fetch_or(&m->areas[a / 64], bit, __ATOMIC_RELAXED);
+    }
+}
+
 static inline struct shard *shard_of(struct vigil_heapmap *m, uintptr_t ptr, size_t *home)
 {
     uint64_t h = hash64(ptr >> REGION_SHIFT);
@@ -160,6 +188,7 @@ int vigil_heapmap_add(struct vigil_heapmap *m, uintptr_t ptr, size_t size, const
     if (!ptr)
         return 0;
     uint32_t stack = stack_intern(m, pcs, depth);
+    mark_areas(m, ptr, size);
     size_t i;
     struct shard *s = shard_of(m, ptr, &i);
     spin_lock(&s->lock);
@@ -193,9 +222,10 @@ int vigil_heapmap_add(struct vigil_heapmap *m, uintptr_t ptr, size_t size, const
     return 0;
 }
 
-size_t vigil_heapmap_remove(struct vigil_heapmap *m, uintptr_t ptr)
+size_t vigil_heapmap_remove(struct vigil_heapmap *m, uintptr_t ptr, struct vigil_heap_object *out)
 {
     size_t i, size = 0;
+    uint32_t stack = 0;
     struct shard *s = shard_of(m, ptr, &i);
     spin_lock(&s->lock);
     for (;; i = (i + 1) & (SHARD_CAP - 1)) {
@@ -205,6 +235,7 @@ size_t vigil_heapmap_remove(struct vigil_heapmap *m, uintptr_t ptr)
         if (o->ptr != ptr)
             continue;
         size = o->size;
+        stack = o->stack;
         /* backward-shift deletion: move up the entries that the hole would hide */
         size_t hole = i;
         for (size_t j = (i + 1) & (SHARD_CAP - 1);; j = (j + 1) & (SHARD_CAP - 1)) {
@@ -235,6 +266,8 @@ size_t vigil_heapmap_remove(struct vigil_heapmap *m, uintptr_t ptr)
             }
         spin_unlock(&m->large_lock);
     }
+    if (out && size)
+        *out = (struct vigil_heap_object){.start = ptr, .size = size, .stack = stack};
     return size;
 }
 
@@ -276,7 +309,7 @@ static int large_find(struct vigil_heapmap *m, uintptr_t addr, int exact, struct
 int vigil_heapmap_get(struct vigil_heapmap *m, uintptr_t ptr, struct vigil_heap_object *out)
 {
     struct obj o;
-    if (!ptr || !lookup(m, ptr, &o))
+    if (!ptr || !area_used(m, ptr) || !lookup(m, ptr, &o))
         return -1;
     if (o.size == UINT32_MAX)
         return large_find(m, ptr, 1, out);
@@ -287,6 +320,8 @@ int vigil_heapmap_get(struct vigil_heapmap *m, uintptr_t ptr, struct vigil_heap_
 int vigil_heapmap_find(struct vigil_heapmap *m, uintptr_t addr, struct vigil_heap_object *out)
 {
     struct obj o;
+    if (!area_used(m, addr))
+        return -1;
     for (uintptr_t p = addr & ~(uintptr_t)15, n = 0; n <= VIGIL_HEAPMAP_SMALL / 16 && p; p -= 16, n++)
         if (lookup(m, p, &o) && o.size != UINT32_MAX && addr - o.ptr < o.size) {
             *out = (struct vigil_heap_object){.start = o.ptr, .size = o.size, .stack = o.stack};

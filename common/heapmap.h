@@ -7,7 +7,7 @@
  * call any function; each shard of the map has its own spin lock, held for a few probes.
  * Objects start at 16-byte boundaries (malloc's alignment): the object that contains an
  * address is found by trying the starts up to 4 KiB below it, then a short list of the
- * objects larger than that. */
+ * objects larger than that; an address in no MiB that ever held an object is answered at once. */
 #ifndef VIGIL_HEAPMAP_H
 #define VIGIL_HEAPMAP_H
 #include <stddef.h>
@@ -29,8 +29,9 @@ struct vigil_heapmap *vigil_heapmap_new(unsigned stack_depth);
 /* Add (or replace) the object at ptr; pcs: its allocation stack, innermost first. 0, or -1
  * when the map has no room (the object is then unknown to it). */
 int vigil_heapmap_add(struct vigil_heapmap *m, uintptr_t ptr, size_t size, const uintptr_t *pcs, unsigned depth);
-/* Remove the object that starts at ptr: its size, or 0 when it is not known. */
-size_t vigil_heapmap_remove(struct vigil_heapmap *m, uintptr_t ptr);
+/* Remove the object that starts at ptr: its size, or 0 when it is not known; *out (if not
+ * NULL) gets the object when it was known. */
+size_t vigil_heapmap_remove(struct vigil_heapmap *m, uintptr_t ptr, struct vigil_heap_object *out);
 /* The live object that starts at ptr: 0, or -1 when none does. */
 int vigil_heapmap_get(struct vigil_heapmap *m, uintptr_t ptr, struct vigil_heap_object *out);
 /* The live object that contains addr: 0, or -1 when none is known. */

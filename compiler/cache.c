@@ -13,6 +13,7 @@
  * The preprocessed source stands for every header and macro; its line markers carry the paths
  * that end up in debug info and the site table. */
 #include "cache.h"
+#include "cctool.h"
 
 #include "cachefmt.h"
 
@@ -447,6 +448,11 @@ static int compute_key(struct vcc_job *job, struct vcc_cache_unit *u, const char
     if (!excluded_setting(name)) hash_field(&h, name, job->settings.field);
 #include "settings.inc"
 #undef VIGIL_CC_SETTING
+    size_t ntools;
+    const struct vigil_cc_tool *const *tools = xcc_all_tools(&ntools);
+    for (size_t t = 0; t < ntools; t++)
+        for (size_t i = 0; i < tools[t]->nsettings; i++)
+            hash_field(&h, tools[t]->settings[i].name, xcc_setting(tools[t], tools[t]->settings[i].name));
     hash_field(&h, "cwd", c->cwd_mapped ? "(named . in debug info)" : c->cwd);
     for (int i = 0; i < a->argc; i++) {
         unsigned r = a->roles[i];

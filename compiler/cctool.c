@@ -2,6 +2,9 @@
 #include "cctool.h"
 #include "xform.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /* Every tool's compiler part: pointers placed by VIGIL_REGISTER_CC_TOOL. Weak, so that a
  * vigil-cc without any tool still links. */
 extern const struct vigil_cc_tool *const __start_vigil_cc_tools[] __attribute__((weak));
@@ -27,4 +30,31 @@ void **xcc_state(struct xfunc *f, const struct vigil_cc_tool *tool)
         if (f->x->cc_tools[i] == tool)
             return &f->tool_state[i];
     return NULL;
+}
+
+const struct vigil_cc_tool *const *xcc_all_tools(size_t *n)
+{
+    *n = __start_vigil_cc_tools ? (size_t)(__stop_vigil_cc_tools - __start_vigil_cc_tools) : 0;
+    return __start_vigil_cc_tools;
+}
+
+const char *xcc_setting(const struct vigil_cc_tool *tool, const char *name)
+{
+    for (size_t i = 0; i < tool->nsettings; i++)
+        if (!strcmp(tool->settings[i].name, name)) {
+            const char *v = getenv(name);
+            return v ? v : tool->settings[i].def;
+        }
+    return NULL;
+}
+
+int xcc_is_tool_setting(const char *name, size_t len)
+{
+    size_t n;
+    const struct vigil_cc_tool *const *tools = xcc_all_tools(&n);
+    for (size_t t = 0; t < n; t++)
+        for (size_t i = 0; i < tools[t]->nsettings; i++)
+            if (strlen(tools[t]->settings[i].name) == len && !strncmp(tools[t]->settings[i].name, name, len))
+                return 1;
+    return 0;
 }

@@ -6,12 +6,19 @@
 #ifndef VIGIL_CCTOOL_H
 #define VIGIL_CCTOOL_H
 #include <llvm-c/Core.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct vigil_xform;
 struct xfunc;
 
 #define VIGIL_MAX_CC_TOOLS 4
+
+/* A setting of a tool's compiler part: an environment variable VIGIL_CC_<TOOL>_..., listed
+ * by `vigil-cc --vigil-help`, part of the instrumentation cache's key, read with xcc_setting. */
+struct vigil_cc_setting {
+    const char *name, *def, *meaning;
+};
 
 struct vigil_cc_tool {
     const char *name;
@@ -26,6 +33,10 @@ struct vigil_cc_tool {
                     uint32_t block, LLVMValueRef (*as_i64)(struct vigil_xform *, LLVMValueRef));
     /* Every site of f is known (and f->cfg_edges still there): place what was deferred. */
     void (*function_done)(struct xfunc *f);
+    /* Every function of the module is done (before its tables are emitted); NULL: nothing. */
+    void (*module_done)(struct vigil_xform *x);
+    const struct vigil_cc_setting *settings;   /* nsettings of them; NULL: none */
+    size_t nsettings;
 };
 
 #if defined(__has_attribute) && __has_attribute(retain)
@@ -40,6 +51,13 @@ struct vigil_cc_tool {
 /* The tools active for x's module, in link order (at most VIGIL_MAX_CC_TOOLS); their number.
  * A tool's index in this list is its slot in struct xfunc's tool_state. */
 unsigned xcc_active_tools(struct vigil_xform *x, const struct vigil_cc_tool **out);
+/* Every tool's compiler part linked into vigil-cc, active or not; *n gets their number. */
+const struct vigil_cc_tool *const *xcc_all_tools(size_t *n);
+/* A tool setting's value: the environment's, else its default (NULL: tool has no such setting). */
+const char *xcc_setting(const struct vigil_cc_tool *tool, const char *name);
+/* Whether name (len bytes, not terminated) is a setting of some tool's compiler part. */
+int xcc_is_tool_setting(const char *name, size_t len);
+
 /* tool's slot of state for f (NULL if the tool is not active): freed and cleared by the tool's
  * function_done. */
 void **xcc_state(struct xfunc *f, const struct vigil_cc_tool *tool);

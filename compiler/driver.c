@@ -4,6 +4,7 @@
  * classification in args.c, and every environment variable in settings.inc. */
 #include "pipeline.h"
 #include "cache.h"
+#include "cctool.h"
 #include "transform.h"
 
 #include <errno.h>
@@ -234,7 +235,7 @@ static int stage_settings(struct vcc_job *job)
         for (size_t i = 0; i < sizeof setting_table / sizeof setting_table[0]; i++)
             if (strlen(setting_table[i].name) == len && !strncmp(setting_table[i].name, *e, len))
                 known = 1;
-        if (!known)
+        if (!known && !xcc_is_tool_setting(*e, len))
             fprintf(stderr, "vigil-cc: warning: unknown setting %.*s (see vigil-cc --vigil-help)\n",
                     (int)len, *e);
     }
@@ -491,6 +492,13 @@ static void print_help(void)
            "Settings (environment variables; the runtime reads VIGIL_OPTIONS):\n",
            vcc_version, vcc_build_id);
     print_settings(VCC_SETTING_USER);
+    size_t ntools;
+    const struct vigil_cc_tool *const *tools = xcc_all_tools(&ntools);
+    for (size_t t = 0; t < ntools; t++)
+        for (size_t i = 0; i < tools[t]->nsettings; i++) {
+            const struct vigil_cc_setting *s = &tools[t]->settings[i];
+            printf("  %-24s default %-8s %s: %s\n", s->name, *s->def ? s->def : "(none)", tools[t]->name, s->meaning);
+        }
     printf("\nDevelopment knobs (for working on vigil-cc itself; the defaults are the measured choices):\n");
     print_settings(VCC_SETTING_DEV);
 }

@@ -468,9 +468,7 @@ struct access_groups {
     unsigned next_victim;
 };
 
-/* The byte offset a GEP's indices from the first one on (first 1: all, 2: all but the first)
- * add, when they are all constants. */
-static int gep_constant_offset(struct vigil_xform *x, LLVMValueRef gep, unsigned first, int64_t *offset)
+int xf_gep_constant_offset(struct vigil_xform *x, LLVMValueRef gep, unsigned first, int64_t *offset)
 {
     if (LLVMGetTypeKind(LLVMTypeOf(gep)) != LLVMPointerTypeKind)
         return 0;   /* a vector of pointers */
@@ -526,7 +524,7 @@ static struct split_address split_address(struct vigil_xform *x, LLVMValueRef ad
         if (op != LLVMGetElementPtr || LLVMGetNumOperands(a.base) < 2)
             break;
         int variable = !LLVMIsAConstantInt(LLVMGetOperand(a.base, 1));
-        if (!gep_constant_offset(x, a.base, variable ? 2 : 1, &add) || a.offset + add >= INT32_MAX ||
+        if (!xf_gep_constant_offset(x, a.base, variable ? 2 : 1, &add) || a.offset + add >= INT32_MAX ||
             a.offset + add <= INT32_MIN)
             break;
         a.offset += add;

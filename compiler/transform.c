@@ -332,6 +332,10 @@ int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_setting
         }
     }
     if (rc == 0) {
+        const struct vigil_cc_tool *tools[VIGIL_MAX_CC_TOOLS];
+        for (unsigned k = 0, n = xcc_active_tools(&x, tools); k < n; k++)
+            if (tools[k]->module_done)
+                tools[k]->module_done(&x);
         xf_redirect_instrumented_calls(&x);
         xf_export_burst_aliases(&x, &functions);
         xf_define_local_burst_entries(&x, &functions);

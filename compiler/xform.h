@@ -178,6 +178,9 @@ void xf_find_private_slots(struct xfunc *f);
 int xf_is_private_slot(LLVMValueRef alloca);
 int xf_is_lifetime_marker(LLVMValueRef inst);
 void xf_insert_probes(struct xfunc *f);
+/* The byte offset a GEP's indices from the first one on (first 1: all, 2: all but the first)
+ * add, when they are all constants (then 1, else 0). */
+int xf_gep_constant_offset(struct vigil_xform *x, LLVMValueRef gep, unsigned first, int64_t *offset);
 /* Predicate counters (common/abi.h): the module's enable and count arrays (pred_enable,
  * pred_counts), which the tools' compiler parts fill in (tools/preds/compiler/). */
 /* Counters in the instrumented copy only: checks there stay in it when f is pinned. */

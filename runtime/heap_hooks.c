@@ -48,6 +48,15 @@ __attribute__((noinline)) static void free_event(void *p)
         if (unlikely(__vigil_wants(VIGIL_EV_ALLOC)))                           \
             alloc_event((p), (size), __builtin_frame_address(0));              \
     } while (0)
+/* The same for a block that holds something already (vigil_alloc_kind). */
+#define ALLOC_EVENT_OF_KIND(p, size, kind)                                     \
+    do {                                                                       \
+        if (unlikely(__vigil_wants(VIGIL_EV_ALLOC))) {                         \
+            __vigil_thread.alloc_kind = (kind);                                \
+            alloc_event((p), (size), __builtin_frame_address(0));              \
+            __vigil_thread.alloc_kind = VIGIL_ALLOC_UNINIT;                    \
+        }                                                                      \
+    } while (0)
 
 INTERPOSE void *malloc(size_t size)
 {
@@ -67,7 +76,7 @@ INTERPOSE void free(void *p)
 INTERPOSE void *calloc(size_t n, size_t size)
 {
     void *p = __libc_calloc(n, size);
-    ALLOC_EVENT(p, n * size);
+    ALLOC_EVENT_OF_KIND(p, n * size, VIGIL_ALLOC_ZEROED);
     return p;
 }
 
@@ -164,7 +173,7 @@ INTERPOSE char *strdup(const char *s)
     char *p = __libc_malloc(len);
     if (p)
         memcpy(p, s, len);
-    ALLOC_EVENT(p, len);
+    ALLOC_EVENT_OF_KIND(p, len, VIGIL_ALLOC_COPY);
     return p;
 }
 
@@ -176,6 +185,6 @@ INTERPOSE char *strndup(const char *s, size_t max)
         memcpy(p, s, len);
         p[len] = '\0';
     }
-    ALLOC_EVENT(p, len + 1);
+    ALLOC_EVENT_OF_KIND(p, len + 1, VIGIL_ALLOC_COPY);
     return p;
 }

@@ -374,6 +374,19 @@ int vigil_alloc_is_realloc(void)
     return __vigil_thread.in_realloc;
 }
 
+vigil_site_t vigil_site_of(const void *module, uint32_t index)
+{
+    const struct __vigil_module *m = module;
+    if (!m || !__atomic_load_n(&m->registered, __ATOMIC_ACQUIRE) || index >= m->nsites)
+        return VIGIL_NO_SITE;
+    return m->base_id + index;
+}
+
+enum vigil_alloc_kind vigil_alloc_kind(void)
+{
+    return __vigil_thread.in_realloc ? VIGIL_ALLOC_REALLOC : (enum vigil_alloc_kind)__vigil_thread.alloc_kind;
+}
+
 void __vigil_deliver_alloc(void *p, size_t size, void *frame)
 {
     __vigil_deliver_accesses();   /* this thread's accesses come before its allocation */

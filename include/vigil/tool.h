@@ -1,6 +1,7 @@
-/* The vigil tool interface, version 5 (3 adds batched accesses; 4 options tables, modules
- * and their per-site counters; 5 synchronization events and atomic accesses; the runtime
- * accepts tools built for 1 to 5).
+/* The vigil tool interface, version 6 (3 adds batched accesses; 4 options tables, modules
+ * and their per-site counters; 5 synchronization events and atomic accesses; 6 what a new
+ * allocation holds, vigil_alloc_kind, and vigil_site_of for the calls a tool's compiler part
+ * places; the runtime accepts tools built for 1 to 6).
  *
  * A tool is a folder tools/<name>/ whose runtime part (tools/<name>/runtime/) fills a struct
  * vigil_tool and registers it with VIGIL_REGISTER_TOOL (docs/architecture.md, "Adding a
@@ -18,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define VIGIL_TOOL_API_VERSION 5
+#define VIGIL_TOOL_API_VERSION 6
 #define VIGIL_TOOL_ACCESSES_BEFORE_LOCKS 1   /* see on_accesses */
 
 struct vigil_option_set;                /* common/options.h */
@@ -192,6 +193,18 @@ void vigil_want_burst_length(uint32_t checks);
 /* Whether the free or allocation being delivered is a realloc's: it reports the old block
  * freed, then the new block allocated (the old one again if it failed), both from one call. */
 int vigil_alloc_is_realloc(void);
+/* Version 6: what the block of the allocation being delivered holds (from on_alloc):
+ *   UNINIT   nothing yet (malloc, the memalign family, valloc, realloc of NULL);
+ *   ZEROED   zeros (calloc);
+ *   COPY     its whole content was written before the event (strdup, strndup);
+ *   REALLOC  realloc's new block: the old block's content up to the smaller of the two sizes
+ *            (the tool knows the old size from its free, delivered just before), then nothing. */
+enum vigil_alloc_kind { VIGIL_ALLOC_UNINIT, VIGIL_ALLOC_ZEROED, VIGIL_ALLOC_COPY, VIGIL_ALLOC_REALLOC };
+enum vigil_alloc_kind vigil_alloc_kind(void);
+/* Version 6: the process-wide id of site index of a module built with vigil-cc, given the
+ * module's descriptor (the __vigil_module that code placed by a tool's compiler part passes
+ * to the tool's runtime calls); VIGIL_NO_SITE when the module is not registered yet. */
+vigil_site_t vigil_site_of(const void *module, uint32_t index);
 /* The value of a tool option: VIGIL_OPTIONS item "<tool>.<key>=value", or NULL. */
 const char *vigil_tool_option(const struct vigil_tool *tool, const char *key);
 /* Open a file in this process's report directory for the tool's output (called from fini).

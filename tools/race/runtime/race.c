@@ -661,7 +661,7 @@ static void on_free(void *ptr)
     if (!__atomic_load_n(&race_multi, __ATOMIC_ACQUIRE) || !ptr)
         return;
     struct race_thread *th = self();
-    size_t size = race_cfg.heap ? vigil_heapmap_remove(race_heap, (uintptr_t)ptr) : 0;
+    size_t size = race_cfg.heap ? vigil_heapmap_remove(race_heap, (uintptr_t)ptr, NULL) : 0;
     if (size >= FREE_RESET_MIN)
         race_shadow_reset((uintptr_t)ptr, size);
     if (th->state == T_LIVE)

@@ -1,0 +1,560 @@
+/* The memory checker's compiler part: for every load, store and memory intrinsic of the
+ * instrumented copy, decide at compile time between no check, an inline bound, and the
+ * runtime's check (seed 001's selective instrumentation; tools/memcheck/README.md):
+ *
+ *   read-only        the address is in a constant global: bypassed
+ *   in bounds        constant offsets from a global or stack object, within it: bypassed
+ *   stack slot       a stack slot only loaded and stored whole (xf_is_private_slot): bypassed
+ *   tested load      a load in code named by VIGIL_CC_MEMCHECK_TESTED: bypassed (its stores
+ *                    keep their check)
+ *   object bound     a variable offset from a global or stack object of known size: an
+ *                    inline compare of the offset with the size; the runtime is called only
+ *                    when it fails
+ *   full             any other address (the heap, or memory the function was given): the
+ *                    runtime's check of the access against the block of its base pointer and,
+ *                    for a load whose value is used (a branch, an address, a call argument, a
+ *                    return: not a copy), of its bytes against the fill. A load at a constant
+ *                    offset from its base checks its bytes once only (the site's flag, set by
+ *                    the runtime once it read initialized bytes); a load of which only some
+ *                    bytes are used (a trunc, a constant mask) checks those bytes.
+ *   array index      besides, a variable index of a statically sized array inside a type (a
+ *                    struct member, a global or local array) is compared with the array's
+ *                    length inline (seed 000's invariant), trailing arrays excepted (the
+ *                    pre-C99 flexible array idiom).
+ * The runtime's calls are guarded by its flag __vigil_memcheck_on, so a run without the tool
+ * pays a load and a branch per check, in bursts only. VIGIL_CC_MEMCHECK_STATS=1 prints each
+ * module's counts on stderr. */
+#include "xform.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vigil/memcheck.h>
+
+enum rule { R_READONLY, R_INBOUNDS, R_STACK_SLOT, R_TESTED, R_OBJECT_BOUND, R_FULL, R_UNKNOWN, R_RULES };
+static const char *const rule_names[R_RULES] = {
+    "read-only", "in-bounds", "stack-slot", "tested-load", "object-bound", "full", "skipped",
+};
+
+/* This module's state: made on first use, printed and dropped by module_done. */
+struct mc_module {
+    struct vigil_xform *x;
+    struct rt_fn access, index;
+    LLVMValueRef on;                     /* i32 __vigil_memcheck_on */
+    uint64_t rule[R_RULES];
+    uint64_t uninit, once, partial, copies, array_checks;
+    char *tested;                        /* VIGIL_CC_MEMCHECK_TESTED, or NULL */
+};
+static struct mc_module *cur;
+
+static const struct vigil_cc_tool memcheck_cc_tool;
+
+static struct mc_module *module_of(struct vigil_xform *x)
+{
+    if (cur && cur->x == x)
+        return cur;
+    free(cur ? cur->tested : NULL);
+    free(cur);
+    cur = xf_calloc(1, sizeof *cur);
+    cur->x = x;
+    LLVMTypeRef m = LLVMTypeOf(x->descriptor);
+    LLVMTypeRef access_args[] = {m, x->i32, x->ptr, x->ptr, x->i32, x->ptr};
+    cur->access.type = LLVMFunctionType(x->void_t, access_args, 6, 0);
+    cur->access.fn = LLVMGetNamedFunction(x->module, "__vigil_memcheck_access");
+    if (!cur->access.fn)
+        cur->access.fn = LLVMAddFunction(x->module, "__vigil_memcheck_access", cur->access.type);
+    LLVMTypeRef index_args[] = {m, x->i32, x->i64, x->i64, x->i32};
+    cur->index.type = LLVMFunctionType(x->void_t, index_args, 5, 0);
+    cur->index.fn = LLVMGetNamedFunction(x->module, "__vigil_memcheck_index");
+    if (!cur->index.fn)
+        cur->index.fn = LLVMAddFunction(x->module, "__vigil_memcheck_index", cur->index.type);
+    LLVMAddAttributeAtIndex(cur->index.fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(x->ctx, LLVMGetEnumAttributeKindForName("cold", 4), 0));
+    cur->on = LLVMGetNamedGlobal(x->module, "__vigil_memcheck_on");
+    if (!cur->on)
+        cur->on = LLVMAddGlobal(x->module, x->i32, "__vigil_memcheck_on");
+    const char *tested = xcc_setting(&memcheck_cc_tool, "VIGIL_CC_MEMCHECK_TESTED");
+    cur->tested = tested && *tested ? strdup(tested) : NULL;
+    return cur;
+}
+
+/* ---- what an address is made of ---- */
+
+struct array_index {
+    LLVMValueRef index;
+    uint64_t length;
+};
+#define MAX_ARRAY_INDICES 4
+
+struct address {
+    LLVMValueRef base;               /* the address without its inbounds GEPs and casts */
+    int constant;                    /* every offset from base is a constant... */
+    int pointer_step;                /* some GEP's first index is a variable (p + i) */
+    int64_t offset;                  /* ...adding up to this */
+    struct array_index arrays[MAX_ARRAY_INDICES];
+    unsigned narrays;
+};
+
+static LLVMOpcode opcode_of(LLVMValueRef v)
+{
+    if (LLVMIsAConstantExpr(v))
+        return LLVMGetConstOpcode(v);
+    return LLVMIsAInstruction(v) ? LLVMGetInstructionOpcode(v) : LLVMRet;
+}
+
+/* The variable indices of gep into arrays of known length that are not a type's last member. */
+static void array_indices(struct vigil_xform *x, LLVMValueRef gep, struct address *a)
+{
+    LLVMTypeRef type = LLVMGetGEPSourceElementType(gep);
+    LLVMTypeRef parent = NULL;
+    unsigned member = 0;
+    for (unsigned i = 2, n = (unsigned)LLVMGetNumOperands(gep); i < n; i++) {
+        LLVMValueRef index = LLVMGetOperand(gep, i);
+        LLVMTypeKind kind = LLVMGetTypeKind(type);
+        if (kind == LLVMStructTypeKind) {
+            if (!LLVMIsAConstantInt(index))
+                return;
+            parent = type;
+            member = (unsigned)LLVMConstIntGetZExtValue(index);
+            type = LLVMStructGetTypeAtIndex(type, member);
+            continue;
+        }
+        if (kind != LLVMArrayTypeKind)
+            return;
+        uint64_t length = LLVMGetArrayLength(type);
+        int trailing = parent && member + 1 == LLVMCountStructElementTypes(parent);
+        if (!LLVMIsAConstantInt(index) && length > 1 && !trailing && a->narrays < MAX_ARRAY_INDICES &&
+            LLVMGetTypeKind(LLVMTypeOf(index)) == LLVMIntegerTypeKind)
+            a->arrays[a->narrays++] = (struct array_index){index, length};
+        parent = NULL;
+        type = LLVMGetElementType(type);
+    }
+    (void)x;
+}
+
+static struct address split(struct vigil_xform *x, LLVMValueRef ptr)
+{
+    struct address a = {.base = ptr, .constant = 1};
+    for (int depth = 0; depth < 32; depth++) {
+        LLVMOpcode op = opcode_of(a.base);
+        if (op == LLVMBitCast || op == LLVMAddrSpaceCast) {
+            a.base = LLVMGetOperand(a.base, 0);
+            continue;
+        }
+        if (op != LLVMGetElementPtr || LLVMGetNumOperands(a.base) < 2 ||
+            LLVMGetTypeKind(LLVMTypeOf(a.base)) != LLVMPointerTypeKind)
+            break;
+        if (!LLVMIsInBounds(a.base))
+            break;   /* may step out of its object and back: the base does not bound it */
+        int64_t add;
+        if (a.constant && xf_gep_constant_offset(x, a.base, 1, &add))
+            a.offset += add;
+        else
+            a.constant = 0;
+        if (!LLVMIsAConstantInt(LLVMGetOperand(a.base, 1)))
+            a.pointer_step = 1;
+        array_indices(x, a.base, &a);
+        a.base = LLVMGetOperand(a.base, 0);
+    }
+    return a;
+}
+
+/* The size of the global or stack object at base, or 0 when it has none we know. */
+static uint64_t object_size(struct vigil_xform *x, LLVMValueRef base, enum vigil_mc_bound *what)
+{
+    LLVMTypeRef type = NULL;
+    if (LLVMIsAGlobalVariable(base)) {
+        type = LLVMGlobalGetValueType(base);
+        *what = VIGIL_MC_GLOBAL;
+        /* a definition others may replace (weak, common) or an extern array of unknown size */
+        LLVMLinkage l = LLVMGetLinkage(base);
+        if (l == LLVMWeakAnyLinkage || l == LLVMWeakODRLinkage || l == LLVMCommonLinkage ||
+            l == LLVMLinkOnceAnyLinkage || l == LLVMExternalWeakLinkage)
+            return 0;
+    } else if (LLVMIsAAllocaInst(base)) {
+        LLVMValueRef count = LLVMGetOperand(base, 0);
+        if (!LLVMIsAConstantInt(count) || LLVMConstIntGetZExtValue(count) != 1)
+            return 0;
+        type = LLVMGetAllocatedType(base);
+        *what = VIGIL_MC_STACK;
+    }
+    if (!type || !LLVMTypeIsSized(type))
+        return 0;
+    return LLVMABISizeOfType(x->layout, type);
+}
+
+/* ---- how a loaded value is used ---- */
+
+static int is_intrinsic(LLVMValueRef call, const char *prefix)
+{
+    const char *name = xf_callee_name(call);
+    return name && strncmp(name, prefix, strlen(prefix)) == 0;
+}
+
+/* The first use of v that needs its value defined (enum vigil_mc_use), 0 when v is only
+ * copied (stored, to memory other than a private slot whose loads are followed). */
+static unsigned use_of(LLVMValueRef v, int depth)
+{
+    if (depth > 4)
+        return VIGIL_MC_USE_OTHER;
+    unsigned found = 0;
+    for (LLVMUseRef u = LLVMGetFirstUse(v); u && found != VIGIL_MC_USE_BRANCH; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        unsigned kind = 0;
+        if (!LLVMIsAInstruction(user))
+            continue;
+        switch (LLVMGetInstructionOpcode(user)) {
+        case LLVMBr: case LLVMSwitch: case LLVMIndirectBr:
+            kind = VIGIL_MC_USE_BRANCH;
+            break;
+        case LLVMICmp: case LLVMFCmp:
+            kind = use_of(user, depth + 1);
+            if (kind)
+                kind = VIGIL_MC_USE_BRANCH;   /* a comparison decides */
+            break;
+        case LLVMSelect:
+            kind = LLVMGetOperand(user, 0) == v ? VIGIL_MC_USE_BRANCH : use_of(user, depth + 1);
+            break;
+        case LLVMGetElementPtr: case LLVMLoad:
+            kind = VIGIL_MC_USE_ADDRESS;
+            break;
+        case LLVMStore:
+            if (LLVMGetOperand(user, 1) == v) {
+                kind = VIGIL_MC_USE_ADDRESS;
+            } else if (LLVMIsAAllocaInst(LLVMGetOperand(user, 1)) && xf_is_private_slot(LLVMGetOperand(user, 1))) {
+                /* a value the transform keeps in a slot: its uses are those of the slot's loads */
+                LLVMValueRef slot = LLVMGetOperand(user, 1);
+                for (LLVMUseRef s = LLVMGetFirstUse(slot); s && !kind; s = LLVMGetNextUse(s))
+                    if (LLVMIsALoadInst(LLVMGetUser(s)))
+                        kind = use_of(LLVMGetUser(s), depth + 1);
+            }
+            break;
+        case LLVMCall:
+            if (is_intrinsic(user, "llvm.dbg.") || is_intrinsic(user, "llvm.lifetime.") ||
+                is_intrinsic(user, "llvm.assume"))
+                kind = 0;
+            else if (is_intrinsic(user, "llvm.mem"))
+                kind = VIGIL_MC_USE_ADDRESS;
+            else if (is_intrinsic(user, "llvm."))
+                kind = use_of(user, depth + 1);
+            else
+                kind = VIGIL_MC_USE_CALL;
+            break;
+        case LLVMRet:
+            kind = VIGIL_MC_USE_RETURN;
+            break;
+        case LLVMTrunc: case LLVMZExt: case LLVMSExt: case LLVMBitCast: case LLVMPtrToInt: case LLVMIntToPtr:
+        case LLVMFPTrunc: case LLVMFPExt: case LLVMFPToUI: case LLVMFPToSI: case LLVMUIToFP: case LLVMSIToFP:
+        case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMUDiv: case LLVMSDiv: case LLVMURem: case LLVMSRem:
+        case LLVMShl: case LLVMLShr: case LLVMAShr: case LLVMAnd: case LLVMOr: case LLVMXor:
+        case LLVMFAdd: case LLVMFSub: case LLVMFMul: case LLVMFDiv: case LLVMFRem: case LLVMFNeg:
+        case LLVMExtractElement: case LLVMInsertElement: case LLVMShuffleVector: case LLVMExtractValue:
+        case LLVMInsertValue: case LLVMFreeze: case LLVMPHI:
+            if (LLVMGetInstructionOpcode(user) == LLVMUDiv || LLVMGetInstructionOpcode(user) == LLVMSDiv ||
+                LLVMGetInstructionOpcode(user) == LLVMURem || LLVMGetInstructionOpcode(user) == LLVMSRem)
+                kind = LLVMGetOperand(user, 1) == v ? VIGIL_MC_USE_BRANCH : use_of(user, depth + 1);
+            else
+                kind = use_of(user, depth + 1);
+            break;
+        default:
+            kind = VIGIL_MC_USE_OTHER;
+            break;
+        }
+        if (kind && (!found || kind == VIGIL_MC_USE_BRANCH || (found == VIGIL_MC_USE_OTHER)))
+            found = kind;
+    }
+    return found;
+}
+
+/* The bytes of a load's value that its users keep (bit i: byte i), 0 for all: every user a
+ * trunc, or an `and` with a constant. */
+static unsigned used_bytes(struct vigil_xform *x, LLVMValueRef load)
+{
+    LLVMTypeRef type = LLVMTypeOf(load);
+    if (LLVMGetTypeKind(type) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(type) > 64 ||
+        LLVMByteOrder(x->layout) != LLVMLittleEndian)
+        return 0;
+    unsigned bytes = LLVMGetIntTypeWidth(type) / 8, mask = 0;
+    for (LLVMUseRef u = LLVMGetFirstUse(load); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (LLVMIsATruncInst(user)) {
+            unsigned keep = LLVMGetIntTypeWidth(LLVMTypeOf(user)) / 8;
+            mask |= (1u << (keep ? keep : 1)) - 1;
+        } else if (LLVMIsAInstruction(user) && LLVMGetInstructionOpcode(user) == LLVMAnd &&
+                   LLVMIsAConstantInt(LLVMGetOperand(user, 1))) {
+            uint64_t k = LLVMConstIntGetZExtValue(LLVMGetOperand(user, 1));
+            for (unsigned i = 0; i < bytes; i++)
+                if (k >> (8 * i) & 0xff)
+                    mask |= 1u << i;
+        } else {
+            return 0;
+        }
+    }
+    return mask == (1u << bytes) - 1 ? 0 : mask;
+}
+
+/* ---- code ---- */
+
+static int tested(const struct mc_module *mc, struct xfunc *f, LLVMValueRef inst)
+{
+    if (!mc->tested)
+        return 0;
+    char file[512] = "";
+    LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(inst);
+    LLVMMetadataRef scope = loc ? LLVMDILocationGetScope(loc) : f->subprogram;
+    LLVMMetadataRef dfile = scope ? LLVMDIScopeGetFile(scope) : NULL;
+    if (dfile) {
+        unsigned dlen = 0, flen = 0;
+        const char *dir = LLVMDIFileGetDirectory(dfile, &dlen), *name = LLVMDIFileGetFilename(dfile, &flen);
+        if (name && flen && name[0] != '/' && dir && dlen)
+            snprintf(file, sizeof file, "%.*s/%.*s", (int)dlen, dir, (int)flen, name);
+        else if (name)
+            snprintf(file, sizeof file, "%.*s", (int)flen, name);
+    }
+    const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+    char *list = strdup(mc->tested);
+    int hit = 0;
+    for (char *save = NULL, *p = strtok_r(list, ",", &save); p && !hit; p = strtok_r(NULL, ",", &save))
+        hit = !fnmatch(p, f->name, 0) || (*file && (!fnmatch(p, file, 0) || !fnmatch(p, base, 0)));
+    free(list);
+    return hit;
+}
+
+/* Split before inst: the builder is left at the end of the block before it (no terminator);
+ * returns the block that holds inst, or NULL when the block cannot be split. */
+static LLVMBasicBlockRef split_at(struct xfunc *f, LLVMValueRef inst)
+{
+    return xf_split_before(f, inst, "vigil.mc");
+}
+
+/* if (!cond_ok) call index(...): at inst. */
+static void bound_check(struct xfunc *f, struct mc_module *mc, LLVMValueRef inst, LLVMValueRef ok,
+                        uint32_t site, LLVMValueRef index, LLVMValueRef bound, enum vigil_mc_bound what)
+{
+    struct vigil_xform *x = f->x;
+    LLVMBuilderRef b = x->builder;
+    LLVMBasicBlockRef before = LLVMGetInstructionParent(inst);
+    LLVMBasicBlockRef after = split_at(f, inst);
+    if (!after)
+        return;
+    LLVMValueRef fn = LLVMGetBasicBlockParent(before);
+    LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(x->ctx, fn, "vigil.mc.bound");
+    LLVMMoveBasicBlockAfter(fail, before);
+    LLVMPositionBuilderAtEnd(b, before);
+    LLVMValueRef br = LLVMBuildCondBr(b, ok, after, fail);
+    xe_set_weights(x, br, 1000, 1);
+    LLVMPositionBuilderAtEnd(b, fail);
+    LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0), index, bound, LLVMConstInt(x->i32, what, 0)};
+    xe_call(x, &mc->index, args, 5);
+    LLVMBuildBr(b, after);
+    LLVMPositionBuilderBefore(b, inst);
+}
+
+static LLVMValueRef as_i64(struct vigil_xform *x, LLVMValueRef v, int is_signed)
+{
+    unsigned w = LLVMGetIntTypeWidth(LLVMTypeOf(v));
+    if (w == 64)
+        return v;
+    return w < 64 ? (is_signed ? LLVMBuildSExt : LLVMBuildZExt)(x->builder, v, x->i64, "")
+                  : LLVMBuildTrunc(x->builder, v, x->i64, "");
+}
+
+static void check_access(struct xfunc *f, struct mc_module *mc, LLVMValueRef inst, LLVMValueRef ptr,
+                         LLVMValueRef size, int is_store, int is_copy)
+{
+    struct vigil_xform *x = f->x;
+    LLVMBuilderRef b = x->builder;
+    if (LLVMGetPointerAddressSpace(LLVMTypeOf(ptr)) != 0) {
+        mc->rule[R_UNKNOWN]++;
+        return;
+    }
+    struct address a = split(x, ptr);
+    uint64_t constant_size = LLVMIsAConstantInt(size) ? LLVMConstIntGetZExtValue(size) : 0;
+    enum vigil_mc_bound what = VIGIL_MC_GLOBAL;
+    uint64_t osize = object_size(x, a.base, &what);
+    enum rule rule;
+    if (LLVMIsAGlobalVariable(a.base) && LLVMIsGlobalConstant(a.base) && !is_store)
+        rule = R_READONLY;
+    else if (LLVMIsAAllocaInst(a.base) && xf_is_private_slot(a.base))
+        rule = R_STACK_SLOT;
+    else if (osize && a.constant && constant_size && a.offset >= 0 && (uint64_t)a.offset + constant_size <= osize)
+        rule = R_INBOUNDS;
+    else if (osize)
+        rule = R_OBJECT_BOUND;
+    else if (LLVMIsAGlobalVariable(a.base) || LLVMIsAAllocaInst(a.base))
+        rule = R_UNKNOWN;   /* an object whose size is not known here (weak, extern [], VLA) */
+    else if (!is_store && tested(mc, f, inst))
+        rule = R_TESTED;
+    else
+        rule = R_FULL;
+    mc->rule[rule]++;
+    if (rule == R_READONLY || rule == R_STACK_SLOT || rule == R_TESTED)
+        return;
+
+    LLVMMetadataRef loc = xf_debug_loc(f, inst);
+    LLVMSetCurrentDebugLocation2(b, loc);
+    uint32_t site = xs_add(x, is_store ? VIGIL_SITE_STORE : VIGIL_SITE_LOAD, f->name, loc,
+                           constant_size <= UINT32_MAX ? (uint32_t)constant_size : 0);
+    LLVMPositionBuilderBefore(b, inst);
+    /* array indices, whatever the object */
+    for (unsigned i = 0; i < a.narrays; i++) {
+        LLVMValueRef index = as_i64(x, a.arrays[i].index, 1);
+        LLVMValueRef bound = LLVMConstInt(x->i64, a.arrays[i].length, 0);
+        LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntULT, index, bound, "");
+        bound_check(f, mc, inst, ok, site, index, bound, VIGIL_MC_ARRAY);
+        mc->array_checks++;
+    }
+    if (rule == R_INBOUNDS || rule == R_UNKNOWN)
+        return;
+    LLVMValueRef size64 = as_i64(x, size, 0);
+    if (rule == R_OBJECT_BOUND && a.narrays && !a.pointer_step)
+        return;   /* the index checks bound every variable offset */
+    if (rule == R_OBJECT_BOUND) {
+        LLVMValueRef offset = LLVMBuildSub(b, LLVMBuildPtrToInt(b, ptr, x->i64, ""),
+                                           LLVMBuildPtrToInt(b, a.base, x->i64, ""), "");
+        LLVMValueRef end = LLVMBuildAdd(b, offset, size64, "");
+        LLVMValueRef bound = LLVMConstInt(x->i64, osize, 0);
+        /* unsigned: an offset before the start is a huge one */
+        LLVMValueRef ok = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULE, end, bound, ""),
+                                       LLVMBuildICmp(b, LLVMIntULE, offset, bound, ""), "");
+        bound_check(f, mc, inst, ok, site, offset, bound, what);
+        return;
+    }
+    /* full: the runtime's check, when it is on */
+    uint32_t info = is_store ? VIGIL_MC_STORE : 0;
+    LLVMValueRef once = LLVMConstNull(x->ptr);
+    if (!is_store && !is_copy) {
+        unsigned use = use_of(inst, 0);
+        if (use) {
+            info |= VIGIL_MC_UNINIT | use << VIGIL_MC_USE_SHIFT;
+            unsigned mask = used_bytes(x, inst);
+            info |= mask << VIGIL_MC_BYTES_SHIFT;
+            mc->uninit++;
+            mc->partial += mask != 0;
+            if (a.constant) {
+                LLVMValueRef flag = LLVMAddGlobal(x->module, x->i8, "__vigil_mc_once");
+                LLVMSetLinkage(flag, LLVMPrivateLinkage);
+                LLVMSetInitializer(flag, LLVMConstInt(x->i8, 0, 0));
+                once = LLVMBuildPointerCast(b, flag, x->ptr, "");
+                mc->once++;
+            }
+        } else {
+            mc->copies++;
+        }
+    }
+    LLVMBasicBlockRef before = LLVMGetInstructionParent(inst);
+    LLVMBasicBlockRef after = split_at(f, inst);
+    LLVMBasicBlockRef call_block = NULL;
+    if (after) {
+        LLVMValueRef fn = LLVMGetBasicBlockParent(before);
+        call_block = LLVMAppendBasicBlockInContext(x->ctx, fn, "vigil.mc.check");
+        LLVMMoveBasicBlockAfter(call_block, before);
+        LLVMPositionBuilderAtEnd(b, before);
+        LLVMValueRef on = xe_relaxed_load(x, x->i32, mc->on, 4);
+        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, on, LLVMConstInt(x->i32, 0, 0), ""), call_block, after);
+        LLVMPositionBuilderAtEnd(b, call_block);
+    }
+    LLVMValueRef max = LLVMConstInt(x->i64, VIGIL_MC_SIZE_MAX, 0);
+    LLVMValueRef capped = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGT, size64, max, ""), max, size64, "");
+    LLVMValueRef info_v = LLVMBuildOr(b, LLVMBuildTrunc(b, capped, x->i32, ""), LLVMConstInt(x->i32, info, 0), "");
+    LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0), LLVMBuildPointerCast(b, ptr, x->ptr, ""),
+                           LLVMBuildPointerCast(b, a.base, x->ptr, ""), info_v, once};
+    xe_call(x, &mc->access, args, 6);
+    if (call_block)
+        LLVMBuildBr(b, after);
+    LLVMPositionBuilderBefore(b, inst);
+}
+
+static void check_function(struct xfunc *f)
+{
+    struct vigil_xform *x = f->x;
+    struct mc_module *mc = module_of(x);
+    /* the list first: checks split the blocks as they go */
+    struct valvec todo = {0};
+    for (size_t i = 0; i < f->cloned.n; i++) {
+        LLVMValueRef inst = f->cloned.v[i];
+        LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+        if (op == LLVMLoad || op == LLVMStore || (op == LLVMCall && is_intrinsic(inst, "llvm.mem")))
+            valvec_push(&todo, inst);
+    }
+    for (size_t i = todo.n; i-- > 0;) {   /* backwards: a split moves only what follows */
+        LLVMValueRef inst = todo.v[i];
+        switch (LLVMGetInstructionOpcode(inst)) {
+        case LLVMLoad:
+            if (LLVMGetOrdering(inst) == LLVMAtomicOrderingNotAtomic && LLVMTypeIsSized(LLVMTypeOf(inst)))
+                check_access(f, mc, inst, LLVMGetOperand(inst, 0),
+                             LLVMConstInt(x->i64, LLVMStoreSizeOfType(x->layout, LLVMTypeOf(inst)), 0), 0, 0);
+            break;
+        case LLVMStore:
+            if (LLVMGetOrdering(inst) == LLVMAtomicOrderingNotAtomic)
+                check_access(f, mc, inst, LLVMGetOperand(inst, 1),
+                             LLVMConstInt(x->i64, LLVMStoreSizeOfType(x->layout, LLVMTypeOf(LLVMGetOperand(inst, 0))), 0),
+                             1, 0);
+            break;
+        default: {   /* llvm.memcpy / memmove / memset (dest, src or value, length, volatile) */
+            const char *name = xf_callee_name(inst);
+            if (!name || LLVMGetNumArgOperands(inst) < 3)
+                break;
+            LLVMValueRef len = LLVMGetOperand(inst, 2);
+            if (LLVMGetTypeKind(LLVMTypeOf(len)) != LLVMIntegerTypeKind)
+                break;
+            if (!strncmp(name, "llvm.memcpy", 11) || !strncmp(name, "llvm.memmove", 12))
+                check_access(f, mc, inst, LLVMGetOperand(inst, 1), len, 0, 1);
+            if (!strncmp(name, "llvm.memcpy", 11) || !strncmp(name, "llvm.memmove", 12) ||
+                !strncmp(name, "llvm.memset", 11))
+                check_access(f, mc, inst, LLVMGetOperand(inst, 0), len, 1, 1);
+            break;
+        }
+        }
+    }
+    valvec_free(&todo);
+    LLVMSetCurrentDebugLocation2(x->builder, NULL);
+}
+
+static void module_done(struct vigil_xform *x)
+{
+    struct mc_module *mc = cur && cur->x == x ? cur : NULL;
+    const char *stats = xcc_setting(&memcheck_cc_tool, "VIGIL_CC_MEMCHECK_STATS");
+    if (mc && stats && !strcmp(stats, "1")) {
+        uint64_t total = 0;
+        for (int r = 0; r < R_RULES; r++)
+            total += mc->rule[r];
+        fprintf(stderr, "vigil-cc: memcheck: %s: %llu accesses:", x->settings->source_name ? x->settings->source_name : "?",
+                (unsigned long long)total);
+        for (int r = 0; r < R_RULES; r++)
+            fprintf(stderr, " %s %llu", rule_names[r], (unsigned long long)mc->rule[r]);
+        fprintf(stderr, "; loads checked for uninitialized bytes %llu (check-once %llu, some bytes %llu), copies %llu; array index checks %llu\n",
+                (unsigned long long)mc->uninit, (unsigned long long)mc->once, (unsigned long long)mc->partial,
+                (unsigned long long)mc->copies, (unsigned long long)mc->array_checks);
+    }
+    if (mc) {
+        free(mc->tested);
+        free(mc);
+        cur = NULL;
+    }
+}
+
+static int wanted(const struct vigil_xform *x)
+{
+    (void)x;
+    const char *on = xcc_setting(&memcheck_cc_tool, "VIGIL_CC_MEMCHECK");
+    return on && strcmp(on, "0") != 0;
+}
+
+static const struct vigil_cc_setting settings[] = {
+    {"VIGIL_CC_MEMCHECK", "1", "0: no memory checks in the instrumented copies (the memcheck tool then finds nothing)"},
+    {"VIGIL_CC_MEMCHECK_TESTED", "", "comma-separated patterns (fnmatch) of functions or source files already tested: their loads are not checked, their stores are"},
+    {"VIGIL_CC_MEMCHECK_STATS", "0", "1: print each module's counts of accesses per rule (bypassed, bounded inline, checked)"},
+};
+
+static const struct vigil_cc_tool memcheck_cc_tool = {
+    .name = "memcheck",
+    .active = wanted,
+    .function_done = check_function,
+    .module_done = module_done,
+    .settings = settings,
+    .nsettings = sizeof settings / sizeof settings[0],
+};
+VIGIL_REGISTER_CC_TOOL(memcheck_cc_tool);

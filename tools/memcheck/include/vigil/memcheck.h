@@ -1,0 +1,36 @@
+/* The memory checker's interface between vigil-cc's code and libvigil (tools/memcheck): the
+ * calls its compiler part places in the instrumented copy, which its runtime part defines.
+ * Only code built by vigil-cc calls them; they are a private ABI, versioned with the tool. */
+#ifndef VIGIL_MEMCHECK_H
+#define VIGIL_MEMCHECK_H
+#include <stdint.h>
+
+struct __vigil_module;   /* common/abi.h */
+
+/* info of __vigil_memcheck_access: the access's size in bytes (at most VIGIL_MC_SIZE_MAX: a
+ * larger one is cut there), whether it is a store, whether its value is used so that its
+ * bytes are checked for the fill (a load only), how it is used, and which of its first 8
+ * bytes the program uses (0: all). */
+#define VIGIL_MC_SIZE_MAX 0xffffu
+#define VIGIL_MC_STORE (1u << 16)
+#define VIGIL_MC_UNINIT (1u << 17)
+#define VIGIL_MC_USE_SHIFT 18            /* 3 bits: enum vigil_mc_use */
+#define VIGIL_MC_USE_MASK (7u << VIGIL_MC_USE_SHIFT)
+#define VIGIL_MC_BYTES_SHIFT 24          /* 8 bits: bit i set = byte i used */
+enum vigil_mc_use { VIGIL_MC_USE_BRANCH = 1, VIGIL_MC_USE_ADDRESS, VIGIL_MC_USE_CALL, VIGIL_MC_USE_RETURN,
+                    VIGIL_MC_USE_OTHER };
+
+/* A sampled access of size (info) bytes at addr, made through a pointer derived from base
+ * (the address before the access's own offsets: its heap block, if any, is the one the access
+ * must stay in). once: the check-once flag of the site (NULL: none), set by the runtime when
+ * the load read initialized bytes. site: the module's local site index. */
+void __vigil_memcheck_access(struct __vigil_module *m, uint32_t site, const void *addr, const void *base,
+                             uint32_t info, uint8_t *once);
+/* A bound the compiled code checks inline failed; called only then. what: VIGIL_MC_ARRAY, an
+ * index of a statically sized array out of [0, bound); VIGIL_MC_GLOBAL or VIGIL_MC_STACK, an
+ * access whose last byte is at offset index of a global or stack object of bound bytes (or
+ * before its start: index is then the offset, negative, as a two's complement). */
+enum vigil_mc_bound { VIGIL_MC_ARRAY, VIGIL_MC_GLOBAL, VIGIL_MC_STACK };
+void __vigil_memcheck_index(struct __vigil_module *m, uint32_t site, uint64_t index, uint64_t bound, uint32_t what);
+
+#endif

@@ -1,0 +1,48 @@
+/* The memory checker's runtime part, shared between its files (memcheck.c: hooks, fill and
+ * checks; report.c: the errors and memcheck.json). Only include/vigil/, common/ and this
+ * folder. */
+#ifndef MC_INT_H
+#define MC_INT_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "heapmap.h"
+#include "vigil/tool.h"
+
+#define MC_HIDDEN __attribute__((visibility("hidden")))
+
+struct mc_config {
+    int fill, check_once, print;
+    uint32_t fill_max, freed, depth, max_reports;
+};
+extern struct mc_config mc_cfg MC_HIDDEN;          /* by init */
+extern struct vigil_heapmap *mc_heap MC_HIDDEN;    /* by init */
+extern struct vigil_tool mc_tool MC_HIDDEN;
+
+/* The kinds of error, as memcheck.json names them (report.c kind_names). */
+enum mc_kind { MC_OVERFLOW, MC_UNDERFLOW, MC_USE_AFTER_FREE, MC_UNINIT, MC_INDEX, MC_OBJECT, MC_KINDS };
+
+struct mc_error {
+    enum mc_kind kind;
+    vigil_site_t site;
+    uintptr_t addr;
+    uint32_t size;
+    int is_store;
+    unsigned use;                        /* enum vigil_mc_use, uninitialized reads */
+    int have_obj;
+    struct vigil_heap_object obj;        /* the block (live, or freed for a use after free) */
+    size_t uninit_offset;                /* the first uninitialized byte used, in obj */
+    uint64_t index, bound;               /* MC_INDEX: index, length; MC_OBJECT: offset, size */
+    int stack_object;
+    uintptr_t caller;                    /* return address of the check's call: the stack starts there */                    /* MC_OBJECT: a stack object (else a global) */
+};
+
+/* report.c */
+int mc_report_init(void) MC_HIDDEN;
+/* Count e; the first of its (site, kind) is kept with the access's stack. */
+void mc_report(const struct mc_error *e) MC_HIDDEN;
+/* memcheck.json and the summary (from fini); pattern: the fill, named in the report. */
+void mc_write_report(const uint8_t pattern[8]) MC_HIDDEN;
+void *mc_map(size_t bytes) MC_HIDDEN;   /* zeroed anonymous memory, or NULL */
+
+#endif

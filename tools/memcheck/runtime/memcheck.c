@@ -1,0 +1,348 @@
+/* memcheck: uninitialized reads, out-of-bounds accesses and uses after free, checked on the
+ * accesses the sampler sends through the instrumented copy (tools/memcheck/README.md).
+ *
+ * Always on (every allocation and free): the heap map (common/heapmap) follows live blocks
+ * and their allocation stacks, new blocks are filled with the pattern, and a ring remembers
+ * recently freed blocks. In bursts only: vigil-cc's code calls __vigil_memcheck_access for the
+ * accesses its compiler part did not prove safe (tools/memcheck/compiler/), and
+ * __vigil_memcheck_index when a statically sized array's index fails its bound.
+ *
+ * An access is checked against the block of its base (the pointer before the access's own
+ * offsets), not only against the block it lands in: a write past the end of one block that
+ * lands in the next is caught. An uninitialized read is a used load whose bytes hold the
+ * pattern, confirmed by a run of at least 4 pattern bytes around them in the block (the
+ * pattern's bytes depend on the address, so program data that equals it by chance is rare);
+ * copies are not checked (the compiler part passes only loads whose value is used). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <vigil/memcheck.h>
+
+#include "heapmap.h"
+#include "mcint.h"
+#include "vigil/tool.h"
+
+#define VIGIL_OPTSET_TOOL memcheck
+#define VIGIL_OPTSET_ROWS "tools/memcheck/options.inc"
+#include "optset.h"
+
+static struct memcheck_options opts;     /* written by the runtime before init */
+static int memcheck_init(void);
+static void memcheck_fini(void);
+static void on_alloc(void *ptr, size_t size, const struct vigil_stack *where);
+static void on_free(void *ptr);
+
+struct vigil_tool mc_tool = {
+    .api_version = VIGIL_TOOL_API_VERSION,
+    .name = "memcheck",
+    .description = "uninitialized reads, out-of-bounds accesses and uses after free, on sampled accesses",
+    .events = VIGIL_EV_ALLOC | VIGIL_EV_FREE,
+    .init = memcheck_init,
+    .fini = memcheck_fini,
+    .on_alloc = on_alloc,
+    .on_free = on_free,
+    .options = &memcheck_option_set,
+    .option_values = &opts,
+};
+VIGIL_REGISTER_TOOL(mc_tool);
+
+/* Tested by vigil-cc's code before each call: 1 from a successful init to the final report. */
+uint32_t __vigil_memcheck_on;
+
+struct mc_config mc_cfg;                 /* from opts, by init */
+struct vigil_heapmap *mc_heap;           /* made by init */
+static uint8_t pattern[8];               /* by init: byte at address a is pattern[a % 8] */
+static uint64_t pattern_word;            /* the same as a little-endian word (aligned fills) */
+
+/* Recently freed blocks: a ring written by every free (slot by fetch-and-add), read when an
+ * access's base is in no live block. start is written last (release) and rechecked by readers. */
+struct freed {
+    uintptr_t start;
+    size_t size;
+    uint32_t stack;
+};
+static struct freed *freed_ring;         /* mc_cfg.freed entries, mapped by init */
+static uint64_t freed_next;              /* next slot, every thread (relaxed fetch-and-add) */
+/* Incremented by every free: a thread's cached block is valid while it has not moved. */
+static uint64_t free_epoch;
+
+struct mc_thread {
+    int busy;                            /* in a hook or check of this tool (signal re-entry) */
+    size_t realloc_old_size;             /* realloc: the old block's size, from its free */
+    struct vigil_heap_object cached;     /* the block last found for a base */
+    uint64_t cached_epoch;               /* free_epoch when it was found; cached valid if equal */
+    int cached_valid;
+};
+static __thread struct mc_thread mc_self;
+
+/* ---- the pattern ---- */
+
+static int parse_pattern(const char *text)
+{
+    if (strcmp(text, "random") == 0) {
+        uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&seed ^ vigil_now_ns();
+        unsigned n = 0;
+        while (n < 8) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            uint8_t b = (uint8_t)(0x80 + (seed >> 33) % 0x7f);   /* 0x80..0xfe */
+            int dup = 0;
+            for (unsigned i = 0; i < n; i++)
+                dup |= pattern[i] == b;
+            if (!dup)
+                pattern[n++] = b;
+        }
+        return 0;
+    }
+    const char *p = text;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+        p += 2;
+    size_t len = strlen(p);
+    if (len == 0 || len > 16 || len % 2)
+        return -1;
+    unsigned nbytes = (unsigned)len / 2;
+    uint8_t bytes[8];
+    for (unsigned i = 0; i < nbytes; i++) {
+        unsigned v = 0;
+        for (int k = 0; k < 2; k++) {
+            char c = p[2 * i + k];
+            v <<= 4;
+            if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
+            else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
+            else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
+            else return -1;
+        }
+        bytes[i] = (uint8_t)v;
+    }
+    if (8 % nbytes)
+        return -1;   /* 1, 2, 4 or 8 bytes: the pattern repeats every 8 */
+    for (unsigned i = 0; i < 8; i++)
+        pattern[i] = bytes[i % nbytes];
+    return 0;
+}
+
+static void fill(uintptr_t from, uintptr_t to)
+{
+    while (from < to && (from & 7))
+        *(uint8_t *)from = pattern[from & 7], from++;
+    for (; from + 8 <= to; from += 8)
+        *(uint64_t *)from = pattern_word;
+    for (; from < to; from++)
+        *(uint8_t *)from = pattern[from & 7];
+}
+
+static inline int is_pattern(uintptr_t a)
+{
+    return *(const uint8_t *)a == pattern[a & 7];
+}
+
+/* ---- allocation and free ---- */
+
+static void on_alloc(void *ptr, size_t size, const struct vigil_stack *where)
+{
+    struct mc_thread *t = &mc_self;
+    if (!ptr || t->busy)
+        return;
+    t->busy = 1;
+    vigil_heapmap_add(mc_heap, (uintptr_t)ptr, size, where ? where->pc : NULL, where ? where->depth : 0);
+    if (mc_cfg.fill) {
+        enum vigil_alloc_kind kind = vigil_alloc_kind();
+        size_t from = kind == VIGIL_ALLOC_REALLOC ? t->realloc_old_size : kind == VIGIL_ALLOC_UNINIT ? 0 : size;
+        size_t to = size < mc_cfg.fill_max ? size : mc_cfg.fill_max;
+        if (from < to)
+            fill((uintptr_t)ptr + from, (uintptr_t)ptr + to);
+    }
+    t->busy = 0;
+}
+
+static void on_free(void *ptr)
+{
+    struct mc_thread *t = &mc_self;
+    if (!ptr || t->busy)
+        return;
+    t->busy = 1;
+    struct vigil_heap_object o;
+    size_t size = vigil_heapmap_remove(mc_heap, (uintptr_t)ptr, &o);
+    __atomic_fetch_add(&free_epoch, 1, __ATOMIC_RELAXED);
+    if (vigil_alloc_is_realloc())
+        t->realloc_old_size = size;
+    else if (size && mc_cfg.freed) {
+        struct freed *f = &freed_ring[__atomic_fetch_add(&freed_next, 1, __ATOMIC_RELAXED) % mc_cfg.freed];
+        __atomic_store_n(&f->start, 0, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        f->size = o.size;
+        f->stack = o.stack;
+        __atomic_store_n(&f->start, o.start, __ATOMIC_RELEASE);
+    }
+    t->busy = 0;
+}
+
+/* The live block that holds p, through the thread's cache. */
+static int block_of(struct mc_thread *t, uintptr_t p, struct vigil_heap_object *out)
+{
+    uint64_t epoch = __atomic_load_n(&free_epoch, __ATOMIC_RELAXED);
+    if (t->cached_valid && t->cached_epoch == epoch && p - t->cached.start < t->cached.size) {
+        *out = t->cached;
+        return 0;
+    }
+    if (vigil_heapmap_get(mc_heap, p, out) != 0 && vigil_heapmap_find(mc_heap, p, out) != 0)
+        return -1;
+    t->cached = *out;
+    t->cached_epoch = epoch;
+    t->cached_valid = 1;
+    return 0;
+}
+
+/* A recently freed block that holds p, not freed and allocated again since. */
+static int freed_block_of(uintptr_t p, struct vigil_heap_object *out)
+{
+    uint64_t next = __atomic_load_n(&freed_next, __ATOMIC_RELAXED);
+    uint64_t n = next < mc_cfg.freed ? next : mc_cfg.freed;
+    for (uint64_t k = 1; k <= n; k++) {   /* newest first */
+        struct freed *f = &freed_ring[(next - k) % mc_cfg.freed];
+        uintptr_t start = __atomic_load_n(&f->start, __ATOMIC_ACQUIRE);
+        size_t size = f->size;
+        uint32_t stack = f->stack;
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (!start || __atomic_load_n(&f->start, __ATOMIC_RELAXED) != start)
+            continue;
+        if (p - start < size) {
+            *out = (struct vigil_heap_object){.start = start, .size = size, .stack = stack};
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* ---- the checks ---- */
+
+/* Whether a used byte of the load at a holds the pattern within a run of at least 4 pattern
+ * bytes (or the whole block, when smaller) inside block o; *first: that byte's offset. */
+static int reads_pattern(const struct vigil_heap_object *o, uintptr_t a, size_t size, uint32_t mask, size_t *first)
+{
+    uintptr_t lo = o->start, hi = o->start + o->size;
+    size_t need = o->size < 4 ? o->size : 4;
+    for (size_t i = 0; i < size; i++) {
+        if (i < 8 && mask && !(mask >> i & 1))
+            continue;
+        if (i >= 8 && mask)
+            break;
+        uintptr_t b = a + i;
+        if (b < lo || b >= hi || !is_pattern(b))
+            continue;
+        uintptr_t l = b, r = b + 1;
+        while (l > lo && r - l < need && is_pattern(l - 1))
+            l--;
+        while (r < hi && r - l < need && is_pattern(r))
+            r++;
+        if (r - l >= need) {
+            *first = b - lo;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void __vigil_memcheck_access(struct __vigil_module *m, uint32_t site, const void *addr, const void *base,
+                             uint32_t info, uint8_t *once)
+{
+    struct mc_thread *t = &mc_self;
+    if (!__atomic_load_n(&__vigil_memcheck_on, __ATOMIC_RELAXED) || t->busy)
+        return;
+    t->busy = 1;
+    uintptr_t a = (uintptr_t)addr, b = base ? (uintptr_t)base : a;
+    size_t size = info & VIGIL_MC_SIZE_MAX;
+    struct mc_error e = {.site = vigil_site_of(m, site), .addr = a, .size = (uint32_t)size,
+                         .is_store = !!(info & VIGIL_MC_STORE),
+                         .use = (info & VIGIL_MC_USE_MASK) >> VIGIL_MC_USE_SHIFT,
+                         .caller = (uintptr_t)__builtin_return_address(0)};
+    struct vigil_heap_object o, q;
+    if (block_of(t, b, &o) == 0) {
+        e.obj = o;
+        e.have_obj = 1;
+        if (a < o.start || a + size > o.start + o.size) {
+            /* an end pointer used with a negative offset reads the block it ends */
+            if (!(a < o.start && block_of(t, a, &q) == 0 && q.start + q.size == o.start)) {
+                e.kind = a < o.start ? MC_UNDERFLOW : MC_OVERFLOW;
+                mc_report(&e);
+            }
+            t->busy = 0;
+            return;
+        }
+    } else if (block_of(t, a, &o) == 0) {
+        e.obj = o;
+        e.have_obj = 1;
+    } else if (mc_cfg.freed && (freed_block_of(b, &o) == 0 || (b != a && freed_block_of(a, &o) == 0))) {
+        e.obj = o;
+        e.have_obj = 1;
+        e.kind = MC_USE_AFTER_FREE;
+        mc_report(&e);
+        t->busy = 0;
+        return;
+    }
+    if (e.have_obj && (info & VIGIL_MC_UNINIT) && mc_cfg.fill && !(once && __atomic_load_n(once, __ATOMIC_RELAXED))) {
+        size_t at;
+        if (reads_pattern(&e.obj, a, size, info >> VIGIL_MC_BYTES_SHIFT, &at)) {
+            e.kind = MC_UNINIT;
+            e.uninit_offset = at;
+            mc_report(&e);
+        } else if (once && mc_cfg.check_once) {
+            __atomic_store_n(once, 1, __ATOMIC_RELAXED);
+        }
+    }
+    t->busy = 0;
+}
+
+void __vigil_memcheck_index(struct __vigil_module *m, uint32_t site, uint64_t index, uint64_t bound, uint32_t what)
+{
+    struct mc_thread *t = &mc_self;
+    if (!__atomic_load_n(&__vigil_memcheck_on, __ATOMIC_RELAXED) || t->busy)
+        return;
+    t->busy = 1;
+    struct mc_error e = {.kind = what == VIGIL_MC_ARRAY ? MC_INDEX : MC_OBJECT, .site = vigil_site_of(m, site),
+                         .index = index, .bound = bound, .stack_object = what == VIGIL_MC_STACK,
+                         .caller = (uintptr_t)__builtin_return_address(0)};
+    mc_report(&e);
+    t->busy = 0;
+}
+
+/* ---- start and end ---- */
+
+static int memcheck_init(void)
+{
+    mc_cfg = (struct mc_config){
+        .fill = opts.fill, .fill_max = opts.fill_max, .check_once = opts.check_once,
+        .freed = opts.freed, .depth = opts.depth, .max_reports = opts.max_reports, .print = opts.print,
+    };
+    if (parse_pattern(opts.pattern) != 0) {
+        vigil_tool_message(&mc_tool, "memcheck.pattern=%s: expected 'random' or 1, 2, 4 or 8 bytes in hex (0xde)",
+                           opts.pattern);
+        return -1;
+    }
+    memcpy(&pattern_word, pattern, 8);
+    if (mc_cfg.freed > 65536 || mc_cfg.depth < 1 || mc_cfg.depth > 16 || mc_cfg.max_reports < 1 ||
+        mc_cfg.max_reports > 100000) {
+        vigil_tool_message(&mc_tool, "expected memcheck.freed 0 to 65536, memcheck.depth 1 to 16, "
+                           "memcheck.max_reports 1 to 100000");
+        return -1;
+    }
+    vigil_want_alloc_stack(mc_cfg.depth);
+    mc_heap = vigil_heapmap_new(mc_cfg.depth);
+    freed_ring = mc_cfg.freed ? mc_map(sizeof *freed_ring * mc_cfg.freed) : NULL;
+    if (!mc_heap || (mc_cfg.freed && !freed_ring) || mc_report_init() != 0) {
+        vigil_tool_message(&mc_tool, "cannot map its tables");
+        return -1;
+    }
+    __atomic_store_n(&__vigil_memcheck_on, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+static void memcheck_fini(void)
+{
+    __atomic_store_n(&__vigil_memcheck_on, 0, __ATOMIC_RELEASE);
+    mc_self.busy = 1;
+    mc_write_report(pattern);
+}
