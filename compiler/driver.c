@@ -494,6 +494,7 @@ static void print_help(void)
     print_settings(VCC_SETTING_USER);
     size_t ntools;
     const struct vigil_cc_tool *const *tools = xcc_all_tools(&ntools);
+    printf("\nTool settings (each tool's compiler part, tools/<name>/compiler/):\n");
     for (size_t t = 0; t < ntools; t++)
         for (size_t i = 0; i < tools[t]->nsettings; i++) {
             const struct vigil_cc_setting *s = &tools[t]->settings[i];

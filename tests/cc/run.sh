@@ -233,8 +233,14 @@ check_vigil_help() {
         for name in VIGIL_CC_PLACEMENT VIGIL_CC_CSR_COST VIGIL_CC_DUAL_MAX VIGIL_CC_KEEP_TEMPS; do
             grep -qx "$name DEV" table.txt || why+="$name is not a development knob; "
         done
-        [ "$(grep -cE '^  [A-Z_]+ +default ' help.txt)" = "$(wc -l <table.txt)" ] ||
-            why+="help lists $(grep -cE '^  [A-Z_]+ +default ' help.txt) settings, the table $(wc -l <table.txt); "
+        # the tools' settings have a heading of their own between the two
+        toolline=$(grep -n '^Tool settings' help.txt | head -n1 | cut -d: -f1)
+        [ -n "$toolline" ] && [ "$toolline" -gt "$userline" ] && [ "$toolline" -lt "$devline" ] ||
+            why+="no 'Tool settings' heading between the settings and the knobs; "
+        n=$(awk -v t="${toolline:-0}" -v d="$devline" 'NR > t && NR < d && /^  [A-Z_]+ +default /' help.txt | wc -l)
+        [ "$(grep -cE '^  [A-Z_]+ +default ' help.txt)" = "$(( $(wc -l <table.txt) + n ))" ] ||
+            why+="help lists $(grep -cE '^  [A-Z_]+ +default ' help.txt) settings, the table $(wc -l <table.txt) and the tools $n; "
+        grep -qE '^  VIGIL_CC_MEMCHECK +default 1 ' help.txt || why+="the memcheck tool's VIGIL_CC_MEMCHECK is not listed; "
     fi
     if [ -z "$why" ]; then pass cc/vigil-help; else fail cc/vigil-help "$why"; fi
 

@@ -16,7 +16,9 @@
  *                    return: not a copy), of its bytes against the fill. A load at a constant
  *                    offset from its base checks its bytes once only (the site's flag, set by
  *                    the runtime once it read initialized bytes); a load of which only some
- *                    bytes are used (a trunc, a constant mask) checks those bytes.
+ *                    bytes are used (a trunc, a constant mask) checks those bytes; a value
+ *                    that goes through other bit operations (shifts, masks) is not followed:
+ *                    they may keep only its defined bits, which only bit-precise tracking tells.
  *   array index      besides, a variable index of a statically sized array inside a type (a
  *                    struct member, a global or local array) is compared with the array's
  *                    length inline (seed 000's invariant), trailing arrays excepted (the
@@ -245,10 +247,17 @@ static unsigned use_of(LLVMValueRef v, int depth)
         case LLVMRet:
             kind = VIGIL_MC_USE_RETURN;
             break;
+        case LLVMShl: case LLVMLShr: case LLVMAShr: case LLVMAnd: case LLVMOr:
+            /* bit operations may keep only the defined bits (a bit buffer shifted and masked:
+             * bzip2's bsBuff): without bit-precise tracking, only a load's own constant mask
+             * (used_bytes) is followed */
+            if (depth == 0 && LLVMGetInstructionOpcode(user) == LLVMAnd && LLVMIsAConstantInt(LLVMGetOperand(user, 1)))
+                kind = use_of(user, depth + 1);
+            break;
         case LLVMTrunc: case LLVMZExt: case LLVMSExt: case LLVMBitCast: case LLVMPtrToInt: case LLVMIntToPtr:
         case LLVMFPTrunc: case LLVMFPExt: case LLVMFPToUI: case LLVMFPToSI: case LLVMUIToFP: case LLVMSIToFP:
         case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMUDiv: case LLVMSDiv: case LLVMURem: case LLVMSRem:
-        case LLVMShl: case LLVMLShr: case LLVMAShr: case LLVMAnd: case LLVMOr: case LLVMXor:
+        case LLVMXor:
         case LLVMFAdd: case LLVMFSub: case LLVMFMul: case LLVMFDiv: case LLVMFRem: case LLVMFNeg:
         case LLVMExtractElement: case LLVMInsertElement: case LLVMShuffleVector: case LLVMExtractValue:
         case LLVMInsertValue: case LLVMFreeze: case LLVMPHI:

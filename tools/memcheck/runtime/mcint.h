@@ -37,6 +37,14 @@ struct mc_error {
     uintptr_t caller;                    /* return address of the check's call: the stack starts there */                    /* MC_OBJECT: a stack object (else a global) */
 };
 
+/* What the checks did, for memcheck.txt (memcheck.c bumps them, relaxed). */
+struct mc_counts {
+    uint64_t accesses;                   /* __vigil_memcheck_access calls while on */
+    uint64_t in_blocks;                  /* ...whose base was in a live heap block */
+    uint64_t uninit_checks;              /* loads whose bytes were compared with the fill */
+};
+extern struct mc_counts mc_counts MC_HIDDEN;
+
 /* report.c */
 int mc_report_init(void) MC_HIDDEN;
 /* Count e; the first of its (site, kind) is kept with the access's stack. */

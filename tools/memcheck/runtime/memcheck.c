@@ -53,6 +53,8 @@ VIGIL_REGISTER_TOOL(mc_tool);
 /* Tested by vigil-cc's code before each call: 1 from a successful init to the final report. */
 uint32_t __vigil_memcheck_on;
 
+struct mc_counts mc_counts;              /* every thread's checks (relaxed atomics) */
+
 struct mc_config mc_cfg;                 /* from opts, by init */
 struct vigil_heapmap *mc_heap;           /* made by init */
 static uint8_t pattern[8];               /* by init: byte at address a is pattern[a % 8] */
@@ -219,31 +221,40 @@ static int freed_block_of(uintptr_t p, struct vigil_heap_object *out)
 
 /* ---- the checks ---- */
 
-/* Whether a used byte of the load at a holds the pattern within a run of at least 4 pattern
- * bytes (or the whole block, when smaller) inside block o; *first: that byte's offset. */
+/* Whether the load at a reads uninitialized bytes of block o: 4 consecutive used bytes that
+ * hold the pattern or, for a load that uses fewer bytes, its used bytes and all of their
+ * aligned 4-byte group (within the block) holding it. The pattern alone is not enough: a byte
+ * of data may equal it by chance (1 in 128), and the bytes beside a load may be padding that
+ * was never written. *first: the first such byte's offset in the block. */
 static int reads_pattern(const struct vigil_heap_object *o, uintptr_t a, size_t size, uint32_t mask, size_t *first)
 {
     uintptr_t lo = o->start, hi = o->start + o->size;
-    size_t need = o->size < 4 ? o->size : 4;
+    size_t used = 0, run = 0;
     for (size_t i = 0; i < size; i++) {
-        if (i < 8 && mask && !(mask >> i & 1))
-            continue;
-        if (i >= 8 && mask)
-            break;
+        int is_used = i >= 8 ? !mask : !mask || (mask >> i & 1);
         uintptr_t b = a + i;
-        if (b < lo || b >= hi || !is_pattern(b))
+        if (!is_used || b < lo || b >= hi)
             continue;
-        uintptr_t l = b, r = b + 1;
-        while (l > lo && r - l < need && is_pattern(l - 1))
-            l--;
-        while (r < hi && r - l < need && is_pattern(r))
-            r++;
-        if (r - l >= need) {
-            *first = b - lo;
+        used++;
+        run = is_pattern(b) ? run + 1 : 0;
+        if (run == 4) {
+            *first = b - 3 - lo;
             return 1;
         }
     }
-    return 0;
+    if (used >= 4 || used == 0)
+        return 0;
+    for (size_t i = 0; i < size && i < 8; i++)
+        if ((!mask || (mask >> i & 1)) && a + i >= lo && a + i < hi && !is_pattern(a + i))
+            return 0;
+    uintptr_t g = a & ~(uintptr_t)3, gl = g < lo ? lo : g, gh = g + 4 > hi ? hi : g + 4;
+    if (gh - gl < (o->size < 4 ? o->size : 4))
+        return 0;
+    for (uintptr_t b = gl; b < gh; b++)
+        if (!is_pattern(b))
+            return 0;
+    *first = (a > gl ? a : gl) - lo;
+    return 1;
 }
 
 void __vigil_memcheck_access(struct __vigil_module *m, uint32_t site, const void *addr, const void *base,
@@ -253,6 +264,7 @@ void __vigil_memcheck_access(struct __vigil_module *m, uint32_t site, const void
     if (!__atomic_load_n(&__vigil_memcheck_on, __ATOMIC_RELAXED) || t->busy)
         return;
     t->busy = 1;
+    __atomic_fetch_add(&mc_counts.accesses, 1, __ATOMIC_RELAXED);
     uintptr_t a = (uintptr_t)addr, b = base ? (uintptr_t)base : a;
     size_t size = info & VIGIL_MC_SIZE_MAX;
     struct mc_error e = {.site = vigil_site_of(m, site), .addr = a, .size = (uint32_t)size,
@@ -261,6 +273,7 @@ void __vigil_memcheck_access(struct __vigil_module *m, uint32_t site, const void
                          .caller = (uintptr_t)__builtin_return_address(0)};
     struct vigil_heap_object o, q;
     if (block_of(t, b, &o) == 0) {
+        __atomic_fetch_add(&mc_counts.in_blocks, 1, __ATOMIC_RELAXED);
         e.obj = o;
         e.have_obj = 1;
         if (a < o.start || a + size > o.start + o.size) {
@@ -285,6 +298,7 @@ void __vigil_memcheck_access(struct __vigil_module *m, uint32_t site, const void
     }
     if (e.have_obj && (info & VIGIL_MC_UNINIT) && mc_cfg.fill && !(once && __atomic_load_n(once, __ATOMIC_RELAXED))) {
         size_t at;
+        __atomic_fetch_add(&mc_counts.uninit_checks, 1, __ATOMIC_RELAXED);
         if (reads_pattern(&e.obj, a, size, info >> VIGIL_MC_BYTES_SHIFT, &at)) {
             e.kind = MC_UNINIT;
             e.uninit_offset = at;
