@@ -330,6 +330,21 @@ int vigil_heapmap_find(struct vigil_heapmap *m, uintptr_t addr, struct vigil_hea
     return large_find(m, addr, 0, out);
 }
 
+int vigil_heapmap_below(struct vigil_heapmap *m, uintptr_t addr, struct vigil_heap_object *out)
+{
+    struct obj o;
+    if (!area_used(m, addr))
+        return -1;
+    for (uintptr_t p = addr & ~(uintptr_t)15, n = 0; n <= VIGIL_HEAPMAP_SMALL / 16 && p; p -= 16, n++)
+        if (lookup(m, p, &o)) {
+            if (o.size == UINT32_MAX)
+                return large_find(m, p, 1, out);
+            *out = (struct vigil_heap_object){.start = o.ptr, .size = o.size, .stack = o.stack};
+            return 0;
+        }
+    return -1;
+}
+
 uint64_t vigil_heapmap_lost(const struct vigil_heapmap *m)
 {
     return __atomic_load_n(&m->lost, __ATOMIC_RELAXED);

@@ -36,6 +36,9 @@ size_t vigil_heapmap_remove(struct vigil_heapmap *m, uintptr_t ptr, struct vigil
 int vigil_heapmap_get(struct vigil_heapmap *m, uintptr_t ptr, struct vigil_heap_object *out);
 /* The live object that contains addr: 0, or -1 when none is known. */
 int vigil_heapmap_find(struct vigil_heapmap *m, uintptr_t addr, struct vigil_heap_object *out);
+/* The live object with the greatest start at or below addr, up to 4 KiB below it (whether or
+ * not it contains addr): 0, or -1 when none is known. */
+int vigil_heapmap_below(struct vigil_heapmap *m, uintptr_t addr, struct vigil_heap_object *out);
 /* An allocation stack by id: its frames (innermost first) and their number; 0 when unknown. */
 unsigned vigil_heapmap_stack(struct vigil_heapmap *m, uint32_t id, const uintptr_t **pcs);
 /* How many objects the map had no room for. */

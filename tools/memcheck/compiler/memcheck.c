@@ -370,8 +370,10 @@ static LLVMValueRef as_i64(struct vigil_xform *x, LLVMValueRef v, int is_signed)
                   : LLVMBuildTrunc(x->builder, v, x->i64, "");
 }
 
+/* use: how a load's value is used (use_of, 0 for stores and copies), mask: its bytes used
+ * (used_bytes); both found before any check is placed, whose compares would be uses too. */
 static void check_access(struct xfunc *f, struct mc_module *mc, LLVMValueRef inst, LLVMValueRef ptr,
-                         LLVMValueRef size, int is_store, int is_copy)
+                         LLVMValueRef size, int is_store, unsigned use, unsigned mask)
 {
     struct vigil_xform *x = f->x;
     LLVMBuilderRef b = x->builder;
@@ -434,11 +436,9 @@ static void check_access(struct xfunc *f, struct mc_module *mc, LLVMValueRef ins
     /* full: the runtime's check, when it is on */
     uint32_t info = is_store ? VIGIL_MC_STORE : 0;
     LLVMValueRef once = LLVMConstNull(x->ptr);
-    if (!is_store && !is_copy) {
-        unsigned use = use_of(inst, 0);
+    if (!is_store) {
         if (use) {
             info |= VIGIL_MC_UNINIT | use << VIGIL_MC_USE_SHIFT;
-            unsigned mask = used_bytes(x, inst);
             info |= mask << VIGIL_MC_BYTES_SHIFT;
             mc->uninit++;
             mc->partial += mask != 0;
@@ -488,19 +488,24 @@ static void check_function(struct xfunc *f)
         if (op == LLVMLoad || op == LLVMStore || (op == LLVMCall && is_intrinsic(inst, "llvm.mem")))
             valvec_push(&todo, inst);
     }
+    unsigned *uses = xf_calloc(todo.n, 2 * sizeof *uses);   /* [2i]: use_of, [2i+1]: used_bytes */
+    for (size_t i = 0; i < todo.n; i++)
+        if (LLVMIsALoadInst(todo.v[i]) && (uses[2 * i] = use_of(todo.v[i], 0)))
+            uses[2 * i + 1] = used_bytes(x, todo.v[i]);
     for (size_t i = todo.n; i-- > 0;) {   /* backwards: a split moves only what follows */
         LLVMValueRef inst = todo.v[i];
         switch (LLVMGetInstructionOpcode(inst)) {
         case LLVMLoad:
             if (LLVMGetOrdering(inst) == LLVMAtomicOrderingNotAtomic && LLVMTypeIsSized(LLVMTypeOf(inst)))
                 check_access(f, mc, inst, LLVMGetOperand(inst, 0),
-                             LLVMConstInt(x->i64, LLVMStoreSizeOfType(x->layout, LLVMTypeOf(inst)), 0), 0, 0);
+                             LLVMConstInt(x->i64, LLVMStoreSizeOfType(x->layout, LLVMTypeOf(inst)), 0), 0,
+                             uses[2 * i], uses[2 * i + 1]);
             break;
         case LLVMStore:
             if (LLVMGetOrdering(inst) == LLVMAtomicOrderingNotAtomic)
                 check_access(f, mc, inst, LLVMGetOperand(inst, 1),
                              LLVMConstInt(x->i64, LLVMStoreSizeOfType(x->layout, LLVMTypeOf(LLVMGetOperand(inst, 0))), 0),
-                             1, 0);
+                             1, 0, 0);
             break;
         default: {   /* llvm.memcpy / memmove / memset (dest, src or value, length, volatile) */
             const char *name = xf_callee_name(inst);
@@ -510,14 +515,15 @@ static void check_function(struct xfunc *f)
             if (LLVMGetTypeKind(LLVMTypeOf(len)) != LLVMIntegerTypeKind)
                 break;
             if (!strncmp(name, "llvm.memcpy", 11) || !strncmp(name, "llvm.memmove", 12))
-                check_access(f, mc, inst, LLVMGetOperand(inst, 1), len, 0, 1);
+                check_access(f, mc, inst, LLVMGetOperand(inst, 1), len, 0, 0, 0);
             if (!strncmp(name, "llvm.memcpy", 11) || !strncmp(name, "llvm.memmove", 12) ||
                 !strncmp(name, "llvm.memset", 11))
-                check_access(f, mc, inst, LLVMGetOperand(inst, 0), len, 1, 1);
+                check_access(f, mc, inst, LLVMGetOperand(inst, 0), len, 1, 0, 0);
             break;
         }
         }
     }
+    free(uses);
     valvec_free(&todo);
     LLVMSetCurrentDebugLocation2(x->builder, NULL);
 }

@@ -221,6 +221,15 @@ static int freed_block_of(uintptr_t p, struct vigil_heap_object *out)
 
 /* ---- the checks ---- */
 
+/* The end of the bytes after block o that belong to no other block: glibc's chunks round a
+ * request up to 16 bytes with 8 of header (at least 24 usable). An address there that no live
+ * block holds is past o's end, whichever allocator made o (another's next block would hold it). */
+static uintptr_t slack_end(const struct vigil_heap_object *o)
+{
+    size_t usable = ((o->size + 8 + 15) & ~(size_t)15) - 8;
+    return o->start + (usable < 24 ? 24 : usable);
+}
+
 /* Whether the load at a reads uninitialized bytes of block o: 4 consecutive used bytes that
  * hold the pattern or, for a load that uses fewer bytes, its used bytes and all of their
  * aligned 4-byte group (within the block) holding it. The pattern alone is not enough: a byte
@@ -288,6 +297,14 @@ void __vigil_memcheck_access(struct __vigil_module *m, uint32_t site, const void
     } else if (block_of(t, a, &o) == 0) {
         e.obj = o;
         e.have_obj = 1;
+    } else if (vigil_heapmap_below(mc_heap, a, &o) == 0 && a >= o.start + o.size && a < slack_end(&o)) {
+        /* a pointer that walked off the end of o (its base is past the end too) */
+        e.obj = o;
+        e.have_obj = 1;
+        e.kind = MC_OVERFLOW;
+        mc_report(&e);
+        t->busy = 0;
+        return;
     } else if (mc_cfg.freed && (freed_block_of(b, &o) == 0 || (b != a && freed_block_of(a, &o) == 0))) {
         e.obj = o;
         e.have_obj = 1;

@@ -1,0 +1,259 @@
+#!/bin/bash
+# The memory checker's labelled test set: each tools/memcheck/tests/*.c (but the unit tests
+# test_*.c) is a small program whose erroneous lines end in "// MC <kind>" (the kind
+# memcheck.json must give the finding at that line). Each is built with vigil-cc -O2 -g (no
+# frame pointers asked for; the optimizer inlines what it likes) and with plain clang, run
+# under VIGIL_OPTIONS=tools=memcheck:mode=full, and its memcheck.json compared with the labels:
+# a labelled line that no finding names with its kind is missed; a finding at any other line,
+# or of another kind, is a false report. Both fail the program's test. Also checked per
+# program: stdout and exit status as the plain build's, nothing on stderr, and that the checks
+# ran (memcheck.txt counts them). Special programs, in adaptive mode (the default sampling):
+#   rare_path.c   must be found in one run;
+#   hot_loop.c    gets up to 10 runs (the number needed is printed).
+# Then: the memory checker off (no tools=memcheck: nothing checked, same output), a program
+# built with VIGIL_CC_MEMCHECK=0 (no checks compiled in), VIGIL_CC_MEMCHECK_TESTED (a tested
+# function's loads are not checked), the compile-time rule counts, the findings through
+# `vigil report` and `vigil run`, bad options, a damaged memcheck.json.
+# Prints one PASS/FAIL line per check, a found/missed/false table and a final count.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
+VIGILCC=${VIGILCC:-$ROOT/build/bin/vigil-cc}
+VIGIL=${VIGIL:-$ROOT/build/bin/vigil}
+CC_PLAIN=${CC_PLAIN:-clang}
+WORK=$(mktemp -d /tmp/vigil-mctest.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+pass=0 fail=0
+ok()  { echo "PASS memcheck/$*"; pass=$((pass + 1)); }
+bad() { echo "FAIL memcheck/$*"; fail=$((fail + 1)); }
+
+[ -x "$VIGILCC" ] && [ -x "$VIGIL" ] || { echo "FAIL memcheck: build first (make): $VIGILCC, $VIGIL"; exit 1; }
+command -v python3 >/dev/null || { echo "FAIL memcheck: python3 is needed to read memcheck.json"; exit 1; }
+
+# verdict SRC MEMCHECK_JSON -> "found missed false" then one line per problem
+verdict() {
+    python3 - "$1" "$2" <<'PY'
+import json, os, re, sys
+src, report = sys.argv[1], sys.argv[2]
+name = os.path.basename(src)
+labels = {}
+for i, l in enumerate(open(src).read().split("\n")):
+    m = re.search(r"// MC ([a-z-]+)", l)
+    if m:
+        labels[i + 1] = m.group(1)
+d = json.load(open(report))
+seen, false = set(), []
+for f in d["findings"]:
+    loc = f["locations"][0]
+    line = loc["line"]
+    if os.path.basename(loc["file"]) == name and labels.get(line) == f["kind"]:
+        seen.add(line)
+    else:
+        false.append("%s at %s:%d (%s): %s" % (f["kind"], os.path.basename(loc["file"]) or "?", line,
+                                              loc["function"], f["message"]))
+missed = sorted(set(labels) - seen)
+print(len(seen), len(missed), len(false))
+for m in missed:
+    print("line %d is labelled %s but no finding names it" % (m, labels[m]))
+for f in false:
+    print("false report: " + f)
+PY
+}
+
+counts() {   # counts MEMCHECK_TXT KEY
+    awk -v k="$2" '$1 == k {print $2}' "$1"
+}
+
+build() {   # build SRC NAME [vigil-cc env...]: vigil-cc and plain binaries in $WORK
+    local src=$1 name=$2
+    shift 2
+    env "$@" "$VIGILCC" -O2 -g "$src" -o "$WORK/$name" 2>"$WORK/$name.cc.log" &&
+        "$CC_PLAIN" -O2 -g "$src" -o "$WORK/$name.plain" 2>>"$WORK/$name.cc.log"
+}
+
+# run NAME OUTDIR OPTIONS: sets status, rundir
+run() {
+    local name=$1 out=$2 opts=$3
+    rm -rf "$out"
+    VIGIL_OPTIONS="${opts:+$opts:}out=$out" timeout 300 "$WORK/$name" >"$out.stdout" 2>"$out.stderr"
+    status=$?
+    rundir=$(ls -d "$out"/*/ 2>/dev/null | head -n1)
+}
+
+declare -A table
+for src in "$HERE"/*.c; do
+    name=$(basename "$src" .c)
+    case "$name" in test_*) continue ;; esac   # unit tests (tests/run.sh runs them)
+    if ! build "$src" "$name"; then
+        bad "$name: does not build ($(head -c 300 "$WORK/$name.cc.log"))"
+        continue
+    fi
+    "$WORK/$name.plain" >"$WORK/$name.plain.stdout" 2>/dev/null
+    plain_status=$?
+    opts="tools=memcheck:mode=full" runs=1
+    case "$name" in
+        rare_path) opts="tools=memcheck" ;;
+        hot_loop) opts="tools=memcheck" runs=10 ;;
+    esac
+    for ((k = 1; k <= runs; k++)); do
+        run "$name" "$WORK/out-$name" "$opts"
+        [ -n "$rundir" ] && [ -f "$rundir/memcheck.json" ] || break
+        v=$(verdict "$src" "$rundir/memcheck.json")
+        read -r found missed falses <<<"$(head -n1 <<<"$v")"
+        [ "$missed" = 0 ] && break
+    done
+    if [ "$status" != "$plain_status" ]; then
+        bad "$name: exit status $status, plain build $plain_status ($(head -c 200 "$WORK/out-$name.stderr"))"
+        continue
+    fi
+    if [ -z "$rundir" ] || [ ! -f "$rundir/memcheck.json" ]; then
+        bad "$name: no memcheck.json ($(head -c 200 "$WORK/out-$name.stderr"))"
+        continue
+    fi
+    cmp -s "$WORK/out-$name.stdout" "$WORK/$name.plain.stdout" && ok "$name: stdout and exit status as the plain build's" \
+        || bad "$name: stdout differs from the plain build's: $(head -c 100 "$WORK/out-$name.stdout") vs $(head -c 100 "$WORK/$name.plain.stdout")"
+    [ -s "$WORK/out-$name.stderr" ] && bad "$name: the tool wrote on stderr: $(head -c 300 "$WORK/out-$name.stderr")"
+    checked=$(counts "$rundir/memcheck.txt" accesses_checked)
+    [ "${checked:-0}" -gt 0 ] && ok "$name: $checked accesses checked" || bad "$name: memcheck.txt counts no checked access"
+    table[$name]="$found $missed $falses $k"
+    [ "$name" = hot_loop ] && [ "$missed" = 0 ] && echo "NOTE memcheck/hot_loop: found in run $k of up to 10 (adaptive)"
+    if [ "$missed" = 0 ] && [ "$falses" = 0 ]; then
+        ok "$name: $found labelled line(s) found, no false report"
+    else
+        bad "$name: $(tail -n +2 <<<"$v" | tr '\n' ';')"
+    fi
+    cp -r "$rundir" "$WORK/report-$name"
+done
+
+# Off: the same binary without the tool checks nothing and prints the same.
+if [ -x "$WORK/uninit_uses" ]; then
+    run uninit_uses "$WORK/out-off" "mode=full"
+    if [ "$status" = 0 ] && cmp -s "$WORK/out-off.stdout" "$WORK/uninit_uses.plain.stdout" && [ -n "$rundir" ] &&
+        [ ! -e "$rundir/memcheck.json" ]; then
+        ok "off: without tools=memcheck no memcheck.json, same output"
+    else
+        bad "off: status $status, memcheck.json $(ls "$rundir" 2>/dev/null | tr '\n' ' ')"
+    fi
+fi
+
+# VIGIL_CC_MEMCHECK=0: no checks compiled in, so the tool finds nothing (the labels can fail).
+if build "$HERE/heap_bounds.c" heap_bounds_nocheck VIGIL_CC_MEMCHECK=0; then
+    run heap_bounds_nocheck "$WORK/out-nocheck" "tools=memcheck:mode=full"
+    if [ -n "$rundir" ] && [ -f "$rundir/memcheck.json" ]; then
+        v=$(verdict "$HERE/heap_bounds.c" "$rundir/memcheck.json")
+        read -r found missed falses <<<"$(head -n1 <<<"$v")"
+        [ "$found" = 0 ] && [ "$missed" -gt 0 ] && [ "$(counts "$rundir/memcheck.txt" accesses_checked)" = 0 ] &&
+            ok "VIGIL_CC_MEMCHECK=0: nothing checked, the $missed labelled lines missed" ||
+            bad "VIGIL_CC_MEMCHECK=0: found $found, missed $missed"
+    else
+        bad "VIGIL_CC_MEMCHECK=0: no memcheck.json (status $status)"
+    fi
+else
+    bad "VIGIL_CC_MEMCHECK=0: does not build"
+fi
+
+# VIGIL_CC_MEMCHECK_TESTED: the tested function's loads are not checked (its uninitialized
+# read goes unreported), the others' are.
+if build "$HERE/uninit_uses.c" uninit_tested VIGIL_CC_MEMCHECK_TESTED=in_branch,nosuchfile.c; then
+    run uninit_tested "$WORK/out-tested" "tools=memcheck:mode=full"
+    if [ -n "$rundir" ] && [ -f "$rundir/memcheck.json" ]; then
+        v=$(verdict "$HERE/uninit_uses.c" "$rundir/memcheck.json")
+        read -r found missed falses <<<"$(head -n1 <<<"$v")"
+        [ "$missed" = 1 ] && [ "$falses" = 0 ] && grep -q "line $(grep -n 'r->count > 3' "$HERE/uninit_uses.c" | cut -d: -f1) " <<<"$v" &&
+            ok "VIGIL_CC_MEMCHECK_TESTED=in_branch: its read is not checked, the $found others are found" ||
+            bad "VIGIL_CC_MEMCHECK_TESTED: found $found, missed $missed, false $falses: $(tail -n +2 <<<"$v" | tr '\n' ';')"
+    else
+        bad "VIGIL_CC_MEMCHECK_TESTED: no memcheck.json (status $status)"
+    fi
+fi
+
+# The compile-time rule counts (VIGIL_CC_MEMCHECK_STATS=1): every rule named, the shares add up.
+VIGIL_CC_CACHE=0 VIGIL_CC_MEMCHECK_STATS=1 "$VIGILCC" -O2 -g -c "$HERE/static_bounds.c" -o "$WORK/sb.o" 2>"$WORK/stats.log"
+line=$(grep 'vigil-cc: memcheck: ' "$WORK/stats.log" | head -n1)
+python3 - "$line" <<'PY' >"$WORK/stats.verdict"
+import re, sys
+line = sys.argv[1]
+m = re.search(r": (\d+) accesses:((?: [a-z-]+ \d+)+);", line)
+if not m:
+    print("no counts in %r" % line); sys.exit()
+total, parts = int(m.group(1)), re.findall(r" ([a-z-]+) (\d+)", m.group(2))
+names = [p[0] for p in parts]
+want = ["read-only", "in-bounds", "stack-slot", "tested-load", "object-bound", "full", "skipped"]
+checks = re.search(r"array index checks (\d+)", line)
+if names != want: print("rules %s" % names)
+elif sum(int(p[1]) for p in parts) != total: print("the rules add up to %d, not %d" % (sum(int(p[1]) for p in parts), total))
+elif not checks or int(checks.group(1)) < 4: print("array index checks: %s" % (checks.group(1) if checks else "none"))
+else: print("ok")
+PY
+[ "$(cat "$WORK/stats.verdict")" = ok ] && ok "VIGIL_CC_MEMCHECK_STATS=1: every rule counted, the counts add up, the 4 array indices checked" \
+    || bad "VIGIL_CC_MEMCHECK_STATS: $(cat "$WORK/stats.verdict")"
+
+# The findings model through vigil report: kinds, severities, the allocation site as a
+# related location, the allocation stack symbolized.
+if [ -d "$WORK/report-uninit_uses" ]; then
+    "$VIGIL" report --json "$WORK/report-uninit_uses" >"$WORK/findings.json" 2>&1
+    verdict=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d["findings"] if x["tool"] == "memcheck"]
+alloc = lambda x: [l for l in x["locations"] if l["role"] == "allocation"]
+good = len(f) == 4 and all(x["kind"] == "uninitialized-read" and x["severity"] == "error" and alloc(x)
+                           and alloc(x)[0]["function"] in ("make", "main") and alloc(x)[0]["line"] > 0 for x in f)
+print("ok" if good else "findings: %s" % json.dumps(f)[:600])' "$WORK/findings.json" 2>&1)
+    [ "$verdict" = ok ] && ok "findings: 4 uninitialized-read errors, each with its allocation site (make)" \
+        || bad "uninit_uses $verdict"
+    "$VIGIL" report "$WORK/report-uninit_uses" >"$WORK/report.txt" 2>&1
+    cp "$WORK/report.txt" /tmp/mc-report.txt
+    grep -q "uninitialized value used in a branch" "$WORK/report.txt" && grep -q "passed to a call" "$WORK/report.txt" &&
+        grep -q "used as an address" "$WORK/report.txt" && grep -q "returned" "$WORK/report.txt" &&
+        ok "vigil report says how each value was used (branch, address, call, return)" ||
+        bad "vigil report: $(grep -m2 uninitialized "$WORK/report.txt" | tr '\n' ';')"
+fi
+
+# vigil run --tool memcheck: the findings in its summary on stderr, the exit code asked for
+if [ -x "$WORK/heap_bounds" ]; then
+    (cd "$WORK" && VIGIL_OPTIONS=mode=full "$VIGIL" run --out "$WORK/out-vrun" --error-exitcode=7 --tool memcheck -- ./heap_bounds \
+        >"$WORK/vrun.stdout" 2>"$WORK/vrun.stderr")
+    st=$?
+    grep -qE 'findings +memcheck: [0-9]+ finding' "$WORK/vrun.stderr" && [ "$st" = 7 ] &&
+        cmp -s "$WORK/vrun.stdout" "$WORK/heap_bounds.plain.stdout" &&
+        ok "vigil run --tool memcheck: the errors in its summary, --error-exitcode, the program's stdout" ||
+        bad "vigil run --tool memcheck: status $st, $(tail -n 3 "$WORK/vrun.stderr" | tr '\n' ';')"
+fi
+
+# Bad options: one message, the program runs as without the tool.
+if [ -x "$WORK/copies" ]; then
+    for bad_opt in memcheck.pattern=0xzz memcheck.pattern=0x123456 memcheck.depth=40 memcheck.nosuch=1; do
+        run copies "$WORK/out-badopt" "tools=memcheck:$bad_opt"
+        if [ "$status" = 0 ] && cmp -s "$WORK/out-badopt.stdout" "$WORK/copies.plain.stdout" &&
+            [ "$(grep -c . "$WORK/out-badopt.stderr")" -ge 1 ] && grep -q "memcheck" "$WORK/out-badopt.stderr"; then
+            ok "$bad_opt: one message, the program unharmed"
+        else
+            bad "$bad_opt: status $status, stderr: $(head -c 200 "$WORK/out-badopt.stderr")"
+        fi
+    done
+    # A fixed pattern: the pattern named in memcheck.txt.
+    run copies "$WORK/out-fixed" "tools=memcheck:mode=full:memcheck.pattern=0xde"
+    [ -n "$rundir" ] && grep -qx 'pattern 0xdededededededede' "$rundir/memcheck.txt" &&
+        ok "memcheck.pattern=0xde: the fill is 0xde bytes" || bad "memcheck.pattern=0xde: $(head -n1 "$rundir/memcheck.txt" 2>/dev/null)"
+fi
+
+# A damaged memcheck.json: vigil report names the file and the line, exits non-zero.
+if [ -d "$WORK/report-heap_bounds" ]; then
+    cp -r "$WORK/report-heap_bounds" "$WORK/damaged"
+    head -c 300 "$WORK/report-heap_bounds/memcheck.json" >"$WORK/damaged/memcheck.json"
+    "$VIGIL" report "$WORK/damaged" >/dev/null 2>"$WORK/damaged.err"
+    st=$?
+    [ "$st" != 0 ] && grep -qE 'memcheck\.json:[0-9]+' "$WORK/damaged.err" &&
+        ok "a truncated memcheck.json: the file and line named, status $st" ||
+        bad "a truncated memcheck.json: status $st, $(head -c 200 "$WORK/damaged.err")"
+fi
+
+echo
+printf '%-16s %6s %6s %6s %5s\n' program found missed false runs
+for name in $(printf '%s\n' "${!table[@]}" | sort); do
+    read -r f m x r <<<"${table[$name]}"
+    printf '%-16s %6s %6s %6s %5s\n' "$name" "$f" "$m" "$x" "$r"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
