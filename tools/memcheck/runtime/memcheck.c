@@ -10,9 +10,8 @@
  * An access is checked against the block of its base (the pointer before the access's own
  * offsets), not only against the block it lands in: a write past the end of one block that
  * lands in the next is caught. An uninitialized read is a used load whose bytes hold the
- * pattern, confirmed by a run of at least 4 pattern bytes around them in the block (the
- * pattern's bytes depend on the address, so program data that equals it by chance is rare);
- * copies are not checked (the compiler part passes only loads whose value is used). */
+ * pattern (pattern.h: 4 consecutive used bytes, or a small load's whole aligned group); copies
+ * are not checked (the compiler part passes only loads whose value is used). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 
 #include "heapmap.h"
 #include "mcint.h"
+#include "pattern.h"
 #include "vigil/tool.h"
 
 #define VIGIL_OPTSET_TOOL memcheck
@@ -58,7 +58,6 @@ struct mc_counts mc_counts;              /* every thread's checks (relaxed atomi
 struct mc_config mc_cfg;                 /* from opts, by init */
 struct vigil_heapmap *mc_heap;           /* made by init */
 static uint8_t pattern[8];               /* by init: byte at address a is pattern[a % 8] */
-static uint64_t pattern_word;            /* the same as a little-endian word (aligned fills) */
 
 /* Recently freed blocks: a ring written by every free (slot by fetch-and-add), read when an
  * access's base is in no live block. start is written last (release) and rechecked by readers. */
@@ -81,66 +80,6 @@ struct mc_thread {
 };
 static __thread struct mc_thread mc_self;
 
-/* ---- the pattern ---- */
-
-static int parse_pattern(const char *text)
-{
-    if (strcmp(text, "random") == 0) {
-        uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&seed ^ vigil_now_ns();
-        unsigned n = 0;
-        while (n < 8) {
-            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-            uint8_t b = (uint8_t)(0x80 + (seed >> 33) % 0x7f);   /* 0x80..0xfe */
-            int dup = 0;
-            for (unsigned i = 0; i < n; i++)
-                dup |= pattern[i] == b;
-            if (!dup)
-                pattern[n++] = b;
-        }
-        return 0;
-    }
-    const char *p = text;
-    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-        p += 2;
-    size_t len = strlen(p);
-    if (len == 0 || len > 16 || len % 2)
-        return -1;
-    unsigned nbytes = (unsigned)len / 2;
-    uint8_t bytes[8];
-    for (unsigned i = 0; i < nbytes; i++) {
-        unsigned v = 0;
-        for (int k = 0; k < 2; k++) {
-            char c = p[2 * i + k];
-            v <<= 4;
-            if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
-            else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
-            else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
-            else return -1;
-        }
-        bytes[i] = (uint8_t)v;
-    }
-    if (8 % nbytes)
-        return -1;   /* 1, 2, 4 or 8 bytes: the pattern repeats every 8 */
-    for (unsigned i = 0; i < 8; i++)
-        pattern[i] = bytes[i % nbytes];
-    return 0;
-}
-
-static void fill(uintptr_t from, uintptr_t to)
-{
-    while (from < to && (from & 7))
-        *(uint8_t *)from = pattern[from & 7], from++;
-    for (; from + 8 <= to; from += 8)
-        *(uint64_t *)from = pattern_word;
-    for (; from < to; from++)
-        *(uint8_t *)from = pattern[from & 7];
-}
-
-static inline int is_pattern(uintptr_t a)
-{
-    return *(const uint8_t *)a == pattern[a & 7];
-}
-
 /* ---- allocation and free ---- */
 
 static void on_alloc(void *ptr, size_t size, const struct vigil_stack *where)
@@ -155,7 +94,7 @@ static void on_alloc(void *ptr, size_t size, const struct vigil_stack *where)
         size_t from = kind == VIGIL_ALLOC_REALLOC ? t->realloc_old_size : kind == VIGIL_ALLOC_UNINIT ? 0 : size;
         size_t to = size < mc_cfg.fill_max ? size : mc_cfg.fill_max;
         if (from < to)
-            fill((uintptr_t)ptr + from, (uintptr_t)ptr + to);
+            mc_pattern_fill(pattern, (uintptr_t)ptr + from, (uintptr_t)ptr + to);
     }
     t->busy = 0;
 }
@@ -230,42 +169,6 @@ static uintptr_t slack_end(const struct vigil_heap_object *o)
     return o->start + (usable < 24 ? 24 : usable);
 }
 
-/* Whether the load at a reads uninitialized bytes of block o: 4 consecutive used bytes that
- * hold the pattern or, for a load that uses fewer bytes, its used bytes and all of their
- * aligned 4-byte group (within the block) holding it. The pattern alone is not enough: a byte
- * of data may equal it by chance (1 in 128), and the bytes beside a load may be padding that
- * was never written. *first: the first such byte's offset in the block. */
-static int reads_pattern(const struct vigil_heap_object *o, uintptr_t a, size_t size, uint32_t mask, size_t *first)
-{
-    uintptr_t lo = o->start, hi = o->start + o->size;
-    size_t used = 0, run = 0;
-    for (size_t i = 0; i < size; i++) {
-        int is_used = i >= 8 ? !mask : !mask || (mask >> i & 1);
-        uintptr_t b = a + i;
-        if (!is_used || b < lo || b >= hi)
-            continue;
-        used++;
-        run = is_pattern(b) ? run + 1 : 0;
-        if (run == 4) {
-            *first = b - 3 - lo;
-            return 1;
-        }
-    }
-    if (used >= 4 || used == 0)
-        return 0;
-    for (size_t i = 0; i < size && i < 8; i++)
-        if ((!mask || (mask >> i & 1)) && a + i >= lo && a + i < hi && !is_pattern(a + i))
-            return 0;
-    uintptr_t g = a & ~(uintptr_t)3, gl = g < lo ? lo : g, gh = g + 4 > hi ? hi : g + 4;
-    if (gh - gl < (o->size < 4 ? o->size : 4))
-        return 0;
-    for (uintptr_t b = gl; b < gh; b++)
-        if (!is_pattern(b))
-            return 0;
-    *first = (a > gl ? a : gl) - lo;
-    return 1;
-}
-
 void __vigil_memcheck_access(struct __vigil_module *m, uint32_t site, const void *addr, const void *base,
                              uint32_t info, uint8_t *once)
 {
@@ -316,7 +219,8 @@ void __vigil_memcheck_access(struct __vigil_module *m, uint32_t site, const void
     if (e.have_obj && (info & VIGIL_MC_UNINIT) && mc_cfg.fill && !(once && __atomic_load_n(once, __ATOMIC_RELAXED))) {
         size_t at;
         __atomic_fetch_add(&mc_counts.uninit_checks, 1, __ATOMIC_RELAXED);
-        if (reads_pattern(&e.obj, a, size, info >> VIGIL_MC_BYTES_SHIFT, &at)) {
+        struct mc_block blk = {e.obj.start, e.obj.size};
+        if (mc_pattern_read(pattern, &blk, a, size, info >> VIGIL_MC_BYTES_SHIFT, &at)) {
             e.kind = MC_UNINIT;
             e.uninit_offset = at;
             mc_report(&e);
@@ -348,12 +252,12 @@ static int memcheck_init(void)
         .fill = opts.fill, .fill_max = opts.fill_max, .check_once = opts.check_once,
         .freed = opts.freed, .depth = opts.depth, .max_reports = opts.max_reports, .print = opts.print,
     };
-    if (parse_pattern(opts.pattern) != 0) {
+    uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&seed ^ vigil_now_ns();
+    if (mc_pattern_parse(opts.pattern, seed, pattern) != 0) {
         vigil_tool_message(&mc_tool, "memcheck.pattern=%s: expected 'random' or 1, 2, 4 or 8 bytes in hex (0xde)",
                            opts.pattern);
         return -1;
     }
-    memcpy(&pattern_word, pattern, 8);
     if (mc_cfg.freed > 65536 || mc_cfg.depth < 1 || mc_cfg.depth > 16 || mc_cfg.max_reports < 1 ||
         mc_cfg.max_reports > 100000) {
         vigil_tool_message(&mc_tool, "expected memcheck.freed 0 to 65536, memcheck.depth 1 to 16, "

@@ -1,0 +1,68 @@
+/* Live heap objects (common/heapmap.c): add, replace, remove, the object at a start, the one
+ * that contains an address (small: the starts below it; large: the list), the nearest below,
+ * allocation stacks interned once, two maps kept apart, and addresses far from any object. */
+#include "check.h"
+#include "heapmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int main(void)
+{
+    struct vigil_heapmap *m = vigil_heapmap_new(4), *other = vigil_heapmap_new(4);
+    CHECK(m && other, "maps made");
+    if (!m || !other)
+        return CHECK_DONE("test_heapmap");
+    char *arena = aligned_alloc(4096, 1 << 20);   /* addresses to name, never touched */
+    uintptr_t base = (uintptr_t)arena;
+    uintptr_t pcs[6] = {0x1000, 0x2000, 0x3000, 0x4000, 0x5000, 0x6000};
+    struct vigil_heap_object o;
+
+    CHECK(vigil_heapmap_add(m, base + 64, 40, pcs, 6) == 0, "add");
+    CHECK(vigil_heapmap_get(m, base + 64, &o) == 0 && o.start == base + 64 && o.size == 40, "get at the start");
+    CHECK(vigil_heapmap_get(m, base + 80, &o) == -1, "get inside is not a start");
+    CHECK(vigil_heapmap_find(m, base + 64 + 39, &o) == 0 && o.start == base + 64, "find the last byte");
+    CHECK(vigil_heapmap_find(m, base + 64 + 40, &o) == -1, "one past the end is in no object");
+    CHECK(vigil_heapmap_below(m, base + 64 + 40, &o) == 0 && o.start == base + 64, "below: the object that ends there");
+    CHECK(vigil_heapmap_find(other, base + 64, &o) == -1, "another map does not see it");
+    const uintptr_t *got;
+    unsigned depth = vigil_heapmap_stack(m, o.stack, &got);
+    CHECK(depth == 4 && got[0] == 0x1000 && got[3] == 0x4000, "stack kept to 4 frames (%u)", depth);
+    CHECK(vigil_heapmap_add(m, base + 256, 8, pcs, 6) == 0 && vigil_heapmap_get(m, base + 256, &o) == 0, "second object");
+    uint32_t first = o.stack;
+    CHECK(vigil_heapmap_get(m, base + 64, &o) == 0 && o.stack == first, "the same stack interned once");
+    CHECK(vigil_heapmap_add(m, base + 64, 48, NULL, 0) == 0 && vigil_heapmap_get(m, base + 64, &o) == 0 &&
+              o.size == 48 && o.stack == 0, "replace");
+    struct vigil_heap_object removed;
+    CHECK(vigil_heapmap_remove(m, base + 64, &removed) == 48 && removed.start == base + 64 && removed.size == 48, "remove");
+    CHECK(vigil_heapmap_remove(m, base + 64, NULL) == 0 && vigil_heapmap_get(m, base + 64, &o) == -1, "removed once");
+    CHECK(vigil_heapmap_find(m, base + 256, &o) == 0, "the other object stays");
+
+    /* large objects: found far from their start */
+    CHECK(vigil_heapmap_add(m, base + 8192, 300000, pcs, 2) == 0, "large");
+    CHECK(vigil_heapmap_find(m, base + 8192 + 250000, &o) == 0 && o.start == base + 8192 && o.size == 300000,
+          "large found 250000 bytes in");
+    CHECK(vigil_heapmap_get(m, base + 8192, &o) == 0 && o.size == 300000, "large by its start: its whole size");
+    CHECK(vigil_heapmap_remove(m, base + 8192, NULL) == 300000 &&
+              vigil_heapmap_find(m, base + 8192 + 250000, &o) == -1, "large removed");
+
+    /* many objects in one region: backward-shift deletion keeps the others reachable */
+    for (int i = 0; i < 2000; i++)
+        vigil_heapmap_add(m, base + 16384 + 32 * (uintptr_t)i, 24, NULL, 0);
+    for (int i = 0; i < 2000; i += 2)
+        vigil_heapmap_remove(m, base + 16384 + 32 * (uintptr_t)i, NULL);
+    int all = 1;
+    for (int i = 0; i < 2000; i++) {
+        int found = vigil_heapmap_find(m, base + 16384 + 32 * (uintptr_t)i + 5, &o) == 0;
+        all &= (i % 2) ? found && o.start == base + 16384 + 32 * (uintptr_t)i : !found;
+    }
+    CHECK(all, "1000 of 2000 objects removed, the others found");
+
+    /* an address in a MiB that never held an object */
+    int stack_var;
+    CHECK(vigil_heapmap_find(m, (uintptr_t)&stack_var, &o) == -1 &&
+              vigil_heapmap_below(m, (uintptr_t)&stack_var, &o) == -1, "the stack is in no object");
+    CHECK(vigil_heapmap_lost(m) == 0, "nothing lost");
+    free(arena);
+    return CHECK_DONE("test_heapmap");
+}
