@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Real programs from Debian sources (bzip2, lua5.4, sqlite3, bc; gzip with --full), each built
 # with plain clang and with vigil-cc at the same -O level; the vigil build runs every workload
-# in modes off, adaptive and full (bursty too with --full) and must give the plain build's
-# output, output files and exit status. One line per workload: "PASS name" / "FAIL name: why".
+# in modes off, adaptive and full (bursty too with --full), and full with the memory checker
+# (which must report nothing), and must give the plain build's output, output files and exit
+# status. One line per workload: "PASS name" / "FAIL name: why".
 #
 # usage: tests/real/run.sh [--fast|--full] [PROGRAM...]      (programs: bzip2 lua sqlite3 bc gzip)
 #
@@ -31,8 +32,9 @@ if [ ${#programs[@]} = 0 ]; then
     programs=(bzip2 lua sqlite3 bc)
     [ "$level" = full ] && programs+=(gzip)
 fi
-modes="off adaptive full"
-[ "$level" = full ] && modes="off adaptive bursty full"
+# memcheck: mode=full with the memory checker (tools/memcheck), which must also report nothing
+modes="off adaptive full memcheck"
+[ "$level" = full ] && modes="off adaptive bursty full memcheck"
 
 RUNS=$VIGIL_REAL_DIR/runs/$$
 mkdir -p "$RUNS" "$VIGIL_REAL_DIR/inputs"
@@ -170,6 +172,8 @@ run_workload() {
         export BIN=$bin
         if [ "$mode" = plain ]; then
             unset VIGIL_OPTIONS
+        elif [ "$mode" = memcheck ]; then
+            export VIGIL_OPTIONS="mode=full:tools=memcheck:out=$RUNS/reports"
         else
             export VIGIL_OPTIONS="mode=$mode:out=$RUNS/reports"
         fi
@@ -219,6 +223,18 @@ for prog in "${programs[@]}"; do
             if [ -z "$why" ] && [ "$(basename "$VIGILCC")" = vigil-cc ] \
                 && ! find "$RUNS/reports" -name run.txt 2>/dev/null | grep -q .; then
                 why="no run report written under out=$RUNS/reports"
+            fi
+            if [ -z "$why" ] && [ "$mode" = memcheck ]; then
+                why=$(python3 - "$RUNS/reports" <<'PY'
+import glob, json, sys
+found, files = [], glob.glob(sys.argv[1] + "/*/memcheck.json")
+for path in files:
+    for f in json.load(open(path))["findings"]:
+        l = f["locations"][0]
+        found.append("%s at %s:%d: %s" % (f["kind"], l["file"], l["line"], f["message"]))
+print("no memcheck.json" if not files else "memcheck reported %d: %s" % (len(found), "; ".join(found[:2])) if found else "")
+PY
+)
             fi
             [ -n "$why" ] && problems+="${problems:+; }mode $mode: $why"
         done

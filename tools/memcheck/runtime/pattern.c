@@ -79,9 +79,19 @@ int mc_pattern_read(const uint8_t pattern[8], const struct mc_block *b, uintptr_
     }
     if (used >= 4 || used == 0)
         return 0;
+    uintptr_t first_used = 0, last_used = 0;
     for (size_t i = 0; i < size && i < 8; i++)
-        if ((!mask || (mask >> i & 1)) && a + i >= lo && a + i < hi && !is_pattern(pattern, a + i))
-            return 0;
+        if ((!mask || (mask >> i & 1)) && a + i >= lo && a + i < hi) {
+            if (!is_pattern(pattern, a + i))
+                return 0;
+            if (!first_used)
+                first_used = a + i;
+            last_used = a + i;
+        }
+    /* the bytes on both sides too: at the edge of written data (a list growing into
+     * never-written memory) a data byte equal to the pattern has never-written bytes on one side */
+    if ((first_used > lo && !is_pattern(pattern, first_used - 1)) || (last_used + 1 < hi && !is_pattern(pattern, last_used + 1)))
+        return 0;
     uintptr_t g = a & ~(uintptr_t)3, gl = g < lo ? lo : g, gh = g + 4 > hi ? hi : g + 4;
     if (gh <= gl || gh - gl < (b->size < 4 ? b->size : 4))
         return 0;

@@ -19,9 +19,10 @@ int mc_pattern_parse(const char *text, uint64_t seed, uint8_t pattern[8]);
 void mc_pattern_fill(const uint8_t pattern[8], uintptr_t from, uintptr_t to);
 /* Whether a load of size bytes at a, using the bytes of mask (bit i: byte i; 0: all), reads
  * uninitialized bytes of block b: 4 consecutive used bytes that hold the pattern or, for a
- * load that uses fewer bytes, its used bytes and all of their aligned 4-byte group (within
- * the block) holding it. The pattern alone is not enough: a byte of data may equal it by
- * chance (1 in 128), and the bytes beside a load may be padding that was never written.
+ * load that uses fewer bytes, its used bytes, the bytes just before and after them and all of
+ * their aligned 4-byte group (within the block) holding it. The pattern alone is not enough: a
+ * byte of data may equal it by chance (1 in 128), and the bytes on one side of a load may be
+ * padding, or the never-written end of a buffer, a list growing into unwritten memory.
  * *first: the first such byte's offset in the block. */
 int mc_pattern_read(const uint8_t pattern[8], const struct mc_block *b, uintptr_t a, size_t size, uint32_t mask,
                     size_t *first);

@@ -68,6 +68,14 @@ int main(void)
     memset(mem + 140, 0x33, 4);
     mem[141] = p[((uintptr_t)mem + 141) & 7];
     CHECK(mc_pattern_read(p, &b, (uintptr_t)mem + 141, 1, 0, &at) == 0, "a data byte equal to the pattern: not reported");
+    /* the edge of written data: a list growing down into never-written memory whose first
+     * element equals the pattern (bzip2's move-to-front list) */
+    mc_pattern_fill(p, (uintptr_t)mem + 192, (uintptr_t)mem + 256);
+    memset(mem + 211, 0x44, 8);
+    mem[211] = p[((uintptr_t)mem + 211) & 7];
+    CHECK(mc_pattern_read(p, &b, (uintptr_t)mem + 211, 1, 0, &at) == 0,
+          "the first written byte equals the pattern, never-written bytes before it: not reported");
+    CHECK(mc_pattern_read(p, &b, (uintptr_t)mem + 205, 1, 0, &at) == 1, "a byte of the never-written part");
     /* the block bounds the group: a 2-byte block that is filled */
     struct mc_block small = {(uintptr_t)mem + 180, 2};
     CHECK(mc_pattern_read(p, &small, (uintptr_t)mem + 180, 1, 0, &at) == 1, "a filled 2-byte block");
