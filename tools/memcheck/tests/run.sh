@@ -67,8 +67,8 @@ counts() {   # counts MEMCHECK_TXT KEY
 build() {   # build SRC NAME [vigil-cc env...]: vigil-cc and plain binaries in $WORK
     local src=$1 name=$2
     shift 2
-    env "$@" "$VIGILCC" -O2 -g "$src" -o "$WORK/$name" 2>"$WORK/$name.cc.log" &&
-        "$CC_PLAIN" -O2 -g "$src" -o "$WORK/$name.plain" 2>>"$WORK/$name.cc.log"
+    env "$@" "$VIGILCC" -O2 -g "$src" -o "$WORK/$name" -lpthread 2>"$WORK/$name.cc.log" &&
+        "$CC_PLAIN" -O2 -g "$src" -o "$WORK/$name.plain" -lpthread 2>>"$WORK/$name.cc.log"
 }
 
 # run NAME OUTDIR OPTIONS: sets status, rundir
