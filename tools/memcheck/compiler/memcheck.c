@@ -23,9 +23,10 @@
  *                    struct member, a global or local array) is compared with the array's
  *                    length inline (seed 000's invariant), trailing arrays excepted (the
  *                    pre-C99 flexible array idiom).
- * The runtime's calls are guarded by its flag __vigil_memcheck_on, so a run without the tool
- * pays a load and a branch per check, in bursts only. VIGIL_CC_MEMCHECK_STATS=1 prints each
- * module's counts on stderr. */
+ * A full check is a call of 4 arguments: the module's table of checks (vigil/memcheck.h, made
+ * when the module is done: each check's site, size and flags, and its check-once flag), the
+ * check's index, the address and the base; the runtime returns at once when the tool is off
+ * (calls in bursts only). VIGIL_CC_MEMCHECK_STATS=1 prints each module's counts on stderr. */
 #include "xform.h"
 
 #include <fnmatch.h>
@@ -43,8 +44,10 @@ static const char *const rule_names[R_RULES] = {
 /* This module's state: made on first use, printed and dropped by module_done. */
 struct mc_module {
     struct vigil_xform *x;
-    struct rt_fn access, index;
-    LLVMValueRef on;                     /* i32 __vigil_memcheck_on */
+    struct rt_fn access, range, index;
+    LLVMValueRef table;                  /* placeholder of the module's struct vigil_mc_table */
+    uint32_t *checks;                    /* 2 per check: site, info */
+    uint32_t nchecks, cap;
     uint64_t rule[R_RULES];
     uint64_t uninit, once, partial, copies, array_checks;
     char *tested;                        /* VIGIL_CC_MEMCHECK_TESTED, or NULL */
@@ -57,16 +60,24 @@ static struct mc_module *module_of(struct vigil_xform *x)
 {
     if (cur && cur->x == x)
         return cur;
-    free(cur ? cur->tested : NULL);
-    free(cur);
+    if (cur) {
+        free(cur->tested);
+        free(cur->checks);
+        free(cur);
+    }
     cur = xf_calloc(1, sizeof *cur);
     cur->x = x;
     LLVMTypeRef m = LLVMTypeOf(x->descriptor);
-    LLVMTypeRef access_args[] = {m, x->i32, x->ptr, x->ptr, x->i32, x->ptr};
-    cur->access.type = LLVMFunctionType(x->void_t, access_args, 6, 0);
+    LLVMTypeRef access_args[] = {x->ptr, x->i32, x->ptr, x->ptr, x->i64};
+    cur->access.type = LLVMFunctionType(x->void_t, access_args, 4, 0);
     cur->access.fn = LLVMGetNamedFunction(x->module, "__vigil_memcheck_access");
     if (!cur->access.fn)
         cur->access.fn = LLVMAddFunction(x->module, "__vigil_memcheck_access", cur->access.type);
+    cur->range.type = LLVMFunctionType(x->void_t, access_args, 5, 0);
+    cur->range.fn = LLVMGetNamedFunction(x->module, "__vigil_memcheck_range");
+    if (!cur->range.fn)
+        cur->range.fn = LLVMAddFunction(x->module, "__vigil_memcheck_range", cur->range.type);
+    cur->table = LLVMAddGlobal(x->module, x->i8, "__vigil_mc_table.placeholder");
     LLVMTypeRef index_args[] = {m, x->i32, x->i64, x->i64, x->i32};
     cur->index.type = LLVMFunctionType(x->void_t, index_args, 5, 0);
     cur->index.fn = LLVMGetNamedFunction(x->module, "__vigil_memcheck_index");
@@ -74,9 +85,6 @@ static struct mc_module *module_of(struct vigil_xform *x)
         cur->index.fn = LLVMAddFunction(x->module, "__vigil_memcheck_index", cur->index.type);
     LLVMAddAttributeAtIndex(cur->index.fn, LLVMAttributeFunctionIndex,
                             LLVMCreateEnumAttribute(x->ctx, LLVMGetEnumAttributeKindForName("cold", 4), 0));
-    cur->on = LLVMGetNamedGlobal(x->module, "__vigil_memcheck_on");
-    if (!cur->on)
-        cur->on = LLVMAddGlobal(x->module, x->i32, "__vigil_memcheck_on");
     const char *tested = xcc_setting(&memcheck_cc_tool, "VIGIL_CC_MEMCHECK_TESTED");
     cur->tested = tested && *tested ? strdup(tested) : NULL;
     return cur;
@@ -433,9 +441,8 @@ static void check_access(struct xfunc *f, struct mc_module *mc, LLVMValueRef ins
         bound_check(f, mc, inst, ok, site, offset, bound, what);
         return;
     }
-    /* full: the runtime's check, when it is on */
+    /* full: the runtime's check (it returns at once when the tool is off) */
     uint32_t info = is_store ? VIGIL_MC_STORE : 0;
-    LLVMValueRef once = LLVMConstNull(x->ptr);
     if (!is_store) {
         if (use) {
             info |= VIGIL_MC_UNINIT | use << VIGIL_MC_USE_SHIFT;
@@ -443,36 +450,32 @@ static void check_access(struct xfunc *f, struct mc_module *mc, LLVMValueRef ins
             mc->uninit++;
             mc->partial += mask != 0;
             if (a.constant) {
-                LLVMValueRef flag = LLVMAddGlobal(x->module, x->i8, "__vigil_mc_once");
-                LLVMSetLinkage(flag, LLVMPrivateLinkage);
-                LLVMSetInitializer(flag, LLVMConstInt(x->i8, 0, 0));
-                once = LLVMBuildPointerCast(b, flag, x->ptr, "");
+                info |= VIGIL_MC_ONCE;
                 mc->once++;
             }
         } else {
             mc->copies++;
         }
     }
-    LLVMBasicBlockRef before = LLVMGetInstructionParent(inst);
-    LLVMBasicBlockRef after = split_at(f, inst);
-    LLVMBasicBlockRef call_block = NULL;
-    if (after) {
-        LLVMValueRef fn = LLVMGetBasicBlockParent(before);
-        call_block = LLVMAppendBasicBlockInContext(x->ctx, fn, "vigil.mc.check");
-        LLVMMoveBasicBlockAfter(call_block, before);
-        LLVMPositionBuilderAtEnd(b, before);
-        LLVMValueRef on = xe_relaxed_load(x, x->i32, mc->on, 4);
-        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, on, LLVMConstInt(x->i32, 0, 0), ""), call_block, after);
-        LLVMPositionBuilderAtEnd(b, call_block);
+    if (constant_size)
+        info |= constant_size < VIGIL_MC_SIZE_MAX ? (uint32_t)constant_size : VIGIL_MC_SIZE_MAX;
+    if (mc->nchecks == mc->cap) {
+        mc->cap = mc->cap ? 2 * mc->cap : 256;
+        mc->checks = realloc(mc->checks, 2 * sizeof *mc->checks * mc->cap);
+        if (!mc->checks) {
+            fprintf(stderr, "vigil-cc: out of memory\n");
+            abort();
+        }
     }
-    LLVMValueRef max = LLVMConstInt(x->i64, VIGIL_MC_SIZE_MAX, 0);
-    LLVMValueRef capped = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGT, size64, max, ""), max, size64, "");
-    LLVMValueRef info_v = LLVMBuildOr(b, LLVMBuildTrunc(b, capped, x->i32, ""), LLVMConstInt(x->i32, info, 0), "");
-    LLVMValueRef args[] = {x->descriptor, LLVMConstInt(x->i32, site, 0), LLVMBuildPointerCast(b, ptr, x->ptr, ""),
-                           LLVMBuildPointerCast(b, a.base, x->ptr, ""), info_v, once};
-    xe_call(x, &mc->access, args, 6);
-    if (call_block)
-        LLVMBuildBr(b, after);
+    uint32_t k = mc->nchecks++;
+    mc->checks[2 * k] = site;
+    mc->checks[2 * k + 1] = info;
+    LLVMValueRef args[] = {LLVMConstPointerCast(mc->table, x->ptr), LLVMConstInt(x->i32, k, 0),
+                           LLVMBuildPointerCast(b, ptr, x->ptr, ""), LLVMBuildPointerCast(b, a.base, x->ptr, ""), size64};
+    if (constant_size)
+        xe_call(x, &mc->access, args, 4);
+    else
+        xe_call(x, &mc->range, args, 5);
     LLVMPositionBuilderBefore(b, inst);
 }
 
@@ -528,6 +531,37 @@ static void check_function(struct xfunc *f)
     LLVMSetCurrentDebugLocation2(x->builder, NULL);
 }
 
+/* The module's struct vigil_mc_table, in place of its placeholder: constant but the once
+ * flags, which are an array of their own. */
+static void emit_table(struct vigil_xform *x, struct mc_module *mc)
+{
+    uint32_t n = mc->nchecks;
+    LLVMTypeRef once_type = LLVMArrayType(x->i8, n ? n : 1);
+    LLVMValueRef once = LLVMAddGlobal(x->module, once_type, "__vigil_mc_once");
+    LLVMSetLinkage(once, LLVMPrivateLinkage);
+    LLVMSetInitializer(once, LLVMConstNull(once_type));
+    LLVMTypeRef pair[] = {x->i32, x->i32};
+    LLVMTypeRef check_type = LLVMStructTypeInContext(x->ctx, pair, 2, 0);
+    LLVMValueRef *checks = xf_calloc(n ? n : 1, sizeof *checks);
+    for (uint32_t k = 0; k < n; k++) {
+        LLVMValueRef fields[] = {LLVMConstInt(x->i32, mc->checks[2 * k], 0), LLVMConstInt(x->i32, mc->checks[2 * k + 1], 0)};
+        checks[k] = LLVMConstNamedStruct(check_type, fields, 2);
+    }
+    LLVMValueRef header[] = {
+        LLVMConstPointerCast(x->descriptor, x->ptr), LLVMConstPointerCast(once, x->ptr),
+        LLVMConstInt(x->i32, n, 0), LLVMConstInt(x->i32, 0, 0), LLVMConstArray(check_type, checks, n),
+    };
+    LLVMValueRef init = LLVMConstStructInContext(x->ctx, header, 5, 0);
+    LLVMValueRef table = LLVMAddGlobal(x->module, LLVMTypeOf(init), "__vigil_mc_table");
+    LLVMSetLinkage(table, LLVMPrivateLinkage);
+    LLVMSetInitializer(table, init);
+    LLVMSetGlobalConstant(table, 1);
+    LLVMSetAlignment(table, 8);
+    LLVMReplaceAllUsesWith(mc->table, LLVMConstPointerCast(table, LLVMTypeOf(mc->table)));
+    LLVMDeleteGlobal(mc->table);
+    free(checks);
+}
+
 static void module_done(struct vigil_xform *x)
 {
     struct mc_module *mc = cur && cur->x == x ? cur : NULL;
@@ -545,7 +579,9 @@ static void module_done(struct vigil_xform *x)
                 (unsigned long long)mc->copies, (unsigned long long)mc->array_checks);
     }
     if (mc) {
+        emit_table(x, mc);
         free(mc->tested);
+        free(mc->checks);
         free(mc);
         cur = NULL;
     }

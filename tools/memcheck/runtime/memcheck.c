@@ -169,20 +169,20 @@ static uintptr_t slack_end(const struct vigil_heap_object *o)
     return o->start + (usable < 24 ? 24 : usable);
 }
 
-void __vigil_memcheck_access(struct __vigil_module *m, uint32_t site, const void *addr, const void *base,
-                             uint32_t info, uint8_t *once)
+static void check(const struct vigil_mc_table *tab, uint32_t k, uintptr_t a, uintptr_t b, size_t size, uintptr_t caller)
 {
     struct mc_thread *t = &mc_self;
-    if (!__atomic_load_n(&__vigil_memcheck_on, __ATOMIC_RELAXED) || t->busy)
+    if (!__atomic_load_n(&__vigil_memcheck_on, __ATOMIC_RELAXED) || t->busy || k >= tab->n)
         return;
     t->busy = 1;
     __atomic_fetch_add(&mc_counts.accesses, 1, __ATOMIC_RELAXED);
-    uintptr_t a = (uintptr_t)addr, b = base ? (uintptr_t)base : a;
-    size_t size = info & VIGIL_MC_SIZE_MAX;
-    struct mc_error e = {.site = vigil_site_of(m, site), .addr = a, .size = (uint32_t)size,
+    uint32_t info = tab->checks[k].info;
+    uint8_t *once = (info & VIGIL_MC_ONCE) && mc_cfg.check_once ? &tab->once[k] : NULL;
+    if (!b)
+        b = a;
+    struct mc_error e = {.site = vigil_site_of(tab->module, tab->checks[k].site), .addr = a, .size = (uint32_t)size,
                          .is_store = !!(info & VIGIL_MC_STORE),
-                         .use = (info & VIGIL_MC_USE_MASK) >> VIGIL_MC_USE_SHIFT,
-                         .caller = (uintptr_t)__builtin_return_address(0)};
+                         .use = (info & VIGIL_MC_USE_MASK) >> VIGIL_MC_USE_SHIFT, .caller = caller};
     struct vigil_heap_object o, q;
     if (block_of(t, b, &o) == 0) {
         __atomic_fetch_add(&mc_counts.in_blocks, 1, __ATOMIC_RELAXED);
@@ -224,11 +224,25 @@ void __vigil_memcheck_access(struct __vigil_module *m, uint32_t site, const void
             e.kind = MC_UNINIT;
             e.uninit_offset = at;
             mc_report(&e);
-        } else if (once && mc_cfg.check_once) {
+        } else if (once) {
             __atomic_store_n(once, 1, __ATOMIC_RELAXED);
         }
     }
     t->busy = 0;
+}
+
+void __vigil_memcheck_access(const struct vigil_mc_table *t, uint32_t k, const void *addr, const void *base)
+{
+    if (k < t->n)
+        check(t, k, (uintptr_t)addr, (uintptr_t)base, t->checks[k].info & VIGIL_MC_SIZE_MAX,
+              (uintptr_t)__builtin_return_address(0));
+}
+
+void __vigil_memcheck_range(const struct vigil_mc_table *t, uint32_t k, const void *addr, const void *base,
+                            uint64_t size)
+{
+    check(t, k, (uintptr_t)addr, (uintptr_t)base, size < VIGIL_MC_SIZE_MAX ? size : VIGIL_MC_SIZE_MAX,
+          (uintptr_t)__builtin_return_address(0));
 }
 
 void __vigil_memcheck_index(struct __vigil_module *m, uint32_t site, uint64_t index, uint64_t bound, uint32_t what)

@@ -16,16 +16,31 @@ struct __vigil_module;   /* common/abi.h */
 #define VIGIL_MC_UNINIT (1u << 17)
 #define VIGIL_MC_USE_SHIFT 18            /* 3 bits: enum vigil_mc_use */
 #define VIGIL_MC_USE_MASK (7u << VIGIL_MC_USE_SHIFT)
+#define VIGIL_MC_ONCE (1u << 21)         /* check-once: the table's once[k] stops the byte check */
 #define VIGIL_MC_BYTES_SHIFT 24          /* 8 bits: bit i set = byte i used */
 enum vigil_mc_use { VIGIL_MC_USE_BRANCH = 1, VIGIL_MC_USE_ADDRESS, VIGIL_MC_USE_CALL, VIGIL_MC_USE_RETURN,
                     VIGIL_MC_USE_OTHER };
 
-/* A sampled access of size (info) bytes at addr, made through a pointer derived from base
- * (the address before the access's own offsets: its heap block, if any, is the one the access
- * must stay in). once: the check-once flag of the site (NULL: none), set by the runtime when
- * the load read initialized bytes. site: the module's local site index. */
-void __vigil_memcheck_access(struct __vigil_module *m, uint32_t site, const void *addr, const void *base,
-                             uint32_t info, uint8_t *once);
+/* A module's checks, made by the compiler part (constant but once[]): check k is at the
+ * module's local site checks[k].site and is described by checks[k].info; once[k] is its
+ * check-once flag, set by the runtime when the load read initialized bytes. */
+struct vigil_mc_check {
+    uint32_t site, info;
+};
+struct vigil_mc_table {
+    const struct __vigil_module *module;
+    uint8_t *once;                       /* n flags */
+    uint32_t n, reserved;
+    struct vigil_mc_check checks[];
+};
+
+/* A sampled access of check k at addr (its size in its info), made through a pointer derived
+ * from base (the address before the access's own offsets: its heap block, if any, is the one
+ * the access must stay in). */
+void __vigil_memcheck_access(const struct vigil_mc_table *t, uint32_t k, const void *addr, const void *base);
+/* The same for an access whose size is known at run time only (memcpy, memset). */
+void __vigil_memcheck_range(const struct vigil_mc_table *t, uint32_t k, const void *addr, const void *base,
+                            uint64_t size);
 /* A bound the compiled code checks inline failed; called only then. what: VIGIL_MC_ARRAY, an
  * index of a statically sized array out of [0, bound); VIGIL_MC_GLOBAL or VIGIL_MC_STACK, an
  * access whose last byte is at offset index of a global or stack object of bound bytes (or
