@@ -5,6 +5,9 @@
  *   read-only        the address is in a constant global: bypassed
  *   in bounds        constant offsets from a global or stack object, within it: bypassed
  *   stack slot       a stack slot only loaded and stored whole (xf_is_private_slot): bypassed
+ *   repeated         an access to the same address, at least as wide, came before it in its
+ *                    block with no call between them: checked there (its bounds; a store
+ *                    there wrote the bytes, a load there was checked): bypassed
  *   tested load      a load in code named by VIGIL_CC_MEMCHECK_TESTED: bypassed (its stores
  *                    keep their check)
  *   object bound     a variable offset from a global or stack object of known size: an
@@ -36,9 +39,9 @@
 
 #include <vigil/memcheck.h>
 
-enum rule { R_READONLY, R_INBOUNDS, R_STACK_SLOT, R_TESTED, R_OBJECT_BOUND, R_FULL, R_UNKNOWN, R_RULES };
+enum rule { R_READONLY, R_INBOUNDS, R_STACK_SLOT, R_REPEATED, R_TESTED, R_OBJECT_BOUND, R_FULL, R_UNKNOWN, R_RULES };
 static const char *const rule_names[R_RULES] = {
-    "read-only", "in-bounds", "stack-slot", "tested-load", "object-bound", "full", "skipped",
+    "read-only", "in-bounds", "stack-slot", "repeated", "tested-load", "object-bound", "full", "skipped",
 };
 
 /* This module's state: made on first use, printed and dropped by module_done. */
@@ -381,7 +384,7 @@ static LLVMValueRef as_i64(struct vigil_xform *x, LLVMValueRef v, int is_signed)
 /* use: how a load's value is used (use_of, 0 for stores and copies), mask: its bytes used
  * (used_bytes); both found before any check is placed, whose compares would be uses too. */
 static void check_access(struct xfunc *f, struct mc_module *mc, LLVMValueRef inst, LLVMValueRef ptr,
-                         LLVMValueRef size, int is_store, unsigned use, unsigned mask)
+                         LLVMValueRef size, int is_store, unsigned use, unsigned mask, int repeated)
 {
     struct vigil_xform *x = f->x;
     LLVMBuilderRef b = x->builder;
@@ -398,6 +401,8 @@ static void check_access(struct xfunc *f, struct mc_module *mc, LLVMValueRef ins
         rule = R_READONLY;
     else if (LLVMIsAAllocaInst(a.base) && xf_is_private_slot(a.base))
         rule = R_STACK_SLOT;
+    else if (repeated)
+        rule = R_REPEATED;
     else if (osize && a.constant && constant_size && a.offset >= 0 && (uint64_t)a.offset + constant_size <= osize)
         rule = R_INBOUNDS;
     else if (osize)
@@ -409,7 +414,7 @@ static void check_access(struct xfunc *f, struct mc_module *mc, LLVMValueRef ins
     else
         rule = R_FULL;
     mc->rule[rule]++;
-    if (rule == R_READONLY || rule == R_STACK_SLOT || rule == R_TESTED)
+    if (rule == R_READONLY || rule == R_STACK_SLOT || rule == R_REPEATED || rule == R_TESTED)
         return;
 
     LLVMMetadataRef loc = xf_debug_loc(f, inst);
@@ -479,6 +484,57 @@ static void check_access(struct xfunc *f, struct mc_module *mc, LLVMValueRef ins
     LLVMPositionBuilderBefore(b, inst);
 }
 
+/* The address and width of a plain load or store, or 0. */
+static uint64_t plain_access(struct vigil_xform *x, LLVMValueRef inst, LLVMValueRef *ptr)
+{
+    if (LLVMIsALoadInst(inst) && LLVMGetOrdering(inst) == LLVMAtomicOrderingNotAtomic) {
+        *ptr = xf_strip_bitcasts(LLVMGetOperand(inst, 0));
+        return LLVMStoreSizeOfType(x->layout, LLVMTypeOf(inst));
+    }
+    if (LLVMIsAStoreInst(inst) && LLVMGetOrdering(inst) == LLVMAtomicOrderingNotAtomic) {
+        *ptr = xf_strip_bitcasts(LLVMGetOperand(inst, 1));
+        return LLVMStoreSizeOfType(x->layout, LLVMTypeOf(LLVMGetOperand(inst, 0)));
+    }
+    return 0;
+}
+
+/* For each of todo's accesses, whether an access to the same address, at least as wide, came
+ * before it in the same original block with no call between (the order of f->cloned is the
+ * original order; probes added since are not in it). */
+static unsigned char *find_repeated(struct xfunc *f, const struct valvec *todo)
+{
+    enum { SEEN = 16 };
+    unsigned char *repeated = xf_calloc(todo->n ? todo->n : 1, 1);
+    LLVMValueRef seen_ptr[SEEN];
+    uint64_t seen_size[SEEN];
+    unsigned nseen = 0, next = 0;
+    uintptr_t block = 0;
+    size_t t = 0;
+    for (size_t i = 0; i < f->cloned.n && t < todo->n; i++) {
+        LLVMValueRef inst = f->cloned.v[i];
+        uintptr_t b = (uintptr_t)ptrmap_get(&f->clone_block, inst);
+        if (b != block || (LLVMIsACallInst(inst) && !is_intrinsic(inst, "llvm.dbg.") && !is_intrinsic(inst, "llvm.lifetime."))) {
+            nseen = 0;   /* a new block, or a call (it may free) */
+            block = b;
+        }
+        if (inst != todo->v[t])
+            continue;
+        LLVMValueRef ptr;
+        uint64_t size = plain_access(f->x, inst, &ptr);
+        if (size) {
+            for (unsigned k = 0; k < nseen && !repeated[t]; k++)
+                repeated[t] = seen_ptr[k] == ptr && seen_size[k] >= size;
+            if (!repeated[t]) {
+                unsigned slot = nseen < SEEN ? nseen++ : next++ % SEEN;
+                seen_ptr[slot] = ptr;
+                seen_size[slot] = size;
+            }
+        }
+        t++;
+    }
+    return repeated;
+}
+
 static void check_function(struct xfunc *f)
 {
     struct vigil_xform *x = f->x;
@@ -495,6 +551,7 @@ static void check_function(struct xfunc *f)
     for (size_t i = 0; i < todo.n; i++)
         if (LLVMIsALoadInst(todo.v[i]) && (uses[2 * i] = use_of(todo.v[i], 0)))
             uses[2 * i + 1] = used_bytes(x, todo.v[i]);
+    unsigned char *repeated = find_repeated(f, &todo);
     for (size_t i = todo.n; i-- > 0;) {   /* backwards: a split moves only what follows */
         LLVMValueRef inst = todo.v[i];
         switch (LLVMGetInstructionOpcode(inst)) {
@@ -502,13 +559,13 @@ static void check_function(struct xfunc *f)
             if (LLVMGetOrdering(inst) == LLVMAtomicOrderingNotAtomic && LLVMTypeIsSized(LLVMTypeOf(inst)))
                 check_access(f, mc, inst, LLVMGetOperand(inst, 0),
                              LLVMConstInt(x->i64, LLVMStoreSizeOfType(x->layout, LLVMTypeOf(inst)), 0), 0,
-                             uses[2 * i], uses[2 * i + 1]);
+                             uses[2 * i], uses[2 * i + 1], repeated[i]);
             break;
         case LLVMStore:
             if (LLVMGetOrdering(inst) == LLVMAtomicOrderingNotAtomic)
                 check_access(f, mc, inst, LLVMGetOperand(inst, 1),
                              LLVMConstInt(x->i64, LLVMStoreSizeOfType(x->layout, LLVMTypeOf(LLVMGetOperand(inst, 0))), 0),
-                             1, 0, 0);
+                             1, 0, 0, repeated[i]);
             break;
         default: {   /* llvm.memcpy / memmove / memset (dest, src or value, length, volatile) */
             const char *name = xf_callee_name(inst);
@@ -518,15 +575,16 @@ static void check_function(struct xfunc *f)
             if (LLVMGetTypeKind(LLVMTypeOf(len)) != LLVMIntegerTypeKind)
                 break;
             if (!strncmp(name, "llvm.memcpy", 11) || !strncmp(name, "llvm.memmove", 12))
-                check_access(f, mc, inst, LLVMGetOperand(inst, 1), len, 0, 0, 0);
+                check_access(f, mc, inst, LLVMGetOperand(inst, 1), len, 0, 0, 0, 0);
             if (!strncmp(name, "llvm.memcpy", 11) || !strncmp(name, "llvm.memmove", 12) ||
                 !strncmp(name, "llvm.memset", 11))
-                check_access(f, mc, inst, LLVMGetOperand(inst, 0), len, 1, 0, 0);
+                check_access(f, mc, inst, LLVMGetOperand(inst, 0), len, 1, 0, 0, 0);
             break;
         }
         }
     }
     free(uses);
+    free(repeated);
     valvec_free(&todo);
     LLVMSetCurrentDebugLocation2(x->builder, NULL);
 }

@@ -178,7 +178,7 @@ if not m:
     print("no counts in %r" % line); sys.exit()
 total, parts = int(m.group(1)), re.findall(r" ([a-z-]+) (\d+)", m.group(2))
 names = [p[0] for p in parts]
-want = ["read-only", "in-bounds", "stack-slot", "tested-load", "object-bound", "full", "skipped"]
+want = ["read-only", "in-bounds", "stack-slot", "repeated", "tested-load", "object-bound", "full", "skipped"]
 checks = re.search(r"array index checks (\d+)", line)
 if names != want: print("rules %s" % names)
 elif sum(int(p[1]) for p in parts) != total: print("the rules add up to %d, not %d" % (sum(int(p[1]) for p in parts), total))
