@@ -150,6 +150,7 @@ static void array_indices(struct vigil_xform *x, LLVMValueRef gep, struct addres
 static struct address split(struct vigil_xform *x, LLVMValueRef ptr)
 {
     struct address a = {.base = ptr, .constant = 1};
+    int geps = 0;
     for (int depth = 0; depth < 32; depth++) {
         LLVMOpcode op = opcode_of(a.base);
         if (op == LLVMBitCast || op == LLVMAddrSpaceCast) {
@@ -168,7 +169,10 @@ static struct address split(struct vigil_xform *x, LLVMValueRef ptr)
             a.constant = 0;
         if (!LLVMIsAConstantInt(LLVMGetOperand(a.base, 1)))
             a.pointer_step = 1;
-        array_indices(x, a.base, &a);
+        /* only the GEP that makes the address: an inner one may form an end pointer that an
+         * outer one steps back from (&a[n] - 1), which is C */
+        if (geps++ == 0)
+            array_indices(x, a.base, &a);
         a.base = LLVMGetOperand(a.base, 0);
     }
     return a;

@@ -28,6 +28,11 @@ __attribute__((noinline)) static int cell(int r, int c)
 {
     return grid[r][c];                // MC index-out-of-bounds
 }
+__attribute__((noinline)) static int last_of(int n)
+{
+    int *end = &global_table[n];      /* an end pointer (n == 10), stepped back from: C */
+    return end[-1];
+}
 __attribute__((noinline)) static int blob_at(struct blob *b, int i)
 {
     return b->data[i];                /* flexible: not checked */
@@ -43,7 +48,7 @@ int main(int argc, char **argv)
     struct blob *b = opaque(malloc(sizeof *b + 15));
     b->len = 16;
     memset(b->data, 'x', 16);
-    s += blob_at(b, 10 + argc) + get_global(3) + name_at(&pk, 2);
+    s += blob_at(b, 10 + argc) + get_global(3) + name_at(&pk, 2) + last_of(9 + argc);
     mc_sink_int = s;
     printf("done\n");
     free(b);
