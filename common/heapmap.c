@@ -20,9 +20,16 @@
 #define LARGE_CAP 1024
 #define STACK_BITS 13
 #define STACK_CAP (1u << STACK_BITS)
-#define AREA_SHIFT 20            /* the areas that ever held an object: one bit per MiB */
-#define AREA_BITS 47             /* of user address space (x86-64, 4-level paging) */
-#define AREA_WORDS ((1ull << (AREA_BITS - AREA_SHIFT)) / 64)
+/* Object starts: one bit per 16-byte granule, in a bitmap per MiB of address space (a leaf,
+ * 8 KiB) made when an object first starts there, under a two-level directory of the 47-bit
+ * user address space (x86-64, 4-level paging). The object that contains an address is the one
+ * at the nearest start below it, if it reaches that far. */
+#define ADDR_BITS 47
+#define LEAF_SHIFT 20
+#define LEAF_WORDS (1u << (LEAF_SHIFT - 4 - 6))
+#define MID_BITS 13
+#define TOP_BITS (ADDR_BITS - LEAF_SHIFT - MID_BITS)
+#define SCAN_LIMIT (1u << 20)    /* starts further below are looked for in the large list */
 
 struct obj {
     uintptr_t ptr;               /* 0: free */
@@ -47,14 +54,15 @@ struct stack_entry {
 };
 struct vigil_heapmap {
     struct shard shards[SHARDS];         /* entries under each shard's lock */
-    struct big large[LARGE_CAP];         /* objects over VIGIL_HEAPMAP_SMALL bytes, under large_lock */
+    struct big large[LARGE_CAP];         /* objects over SCAN_LIMIT bytes, under large_lock */
     unsigned nlarge;                     /* entries of large, under large_lock */
     uint32_t large_lock;
     unsigned depth;                      /* set by vigil_heapmap_new */
     uint64_t lost;                       /* relaxed atomic */
     struct stack_entry *stacks;          /* STACK_CAP entries */
-    uint64_t *areas;                     /* AREA_WORDS words: bit set once an object covered the
-                                            area, never cleared (relaxed atomics) */
+    uint64_t **top[1u << TOP_BITS];      /* -> mid tables (1 << MID_BITS leaves) -> leaf bitmaps;
+                                            made on first use (compare-and-swap), never freed */
+    uintptr_t large_lo, large_hi;        /* a range that holds every large object (under large_lock) */
 };
 
 /* A holder may be preempted (more threads than CPUs): after a short spin, yield. */
@@ -96,15 +104,12 @@ struct vigil_heapmap *vigil_heapmap_new(unsigned stack_depth)
     struct vigil_heapmap *m = map_zeroed(sizeof *m);
     struct obj *all = map_zeroed(sizeof(struct obj) * SHARDS * SHARD_CAP);
     struct stack_entry *stacks = map_zeroed(sizeof(struct stack_entry) * STACK_CAP);
-    uint64_t *areas = map_zeroed(AREA_WORDS * sizeof(uint64_t));
-    if (!m || !all || !stacks || !areas) {
+    if (!m || !all || !stacks) {
         if (m) munmap(m, sizeof *m);
         if (all) munmap(all, sizeof(struct obj) * SHARDS * SHARD_CAP);
         if (stacks) munmap(stacks, sizeof(struct stack_entry) * STACK_CAP);
-        if (areas) munmap(areas, AREA_WORDS * sizeof(uint64_t));
         return NULL;
     }
-    m->areas = areas;
     for (unsigned i = 0; i < SHARDS; i++)
         m->shards[i].slot = all + (size_t)i * SHARD_CAP;
     m->stacks = stacks;
@@ -156,23 +161,74 @@ unsigned vigil_heapmap_stack(struct vigil_heapmap *m, uint32_t id, const uintptr
     return e->depth;
 }
 
-/* Whether an object ever covered addr's area: an address outside them (the stack, the
- * program's data) is known to be in no object without a probe of the map. */
-static inline int area_used(const struct vigil_heapmap *m, uintptr_t addr)
+/* The start bitmap of addr's MiB (made when create is set), or NULL. */
+static uint64_t *leaf_of(struct vigil_heapmap *m, uintptr_t addr, int create)
 {
-    uint64_t a = addr >> AREA_SHIFT;
-    if (a >= AREA_WORDS * 64)
-        return 1;
-    return (__atomic_load_n(&m->areas[a / 64], __ATOMIC_RELAXED) >> (a % 64)) & 1;
+    if (addr >> ADDR_BITS)
+        return NULL;
+    uintptr_t t = addr >> (LEAF_SHIFT + MID_BITS), mid = (addr >> LEAF_SHIFT) & ((1u << MID_BITS) - 1);
+    uint64_t **table = __atomic_load_n(&m->top[t], __ATOMIC_ACQUIRE);
+    if (!table) {
+        if (!create)
+            return NULL;
+        uint64_t **made = map_zeroed(sizeof(uint64_t *) << MID_BITS);
+        if (!made)
+            return NULL;
+        if (!__atomic_compare_exchange_n(&m->top[t], &table, made, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            munmap(made, sizeof(uint64_t *) << MID_BITS);
+        else
+            table = made;
+    }
+    uint64_t *leaf = __atomic_load_n(&table[mid], __ATOMIC_ACQUIRE);
+    if (!leaf && create) {
+        uint64_t *made = map_zeroed(LEAF_WORDS * sizeof(uint64_t));
+        if (!made)
+            return NULL;
+        if (!__atomic_compare_exchange_n(&table[mid], &leaf, made, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            munmap(made, LEAF_WORDS * sizeof(uint64_t));
+        else
+            leaf = made;
+    }
+    return leaf;
 }
 
-static void mark_areas(struct vigil_heapmap *m, uintptr_t ptr, size_t size)
+static void set_start(struct vigil_heapmap *m, uintptr_t ptr, int on)
 {
-    uint64_t last = (ptr + (size ? size - 1 : 0)) >> AREA_SHIFT;
-    for (uint64_t a = ptr >> AREA_SHIFT; a <= last && a < AREA_WORDS * 64; a++) {
-        uint64_t bit = 1ull << (a % 64);
-        if (!(__atomic_load_n(&m->areas[a / 64], __ATOMIC_RELAXED) & bit))
-            __atomic_fetch_or(&m->areas[a / 64], bit, __ATOMIC_RELAXED);
+    uint64_t *leaf = leaf_of(m, ptr, on);
+    if (!leaf)
+        return;
+    uint32_t g = (uint32_t)(ptr >> 4) & ((1u << (LEAF_SHIFT - 4)) - 1);
+    if (on)
+        __atomic_fetch_or(&leaf[g / 64], 1ull << (g % 64), __ATOMIC_RELAXED);
+    else
+        __atomic_fetch_and(&leaf[g / 64], ~(1ull << (g % 64)), __ATOMIC_RELAXED);
+}
+
+/* The nearest object start at or below addr, at most limit bytes below it: 0 if none. */
+static uintptr_t nearest_start(struct vigil_heapmap *m, uintptr_t addr, uintptr_t limit)
+{
+    uintptr_t lowest = addr > limit ? addr - limit : 0;
+    uintptr_t g = addr >> 4;
+    while (1) {
+        uint64_t *leaf = leaf_of(m, g << 4, 0);
+        uintptr_t leaf_first = (g << 4) & ~(((uintptr_t)1 << LEAF_SHIFT) - 1);
+        if (leaf) {
+            uint32_t i = (uint32_t)g & ((1u << (LEAF_SHIFT - 4)) - 1);
+            uint32_t w = i / 64;
+            uint64_t bits = __atomic_load_n(&leaf[w], __ATOMIC_RELAXED) & (~0ull >> (63 - i % 64));
+            while (1) {
+                if (bits) {
+                    uintptr_t start = leaf_first + (((uintptr_t)w * 64 + 63 - (uintptr_t)__builtin_clzll(bits)) << 4);
+                    return start >= lowest ? start : 0;
+                }
+                if (w == 0 || leaf_first + ((uintptr_t)w * 64 << 4) <= lowest)
+                    break;
+                bits = __atomic_load_n(&leaf[--w], __ATOMIC_RELAXED);
+            }
+        }
+        if (leaf_first <= lowest || leaf_first == 0)
+            return 0;
+        g = (leaf_first >> 4) - 1;   /* the last granule of the MiB below */
     }
 }
 
@@ -188,7 +244,6 @@ int vigil_heapmap_add(struct vigil_heapmap *m, uintptr_t ptr, size_t size, const
     if (!ptr)
         return 0;
     uint32_t stack = stack_intern(m, pcs, depth);
-    mark_areas(m, ptr, size);
     size_t i;
     struct shard *s = shard_of(m, ptr, &i);
     spin_lock(&s->lock);
@@ -206,9 +261,14 @@ int vigil_heapmap_add(struct vigil_heapmap *m, uintptr_t ptr, size_t size, const
             break;
         }
     }
+    set_start(m, ptr, 1);
     spin_unlock(&s->lock);
-    if (size > VIGIL_HEAPMAP_SMALL) {
+    if (size > SCAN_LIMIT) {
         spin_lock(&m->large_lock);
+        if (!m->large_lo || ptr < m->large_lo)
+            __atomic_store_n(&m->large_lo, ptr, __ATOMIC_RELAXED);
+        if (ptr + size > m->large_hi)
+            __atomic_store_n(&m->large_hi, ptr + size, __ATOMIC_RELAXED);
         int kept = 0;
         for (unsigned k = 0; k < m->nlarge && !kept; k++)
             if (m->large[k].ptr == ptr) {
@@ -217,6 +277,8 @@ int vigil_heapmap_add(struct vigil_heapmap *m, uintptr_t ptr, size_t size, const
             }
         if (!kept && m->nlarge < LARGE_CAP)
             m->large[m->nlarge++] = (struct big){.ptr = ptr, .size = size, .stack = stack};
+        else if (!kept)
+            __atomic_fetch_add(&m->lost, 1, __ATOMIC_RELAXED);
         spin_unlock(&m->large_lock);
     }
     return 0;
@@ -253,10 +315,11 @@ size_t vigil_heapmap_remove(struct vigil_heapmap *m, uintptr_t ptr, struct vigil
         }
         s->slot[hole] = (struct obj){0};
         s->n--;
+        set_start(m, ptr, 0);
         break;
     }
     spin_unlock(&s->lock);
-    if (size > VIGIL_HEAPMAP_SMALL) {
+    if (size > SCAN_LIMIT) {
         spin_lock(&m->large_lock);
         for (unsigned k = 0; k < m->nlarge; k++)
             if (m->large[k].ptr == ptr) {
@@ -294,8 +357,10 @@ static int lookup(struct vigil_heapmap *m, uintptr_t ptr, struct obj *out)
 static int large_find(struct vigil_heapmap *m, uintptr_t addr, int exact, struct vigil_heap_object *out)
 {
     int found = -1;
+    if (!__atomic_load_n(&m->nlarge, __ATOMIC_RELAXED))
+        return -1;
     spin_lock(&m->large_lock);
-    for (unsigned k = 0; k < m->nlarge; k++)
+    for (unsigned k = 0; k < m->nlarge && addr >= m->large_lo && addr < m->large_hi; k++)
         if (exact ? addr == m->large[k].ptr : addr - m->large[k].ptr < m->large[k].size) {
             *out = (struct vigil_heap_object){.start = m->large[k].ptr, .size = m->large[k].size,
                                               .stack = m->large[k].stack};
@@ -309,7 +374,7 @@ static int large_find(struct vigil_heapmap *m, uintptr_t addr, int exact, struct
 int vigil_heapmap_get(struct vigil_heapmap *m, uintptr_t ptr, struct vigil_heap_object *out)
 {
     struct obj o;
-    if (!ptr || !area_used(m, ptr) || !lookup(m, ptr, &o))
+    if (!ptr || !lookup(m, ptr, &o))
         return -1;
     if (o.size == UINT32_MAX)
         return large_find(m, ptr, 1, out);
@@ -319,30 +384,24 @@ int vigil_heapmap_get(struct vigil_heapmap *m, uintptr_t ptr, struct vigil_heap_
 
 int vigil_heapmap_find(struct vigil_heapmap *m, uintptr_t addr, struct vigil_heap_object *out)
 {
-    struct obj o;
-    if (!area_used(m, addr))
-        return -1;
-    for (uintptr_t p = addr & ~(uintptr_t)15, n = 0; n <= VIGIL_HEAPMAP_SMALL / 16 && p; p -= 16, n++)
-        if (lookup(m, p, &o) && o.size != UINT32_MAX && addr - o.ptr < o.size) {
-            *out = (struct vigil_heap_object){.start = o.ptr, .size = o.size, .stack = o.stack};
+    /* inside the range of the large objects: those first (a scan of the bitmaps through a
+     * large object would read a word per KiB up to the limit) */
+    if (__atomic_load_n(&m->nlarge, __ATOMIC_RELAXED) && addr >= __atomic_load_n(&m->large_lo, __ATOMIC_RELAXED) &&
+        addr < __atomic_load_n(&m->large_hi, __ATOMIC_RELAXED) && large_find(m, addr, 0, out) == 0)
+        return 0;
+    uintptr_t start = nearest_start(m, addr, SCAN_LIMIT);
+    if (start) {   /* objects do not overlap: only the nearest start below can hold addr */
+        if (vigil_heapmap_get(m, start, out) == 0 && addr - out->start < out->size)
             return 0;
-        }
+        return -1;
+    }
     return large_find(m, addr, 0, out);
 }
 
 int vigil_heapmap_below(struct vigil_heapmap *m, uintptr_t addr, struct vigil_heap_object *out)
 {
-    struct obj o;
-    if (!area_used(m, addr))
-        return -1;
-    for (uintptr_t p = addr & ~(uintptr_t)15, n = 0; n <= VIGIL_HEAPMAP_SMALL / 16 && p; p -= 16, n++)
-        if (lookup(m, p, &o)) {
-            if (o.size == UINT32_MAX)
-                return large_find(m, p, 1, out);
-            *out = (struct vigil_heap_object){.start = o.ptr, .size = o.size, .stack = o.stack};
-            return 0;
-        }
-    return -1;
+    uintptr_t start = nearest_start(m, addr, VIGIL_HEAPMAP_BELOW);
+    return start ? vigil_heapmap_get(m, start, out) : -1;
 }
 
 uint64_t vigil_heapmap_lost(const struct vigil_heapmap *m)

@@ -3,18 +3,20 @@
  * allocation stacks. Each tool that follows the heap owns one map (the race and memory
  * tools may run together, each adding and removing every object).
  *
- * No allocation: the tables are anonymous memory mapped by vigil_heapmap_new. Any thread may
- * call any function; each shard of the map has its own spin lock, held for a few probes.
- * Objects start at 16-byte boundaries (malloc's alignment): the object that contains an
- * address is found by trying the starts up to 4 KiB below it, then a short list of the
- * objects larger than that; an address in no MiB that ever held an object is answered at once. */
+ * No allocation on the way: the tables are anonymous memory, mapped by vigil_heapmap_new and,
+ * for object starts, a bitmap per MiB of address space mapped when an object first starts in
+ * it. Any thread may call any function; each shard of the map has its own spin lock, held for
+ * a few probes; the start bitmaps are read and written with atomics. The object that contains
+ * an address is the one at the nearest start below it (objects do not overlap), found in the
+ * bitmaps up to 1 MiB below, else in a list of the objects larger than that; an address in
+ * no MiB where an object starts is answered at once. */
 #ifndef VIGIL_HEAPMAP_H
 #define VIGIL_HEAPMAP_H
 #include <stddef.h>
 #include <stdint.h>
 
 #define VIGIL_HEAPMAP_STACK_DEPTH 16
-#define VIGIL_HEAPMAP_SMALL 4096   /* larger objects are also kept in the short list */
+#define VIGIL_HEAPMAP_BELOW 4096   /* how far below an address vigil_heapmap_below looks */
 
 struct vigil_heapmap;
 struct vigil_heap_object {

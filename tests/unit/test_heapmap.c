@@ -46,6 +46,34 @@ int main(void)
     CHECK(vigil_heapmap_remove(m, base + 8192, NULL) == 300000 &&
               vigil_heapmap_find(m, base + 8192 + 250000, &o) == -1, "large removed");
 
+    /* more than a thousand objects over 4 KiB: every one found from deep inside it (a list
+     * of large objects capped at 1,024 once lost the others, and memcheck then took reads
+     * through sqlite3's page pointers for uses after free) */
+    char *big_arena = aligned_alloc(4096, 1100 * 5008 + 4096);
+    uintptr_t big = (uintptr_t)big_arena;
+    for (int i = 0; i < 1100; i++)
+        vigil_heapmap_add(m, big + 5008 * (uintptr_t)i, 5000, NULL, 0);
+    int deep = 1;
+    for (int i = 0; i < 1100; i++)
+        deep &= vigil_heapmap_find(m, big + 5008 * (uintptr_t)i + 4500, &o) == 0 && o.start == big + 5008 * (uintptr_t)i;
+    CHECK(deep, "1100 objects of 5000 bytes, each found 4500 bytes in");
+    CHECK(vigil_heapmap_find(m, big + 5008 * 7 + 5002, &o) == -1, "the gap between two of them is in neither");
+    for (int i = 0; i < 1100; i++)
+        vigil_heapmap_remove(m, big + 5008 * (uintptr_t)i, NULL);
+    /* over 1 MiB: found through the list of large objects, 3 MiB in */
+    char *huge = aligned_alloc(4096, 8 << 20);
+    CHECK(vigil_heapmap_add(m, (uintptr_t)huge + 4096, 6 << 20, NULL, 0) == 0 &&
+              vigil_heapmap_find(m, (uintptr_t)huge + 4096 + (3 << 20), &o) == 0 && o.size == 6u << 20,
+          "a 6 MiB object found 3 MiB in");
+    vigil_heapmap_add(m, (uintptr_t)huge + 4096 + (6 << 20) + 64, 100, NULL, 0);
+    CHECK(vigil_heapmap_find(m, (uintptr_t)huge + 4096 + (6 << 20) + 100, &o) == 0 && o.size == 100,
+          "a small object just after it");
+    CHECK(vigil_heapmap_find(m, (uintptr_t)huge + 4096 + (6 << 20) + 8, &o) == -1, "between them: neither");
+    vigil_heapmap_remove(m, (uintptr_t)huge + 4096, NULL);
+    CHECK(vigil_heapmap_find(m, (uintptr_t)huge + 4096 + (3 << 20), &o) == -1, "removed: gone");
+    free(huge);
+    free(big_arena);
+
     /* many objects in one region: backward-shift deletion keeps the others reachable */
     for (int i = 0; i < 2000; i++)
         vigil_heapmap_add(m, base + 16384 + 32 * (uintptr_t)i, 24, NULL, 0);

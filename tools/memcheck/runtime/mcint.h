@@ -24,7 +24,9 @@ enum mc_kind { MC_OVERFLOW, MC_UNDERFLOW, MC_USE_AFTER_FREE, MC_UNINIT, MC_INDEX
 
 struct mc_error {
     enum mc_kind kind;
-    vigil_site_t site;
+    const void *module;                  /* the module's descriptor and its local site: the */
+    uint32_t local_site;                 /* process-wide site is looked up when it is kept */
+    vigil_site_t site;                   /* (by mc_report) */
     uintptr_t addr;
     uint32_t size;
     int is_store;
@@ -37,7 +39,8 @@ struct mc_error {
     uintptr_t caller;                    /* return address of the check's call: the stack starts there */                    /* MC_OBJECT: a stack object (else a global) */
 };
 
-/* What the checks did, for memcheck.txt (memcheck.c bumps them, relaxed). */
+/* What the checks did, for memcheck.txt (memcheck.c adds each thread's counts now and then,
+ * and the exiting thread's at the end: a few thousand checks of other threads may be left out). */
 struct mc_counts {
     uint64_t accesses;                   /* __vigil_memcheck_access calls while on */
     uint64_t in_blocks;                  /* ...whose base was in a live heap block */

@@ -59,26 +59,58 @@ struct mc_config mc_cfg;                 /* from opts, by init */
 struct vigil_heapmap *mc_heap;           /* made by init */
 static uint8_t pattern[8];               /* by init: byte at address a is pattern[a % 8] */
 
-/* Recently freed blocks: a ring written by every free (slot by fetch-and-add), read when an
- * access's base is in no live block. start is written last (release) and rechecked by readers. */
+/* Recently freed blocks, by start: a direct-mapped table written by every free, read when an
+ * access's base is in no live block (an exact start: `free(p); p->x`, `free(a); a[i]`).
+ * start is written last (release) and rechecked by readers. */
 struct freed {
     uintptr_t start;
     size_t size;
     uint32_t stack;
 };
-static struct freed *freed_ring;         /* mc_cfg.freed entries, mapped by init */
-static uint64_t freed_next;              /* next slot, every thread (relaxed fetch-and-add) */
-/* Incremented by every free: a thread's cached block is valid while it has not moved. */
-static uint64_t free_epoch;
+static struct freed *freed_table;        /* freed_mask + 1 entries, mapped by init */
+static uint32_t freed_mask;              /* by init */
+/* Bumped by every free of a block that starts in the region (64 KiB, hashed): a thread's
+ * cached block is valid while its region's count has not moved. */
+#define EPOCH_REGIONS 4096
+static uint32_t region_epoch[EPOCH_REGIONS];
+
+static inline uint32_t *epoch_of(uintptr_t start)
+{
+    return &region_epoch[(start >> 16) & (EPOCH_REGIONS - 1)];
+}
+
+static inline size_t freed_slot(uintptr_t start)
+{
+    return (size_t)((start >> 4) * 0x9e3779b97f4a7c15ull >> 40) & freed_mask;
+}
+
+/* What the checks did, per thread, added to mc_counts now and then (not at every check: a
+ * shared counter's cache line would move between threads). */
+#define COUNTS_FLUSH 4096
+#define CACHE_BLOCKS 16
+struct mc_thread_counts {
+    uint64_t accesses, in_blocks, uninit_checks;
+};
 
 struct mc_thread {
     int busy;                            /* in a hook or check of this tool (signal re-entry) */
     size_t realloc_old_size;             /* realloc: the old block's size, from its free */
-    struct vigil_heap_object cached;     /* the block last found for a base */
-    uint64_t cached_epoch;               /* free_epoch when it was found; cached valid if equal */
-    int cached_valid;
+    struct cached_block {                /* blocks found lately, by address (direct-mapped) */
+        struct vigil_heap_object block;
+        uint32_t epoch;                  /* its region's epoch then */
+        int valid;
+    } cache[CACHE_BLOCKS];
+    struct mc_thread_counts counts;      /* not yet in mc_counts */
 };
 static __thread struct mc_thread mc_self;
+
+static void flush_counts(struct mc_thread *t)
+{
+    __atomic_fetch_add(&mc_counts.accesses, t->counts.accesses, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&mc_counts.in_blocks, t->counts.in_blocks, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&mc_counts.uninit_checks, t->counts.uninit_checks, __ATOMIC_RELAXED);
+    t->counts = (struct mc_thread_counts){0};
+}
 
 /* ---- allocation and free ---- */
 
@@ -107,11 +139,11 @@ static void on_free(void *ptr)
     t->busy = 1;
     struct vigil_heap_object o;
     size_t size = vigil_heapmap_remove(mc_heap, (uintptr_t)ptr, &o);
-    __atomic_fetch_add(&free_epoch, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(epoch_of((uintptr_t)ptr), 1, __ATOMIC_RELEASE);
     if (vigil_alloc_is_realloc())
         t->realloc_old_size = size;
     else if (size && mc_cfg.freed) {
-        struct freed *f = &freed_ring[__atomic_fetch_add(&freed_next, 1, __ATOMIC_RELAXED) % mc_cfg.freed];
+        struct freed *f = &freed_table[freed_slot(o.start)];
         __atomic_store_n(&f->start, 0, __ATOMIC_RELAXED);
         __atomic_thread_fence(__ATOMIC_RELEASE);
         f->size = o.size;
@@ -124,38 +156,34 @@ static void on_free(void *ptr)
 /* The live block that holds p, through the thread's cache. */
 static int block_of(struct mc_thread *t, uintptr_t p, struct vigil_heap_object *out)
 {
-    uint64_t epoch = __atomic_load_n(&free_epoch, __ATOMIC_RELAXED);
-    if (t->cached_valid && t->cached_epoch == epoch && p - t->cached.start < t->cached.size) {
-        *out = t->cached;
+    struct cached_block *c = &t->cache[(p >> 6) & (CACHE_BLOCKS - 1)];
+    if (c->valid && p - c->block.start < c->block.size &&
+        __atomic_load_n(epoch_of(c->block.start), __ATOMIC_ACQUIRE) == c->epoch) {
+        *out = c->block;
         return 0;
     }
-    if (vigil_heapmap_get(mc_heap, p, out) != 0 && vigil_heapmap_find(mc_heap, p, out) != 0)
+    if (vigil_heapmap_find(mc_heap, p, out) != 0)
         return -1;
-    t->cached = *out;
-    t->cached_epoch = epoch;
-    t->cached_valid = 1;
+    c->block = *out;
+    c->epoch = __atomic_load_n(epoch_of(out->start), __ATOMIC_ACQUIRE);
+    /* freed between the lookup and the epoch's read: looked up again next time */
+    c->valid = vigil_heapmap_get(mc_heap, out->start, &c->block) == 0 && c->block.size == out->size;
     return 0;
 }
 
-/* A recently freed block that holds p, not freed and allocated again since. */
+/* A recently freed block that starts at p, not allocated again since (the caller found no
+ * live block there). */
 static int freed_block_of(uintptr_t p, struct vigil_heap_object *out)
 {
-    uint64_t next = __atomic_load_n(&freed_next, __ATOMIC_RELAXED);
-    uint64_t n = next < mc_cfg.freed ? next : mc_cfg.freed;
-    for (uint64_t k = 1; k <= n; k++) {   /* newest first */
-        struct freed *f = &freed_ring[(next - k) % mc_cfg.freed];
-        uintptr_t start = __atomic_load_n(&f->start, __ATOMIC_ACQUIRE);
-        size_t size = f->size;
-        uint32_t stack = f->stack;
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if (!start || __atomic_load_n(&f->start, __ATOMIC_RELAXED) != start)
-            continue;
-        if (p - start < size) {
-            *out = (struct vigil_heap_object){.start = start, .size = size, .stack = stack};
-            return 0;
-        }
-    }
-    return -1;
+    struct freed *f = &freed_table[freed_slot(p)];
+    uintptr_t start = __atomic_load_n(&f->start, __ATOMIC_ACQUIRE);
+    size_t size = f->size;
+    uint32_t stack = f->stack;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (start != p || __atomic_load_n(&f->start, __ATOMIC_RELAXED) != start)
+        return -1;
+    *out = (struct vigil_heap_object){.start = start, .size = size, .stack = stack};
+    return 0;
 }
 
 /* ---- the checks ---- */
@@ -175,17 +203,18 @@ static void check(const struct vigil_mc_table *tab, uint32_t k, uintptr_t a, uin
     if (!__atomic_load_n(&__vigil_memcheck_on, __ATOMIC_RELAXED) || t->busy || k >= tab->n)
         return;
     t->busy = 1;
-    __atomic_fetch_add(&mc_counts.accesses, 1, __ATOMIC_RELAXED);
+    if (++t->counts.accesses >= COUNTS_FLUSH)
+        flush_counts(t);
     uint32_t info = tab->checks[k].info;
     uint8_t *once = (info & VIGIL_MC_ONCE) && mc_cfg.check_once ? &tab->once[k] : NULL;
     if (!b)
         b = a;
-    struct mc_error e = {.site = vigil_site_of(tab->module, tab->checks[k].site), .addr = a, .size = (uint32_t)size,
+    struct mc_error e = {.module = tab->module, .local_site = tab->checks[k].site, .addr = a, .size = (uint32_t)size,
                          .is_store = !!(info & VIGIL_MC_STORE),
                          .use = (info & VIGIL_MC_USE_MASK) >> VIGIL_MC_USE_SHIFT, .caller = caller};
     struct vigil_heap_object o, q;
     if (block_of(t, b, &o) == 0) {
-        __atomic_fetch_add(&mc_counts.in_blocks, 1, __ATOMIC_RELAXED);
+        t->counts.in_blocks++;
         e.obj = o;
         e.have_obj = 1;
         if (a < o.start || a + size > o.start + o.size) {
@@ -208,7 +237,8 @@ static void check(const struct vigil_mc_table *tab, uint32_t k, uintptr_t a, uin
         mc_report(&e);
         t->busy = 0;
         return;
-    } else if (mc_cfg.freed && (freed_block_of(b, &o) == 0 || (b != a && freed_block_of(a, &o) == 0))) {
+    } else if (mc_cfg.freed && (freed_block_of(b, &o) == 0 || (b != a && freed_block_of(a, &o) == 0)) &&
+               a - o.start < o.size + 64) {
         e.obj = o;
         e.have_obj = 1;
         e.kind = MC_USE_AFTER_FREE;
@@ -218,7 +248,7 @@ static void check(const struct vigil_mc_table *tab, uint32_t k, uintptr_t a, uin
     }
     if (e.have_obj && (info & VIGIL_MC_UNINIT) && mc_cfg.fill && !(once && __atomic_load_n(once, __ATOMIC_RELAXED))) {
         size_t at;
-        __atomic_fetch_add(&mc_counts.uninit_checks, 1, __ATOMIC_RELAXED);
+        t->counts.uninit_checks++;
         struct mc_block blk = {e.obj.start, e.obj.size};
         if (mc_pattern_read(pattern, &blk, a, size, info >> VIGIL_MC_BYTES_SHIFT, &at)) {
             e.kind = MC_UNINIT;
@@ -251,7 +281,7 @@ void __vigil_memcheck_index(struct __vigil_module *m, uint32_t site, uint64_t in
     if (!__atomic_load_n(&__vigil_memcheck_on, __ATOMIC_RELAXED) || t->busy)
         return;
     t->busy = 1;
-    struct mc_error e = {.kind = what == VIGIL_MC_ARRAY ? MC_INDEX : MC_OBJECT, .site = vigil_site_of(m, site),
+    struct mc_error e = {.kind = what == VIGIL_MC_ARRAY ? MC_INDEX : MC_OBJECT, .module = m, .local_site = site,
                          .index = index, .bound = bound, .stack_object = what == VIGIL_MC_STACK,
                          .caller = (uintptr_t)__builtin_return_address(0)};
     mc_report(&e);
@@ -280,8 +310,13 @@ static int memcheck_init(void)
     }
     vigil_want_alloc_stack(mc_cfg.depth);
     mc_heap = vigil_heapmap_new(mc_cfg.depth);
-    freed_ring = mc_cfg.freed ? mc_map(sizeof *freed_ring * mc_cfg.freed) : NULL;
-    if (!mc_heap || (mc_cfg.freed && !freed_ring) || mc_report_init() != 0) {
+    if (mc_cfg.freed) {
+        freed_mask = 1;
+        while (freed_mask + 1 < mc_cfg.freed)
+            freed_mask = freed_mask * 2 + 1;
+        freed_table = mc_map(sizeof *freed_table * (freed_mask + 1));
+    }
+    if (!mc_heap || (mc_cfg.freed && !freed_table) || mc_report_init() != 0) {
         vigil_tool_message(&mc_tool, "cannot map its tables");
         return -1;
     }
@@ -293,5 +328,6 @@ static void memcheck_fini(void)
 {
     __atomic_store_n(&__vigil_memcheck_on, 0, __ATOMIC_RELEASE);
     mc_self.busy = 1;
+    flush_counts(&mc_self);
     mc_write_report(pattern);
 }

@@ -63,8 +63,10 @@ int mc_report_init(void)
     return 0;
 }
 
-void mc_report(const struct mc_error *e)
+void mc_report(const struct mc_error *error)
 {
+    struct mc_error copy = *error, *e = &copy;
+    e->site = vigil_site_of(e->module, e->local_site);
     uint64_t key = (uint64_t)e->site << 8 | (uint64_t)e->kind;
     for (size_t n = 0, i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 20) & mask; n <= mask; n++, i = (i + 1) & mask) {
         struct kept *k = &kept[i];
