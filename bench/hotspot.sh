@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# The hot-spot profiler's cost, side by side with perf, in one run: lua (bench/workloads/
+# bench.lua) and bzip2 -9 (IN_BZIP2_BYTES of text), from Debian sources (tests/real/sources.sh,
+# its cache), every build with -fno-omit-frame-pointer (what the profiler's stacks need; perf
+# -g walks the same frame pointers):
+#   plain          clang, the reference
+#   vigil-base     vigil-cc build, no tool (adaptive sampling): the core's own cost
+#   vigil-hotspot  vigil-cc build, VIGIL_OPTIONS=tools=hotspot (1000 samples per CPU second)
+#   vigil-hot100   the same at hotspot.period=10000 (100 per CPU second)
+#   perf           perf record -F 1000 -g on the plain build (perf's own CPU time included)
+# With HOOKS=1 (the default) two more plain builds, for the next slice's choice of run-time
+# hooks (tools/hotspot/README.md): their cost with the hooks in place but not patched:
+#   xray           -fxray-instrument -fxray-instruction-threshold=1 (XRay sleds in every function)
+#   pfe5           -fpatchable-function-entry=5 (a 5-byte nop at every function's entry)
+# Runs alternate between the variants (RUNS rounds, default 7, the order reversed every other
+# round); each line is the median wall and CPU time and their ratios to plain, then the
+# profiler's share (vigil-hotspot / vigil-base) and perf's. Every variant's output must equal
+# plain's. The last runs' top-5 functions by self samples, vigil hot's and perf report's, are
+# printed side by side.
+#
+# usage: bench/hotspot.sh [--save]     --save: also write bench/results/hotspot-<date>.txt
+# Environment: RUNS, PROGRAMS (default "lua bzip2"), VARIANTS, HOOKS (1), LUA_N (150),
+# IN_BZIP2_BYTES (8000000), VIGIL_REAL_DIR (shared with tests/real), VIGILCC.
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO_ROOT=$(cd "$HERE/.." && pwd)
+REAL_CFLAGS=${REAL_CFLAGS:--O2 -gdwarf-4 -fno-omit-frame-pointer}
+# shellcheck source=../tests/real/sources.sh
+source "$REPO_ROOT/tests/real/sources.sh"
+RUNS=${RUNS:-7}
+PROGRAMS=${PROGRAMS:-lua bzip2}
+HOOKS=${HOOKS:-1}
+LUA_N=${LUA_N:-150}
+IN_BZIP2_BYTES=${IN_BZIP2_BYTES:-8000000}
+VIGIL=${VIGIL:-$REPO_ROOT/build/bin/vigil}
+SAVE=0
+[ "${1:-}" = --save ] && SAVE=1
+for v in $(env | sed -n 's/^\(VIGIL_CC_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
+unset VIGIL_OPTIONS
+HAVE_PERF=0
+if command -v perf >/dev/null && perf record -q -F 1000 -g -o /dev/null -- true >/dev/null 2>&1; then
+    HAVE_PERF=1
+else
+    echo "bench: perf record does not work here: its column is left out" >&2
+fi
+
+WORK=$(mktemp -d /tmp/vigil-bench-hotspot.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+OUT=$WORK/out.txt
+say() { echo "$@" | tee -a "$OUT"; }
+
+# A text file of IN_BZIP2_BYTES: the text files of the lua, bzip2 and sqlite3 source trees.
+input() {
+    local f=$WORK/input
+    if [ ! -s "$f" ]; then
+        local dirs=() p
+        for p in lua bzip2 sqlite3; do dirs+=("$(real_fetch "$p")"); done
+        find "${dirs[@]}" -type f \( -name '*.c' -o -name '*.h' -o -name '*.txt' -o -name '*.html' -o -name '*.test' \
+            -o -name '*.lua' \) -print0 | sort -z | xargs -0 cat >"$WORK/all.txt"
+        while [ "$(stat -c %s "$WORK/all.txt")" -lt "$IN_BZIP2_BYTES" ]; do
+            cat "$WORK/all.txt" "$WORK/all.txt" >"$WORK/all2.txt" && mv "$WORK/all2.txt" "$WORK/all.txt"
+        done
+        head -c "$IN_BZIP2_BYTES" "$WORK/all.txt" >"$f"
+    fi
+    echo "$f"
+}
+
+workload() {  # PROGRAM BINARY -> the command line
+    case "$1" in
+        lua) echo "$2 $REPO_ROOT/bench/workloads/bench.lua $LUA_N" ;;
+        bzip2) echo "$2 -9 -c < $(input)" ;;
+    esac
+}
+
+# plain builds with extra flags (the hooks), in a cache directory of their own
+hooks_build() {  # PROGRAM FLAGS...
+    local prog=$1
+    shift
+    REAL_CFLAGS="$REAL_CFLAGS $*" real_build "$prog" plain
+}
+
+# One measurement: VARIANT BINARY PROGRAM; prints "wall cpu"; the output's checksum goes to
+# $WORK/sum.<variant>.<program>.
+measure() {
+    local variant=$1 bin=$2 prog=$3 cmd env=() pre=()
+    cmd=$(workload "$prog" "$bin")
+    case "$variant" in
+        vigil-base) env=(VIGIL_OPTIONS="out=$WORK/reports") ;;
+        vigil-hotspot) env=(VIGIL_OPTIONS="tools=hotspot:out=$WORK/reports") ;;
+        vigil-hot100) env=(VIGIL_OPTIONS="tools=hotspot:hotspot.period=10000:out=$WORK/reports") ;;
+        perf) pre=(perf record -q -F 1000 -g -o "$WORK/perf.data" --) ;;
+    esac
+    rm -rf "$WORK/reports"
+    local TIMEFORMAT='%3R %3U %3S' status
+    { time env "${env[@]}" "${pre[@]}" bash -c "exec $cmd" >"$WORK/output" 2>"$WORK/stderr"; } 2>"$WORK/times"
+    status=$?
+    [ "$status" = 0 ] || { echo "bench: $variant $prog failed ($status): $(tail -n 3 "$WORK/stderr")" >&2; echo "nan nan"; return; }
+    sha1sum <"$WORK/output" | cut -c1-16 >"$WORK/sum.$variant.$prog"
+    case "$variant" in
+        vigil-hotspot) rm -rf "$WORK/last-hotspot"; cp -r "$(ls -d "$WORK"/reports/*/ | head -n1)" "$WORK/last-hotspot" ;;
+    esac
+    tail -n1 "$WORK/times" | awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }'
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a == a + 0) printf "%.3f", a / b; else print "nan" }'; }
+
+if [ -n "${VARIANTS:-}" ]; then
+    read -r -a variants <<<"$VARIANTS"
+else
+    variants=(plain vigil-base vigil-hotspot vigil-hot100)
+    [ "$HAVE_PERF" = 1 ] && variants+=(perf)
+    [ "$HOOKS" = 1 ] && variants+=(xray pfe5)
+fi
+say "## $(date +%F) commit $(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo ?)$(git -C "$REPO_ROOT" diff --quiet 2>/dev/null || echo +changes), $(nproc) CPUs, $(uname -r): RUNS=$RUNS bench/hotspot.sh"
+say "## builds: $REAL_CFLAGS; lua bench.lua $LUA_N, bzip2 -9 of $IN_BZIP2_BYTES bytes; medians of $RUNS alternating runs"
+say "$(printf '%-6s %-14s %8s %8s %8s %8s' program variant 'wall(s)' 'cpu(s)' 'wall x' 'cpu x')"
+for prog in $PROGRAMS; do
+    declare -A bin=()
+    bin[plain]=$(real_build "$prog" plain) || continue
+    vb=$(real_build "$prog" vigil) || continue
+    bin[vigil-base]=$vb bin[vigil-hotspot]=$vb bin[vigil-hot100]=$vb bin[perf]=${bin[plain]}
+    if [[ " ${variants[*]} " == *" xray "* ]]; then
+        bin[xray]=$(hooks_build "$prog" -fxray-instrument -fxray-instruction-threshold=1) || bin[xray]=""
+    fi
+    if [[ " ${variants[*]} " == *" pfe5 "* ]]; then
+        bin[pfe5]=$(hooks_build "$prog" -fpatchable-function-entry=5) || bin[pfe5]=""
+    fi
+    rm -f "$WORK"/w.* "$WORK"/c.*
+    for ((r = 0; r < RUNS; r++)); do
+        order=("${variants[@]}")
+        if ((r % 2)); then
+            order=()
+            for ((k = ${#variants[@]} - 1; k >= 0; k--)); do order+=("${variants[k]}"); done
+        fi
+        for v in "${order[@]}"; do
+            [ -n "${bin[$v]:-}" ] || continue
+            read -r w c < <(measure "$v" "${bin[$v]}" "$prog")
+            echo "$w" >>"$WORK/w.$v"
+            echo "$c" >>"$WORK/c.$v"
+        done
+    done
+    pw=$(median <"$WORK/w.plain") pc=$(median <"$WORK/c.plain")
+    for v in "${variants[@]}"; do
+        [ -s "$WORK/w.$v" ] || continue
+        w=$(median <"$WORK/w.$v") c=$(median <"$WORK/c.$v")
+        say "$(printf '%-6s %-14s %8s %8s %8s %8s' "$prog" "$v" "$w" "$c" "$(ratio "$w" "$pw")" "$(ratio "$c" "$pc")")"
+        cmp -s "$WORK/sum.$v.$prog" "$WORK/sum.plain.$prog" || say "  $v: output differs from plain's"
+    done
+    if [ -s "$WORK/c.vigil-hotspot" ] && [ -s "$WORK/c.vigil-base" ]; then
+        say "$(printf '%-6s %-30s cpu x %s (wall x %s); at 100 Hz: cpu x %s' "$prog" "profiler's share (hotspot/base)" \
+            "$(ratio "$(median <"$WORK/c.vigil-hotspot")" "$(median <"$WORK/c.vigil-base")")" \
+            "$(ratio "$(median <"$WORK/w.vigil-hotspot")" "$(median <"$WORK/w.vigil-base")")" \
+            "$(ratio "$(median <"$WORK/c.vigil-hot100")" "$(median <"$WORK/c.vigil-base")")")"
+    fi
+    # What each profiler named: the last runs' top 5 by self samples.
+    if [ -d "$WORK/last-hotspot" ]; then
+        samples=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["samples"])' "$WORK/last-hotspot/hotspot.json")
+        say "$prog top 5 by self samples: vigil hot ($samples samples) | perf report"
+        "$VIGIL" hot --json -n 5 "$WORK/last-hotspot" 2>/dev/null |
+            python3 -c 'import json,sys; [print("%5.1f%% %s" % (f["percent"], f["function"])) for f in json.load(sys.stdin)["self"]]' >"$WORK/top.vigil"
+        : >"$WORK/top.perf"
+        [ -s "$WORK/perf.data" ] && perf report -i "$WORK/perf.data" --no-children --sort symbol --stdio -q 2>/dev/null |
+            awk '$1 ~ /%$/ && NF >= 3 { printf "%5.1f%% %s\n", $1, $3 }' | head -n 5 >"$WORK/top.perf"
+        paste -d'|' <(awk '{ printf "  %-36s\n", $0 }' "$WORK/top.vigil") <(sed 's/^/ /' "$WORK/top.perf") | tee -a "$OUT"
+    fi
+done
+if [ "$SAVE" = 1 ]; then
+    mkdir -p "$HERE/results"
+    cp "$OUT" "$HERE/results/hotspot-$(date +%F).txt"
+    echo "bench: saved bench/results/hotspot-$(date +%F).txt"
+fi

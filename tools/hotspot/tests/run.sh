@@ -1,0 +1,374 @@
+#!/bin/bash
+# The hot-spot profiler's tests. Each tools/hotspot/tests/*.c (but the unit tests test_*.c and
+# the library sig_early_lib.c) is a small program of known behaviour, built with vigil-cc -O2 -g
+# -fno-omit-frame-pointer and with plain clang, run under VIGIL_OPTIONS=tools=hotspot, and
+# checked for: the same stdout and exit status as the plain build, nothing on stderr but what
+# the program or the test expects, and what its profile must show:
+#   callers       main -> work -> hot_a (~70%) / hot_b (~25%): hot_a first by self samples, hot_b
+#                 second, shares within wide margins, main;work;hot_a the top folded stack;
+#                 `vigil hot` text, --json, --folded and --trace checked for form (python3)
+#   threads       two threads in two hot functions: both named, 3 threads sampled
+#   forks         parent and child each profiled in their own report
+#   many_threads  40 short threads: every one sampled, no descriptor left open
+#   blocked       a worker that starts with the signal blocked: no clock for it, no harm
+#   sig_late      the program installs its own handler for the signal in main: one message,
+#                 the tool steps back (what the program's handler saw is printed as a NOTE)
+#   sig_early     a library took the signal before start-up: one message, no sampling
+#   raise_default the program raises the signal at its default: it dies of it, as without vigil
+# Then options (delay_ms, clock=timer, period, a bad value), the tool off, and `vigil hot`'s
+# choice of run and its errors (no hotspot.json, a damaged one). Timing is only checked as
+# ordering and rough shares: the machines are shared.
+# Prints one PASS/FAIL line per check and a final count.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
+VIGILCC=${VIGILCC:-$ROOT/build/bin/vigil-cc}
+VIGIL=${VIGIL:-$ROOT/build/bin/vigil}
+CC_PLAIN=${CC_PLAIN:-clang}
+WORK=$(mktemp -d /tmp/vigil-hstest.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+pass=0 fail=0
+ok()  { echo "PASS hotspot/$*"; pass=$((pass + 1)); }
+bad() { echo "FAIL hotspot/$*"; fail=$((fail + 1)); }
+check() {  # check NAME STATUS WHY: PASS when STATUS is 0
+    if [ "$2" = 0 ]; then ok "$1"; else bad "$1: $3"; fi
+}
+
+[ -x "$VIGILCC" ] && [ -x "$VIGIL" ] || { echo "FAIL hotspot: build first (make): $VIGILCC, $VIGIL"; exit 1; }
+command -v python3 >/dev/null || { echo "FAIL hotspot: python3 is needed to read the JSON outputs"; exit 1; }
+FLAGS="-O2 -g -fno-omit-frame-pointer"
+
+# build NAME [extra link args]: $WORK/NAME (vigil-cc) and $WORK/NAME.plain
+build() {
+    local name=$1
+    shift
+    # shellcheck disable=SC2086
+    "$VIGILCC" $FLAGS "$HERE/$name.c" -o "$WORK/$name" -lpthread "$@" 2>"$WORK/$name.cc.log" &&
+        "$CC_PLAIN" $FLAGS "$HERE/$name.c" -o "$WORK/$name.plain" -lpthread "$@" 2>>"$WORK/$name.cc.log"
+}
+
+# run NAME OPTIONS: runs $WORK/NAME with VIGIL_OPTIONS="OPTIONS:out=$WORK/out-NAME"; sets status,
+# rundir (the first run directory), out (the output directory); stdout/stderr in $out.stdout/.stderr
+run() {
+    local name=$1 opts=$2
+    out=$WORK/out-$name
+    rm -rf "$out"
+    (cd "$WORK" && VIGIL_OPTIONS="${opts:+$opts:}out=$out" timeout 120 "./$name" >"$out.stdout" 2>"$out.stderr")
+    status=$?
+    rundir=$(ls -d "$out"/*/ 2>/dev/null | head -n1)
+    rundir=${rundir%/}
+}
+
+# plain NAME: sets plain_status, output in $WORK/NAME.plain.stdout
+plain() {
+    (cd "$WORK" && timeout 120 "./$1.plain" >"$WORK/$1.plain.stdout" 2>"$WORK/$1.plain.stderr")
+    plain_status=$?
+}
+
+same_as_plain() {  # same_as_plain NAME
+    if [ "$status" = "$plain_status" ] && cmp -s "$out.stdout" "$WORK/$1.plain.stdout"; then
+        ok "$1: stdout and exit status as the plain build's"
+    else
+        bad "$1: exit status $status (plain $plain_status), stdout $(head -c 120 "$out.stdout") vs $(head -c 120 "$WORK/$1.plain.stdout")"
+    fi
+}
+
+# pyjson FILE EXPR...: python3 with d = the JSON document in FILE; prints what the code prints,
+# exits 1 when it raises (the code asserts)
+pyjson() {
+    local file=$1
+    shift
+    python3 -c "
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+$*
+" "$file" 2>&1
+}
+
+profile() {  # profile RUNDIR -> vigil hot --json into $WORK/hot.json; status
+    "$VIGIL" hot --json "$1" >"$WORK/hot.json" 2>"$WORK/hot.err"
+}
+
+# ---- callers: the known call structure ----
+if build callers; then
+    plain callers
+    run callers "tools=hotspot"
+    same_as_plain callers
+    [ -s "$out.stderr" ] && bad "callers: stderr: $(head -c 300 "$out.stderr")" || ok "callers: nothing on stderr"
+    if [ -n "$rundir" ] && [ -f "$rundir/hotspot.json" ]; then
+        cp -r "$rundir" "$WORK/run-callers"
+        r=$(pyjson "$rundir/hotspot.json" "
+assert d['format'] == 'vigil-hotspot' and d['version'] == 1, 'format'
+assert d['method'] in ('perf', 'timer'), d['method']
+assert d['samples'] >= 150, 'only %d samples' % d['samples']
+assert d['threads']['sampled'] == 1, d['threads']
+assert all(len(s['frames']) <= d['depth'] for s in d['stacks'])
+print(d['method'], d['samples'])")
+        check "callers: hotspot.json well formed ($r)" $? "$r"
+        method=$(cut -d' ' -f1 <<<"$r")
+        profile "$rundir"
+        check "callers: vigil hot --json" $? "$(head -c 300 "$WORK/hot.err")"
+        r=$(pyjson "$WORK/hot.json" "
+s = d['self']
+names = [f['function'] for f in s]
+assert names[:2] == ['hot_a', 'hot_b'], 'self order %s' % names[:4]
+a, b = s[0]['percent'], s[1]['percent']
+assert 50 <= a <= 90 and 10 <= b <= 45, 'shares hot_a %.1f%% hot_b %.1f%%' % (a, b)
+assert s[0]['file'].endswith('callers.c') and s[0]['line'] > 0, s[0]
+inc = {f['function']: f['percent'] for f in d['inclusive']}
+assert inc['main'] >= 95 and inc['work'] >= 90, 'inclusive main %s work %s' % (inc.get('main'), inc.get('work'))
+print('hot_a %.1f%%, hot_b %.1f%%' % (a, b))")
+        check "callers: hot_a first and hot_b second by self samples, shares about 70/25 ($r)" $? "$r"
+        "$VIGIL" hot --folded "$rundir" >"$WORK/folded.txt" 2>"$WORK/folded.err"
+        r=$(python3 - "$WORK/folded.txt" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines, 'no folded stacks'
+stacks = []
+for l in lines:
+    m = re.fullmatch(r'([^ ;]+(?:;[^ ;]+)*) ([0-9]+)', l)
+    assert m, 'not a folded line: %r' % l
+    stacks.append((int(m.group(2)), m.group(1)))
+top = max(stacks)
+assert top[1].endswith('main;work;hot_a'), 'top stack %s' % top[1]
+print(top[1], top[0])
+PY
+)
+        check "callers: --folded lines 'a;b;c N', the top one ends main;work;hot_a ($r)" $? "$r"
+        "$VIGIL" hot --trace "$WORK/trace.json" "$rundir" >"$WORK/trace.out" 2>&1
+        r=$(pyjson "$WORK/trace.json" "
+ev = d['traceEvents']
+x = [e for e in ev if e['ph'] == 'X']
+assert x and all(isinstance(e['ts'], int) and e['dur'] >= 0 and 'pid' in e and 'tid' in e for e in x)
+assert {'main', 'work', 'hot_a', 'hot_b'} <= {e['name'] for e in x}
+assert any(e['ph'] == 'M' and e['name'] == 'thread_name' for e in ev)
+bytid = {}
+for e in x:
+    bytid.setdefault(e['tid'], []).append(e)
+for t, es in bytid.items():
+    es.sort(key=lambda e: (e['ts'], -e['dur']))
+    open_ = []
+    for e in es:
+        while open_ and open_[-1] <= e['ts']:
+            open_.pop()
+        end = e['ts'] + e['dur']
+        assert not open_ or end <= open_[-1], 'events overlap without nesting at %d' % e['ts']
+        open_.append(end)
+print(len(x), 'complete events')")
+        check "callers: --trace is Chrome trace-event JSON, complete events nested ($r)" $? "$r"
+        "$VIGIL" hot "$rundir" >"$WORK/text.out" 2>&1
+        grep -q "hot_a" "$WORK/text.out" && grep -q "inclusive" "$WORK/text.out" && grep -q "callers.c:" "$WORK/text.out"
+        check "callers: vigil hot text names hot_a with its file:line" $? "$(head -c 400 "$WORK/text.out")"
+        n=$("$VIGIL" hot -n 1 "$rundir" | grep -c '%  ')
+        [ "$n" = 2 ]
+        check "callers: -n 1 gives one row per list" $? "$n rows"
+    else
+        bad "callers: no hotspot.json ($(head -c 300 "$out.stderr"))"
+    fi
+
+    # delay_ms: nothing sampled before it; fewer samples than without it
+    run callers "tools=hotspot:hotspot.delay_ms=400"
+    if [ -f "$rundir/hotspot.json" ]; then
+        r=$(pyjson "$rundir/hotspot.json" "
+runs = [r for t in d['thread_list'] for r in t['runs']]
+assert runs, 'no samples'
+first = min(r[0] for r in runs)
+assert first >= 400000, 'a sample at %d us' % first
+assert d['delay_ms'] == 400
+print('first sample at %.0f ms, %d samples' % (first / 1000, d['samples']))")
+        check "delay_ms=400: the first sample after 400 ms ($r)" $? "$r"
+    else
+        bad "delay_ms: no hotspot.json"
+    fi
+    same_as_plain callers
+
+    # clock=timer: the fallback
+    run callers "tools=hotspot:hotspot.clock=timer"
+    if [ -f "$rundir/hotspot.json" ] && profile "$rundir"; then
+        r=$(pyjson "$WORK/hot.json" "
+assert d['method'] == 'timer', d['method']
+names = [f['function'] for f in d['self']]
+assert names[:2] == ['hot_a', 'hot_b'], names[:4]
+print('%d samples' % d['samples'])")
+        check "clock=timer: timer_create fallback, hot_a and hot_b in order ($r)" $? "$r"
+    else
+        bad "clock=timer: no profile ($(head -c 300 "$out.stderr"))"
+    fi
+    same_as_plain callers
+
+    # period=5000: about a fifth of the samples
+    run callers "tools=hotspot:hotspot.period=5000"
+    r=$(pyjson "$rundir/hotspot.json" "
+assert d['period_us'] == 5000
+assert 20 <= d['samples'] <= 400, '%d samples' % d['samples']
+print(d['samples'], 'samples')")
+    check "period=5000: fewer samples ($r)" $? "$r"
+
+    # a bad value: one message, the default kept
+    run callers "tools=hotspot:hotspot.depth=100"
+    grep -q "hotspot.depth=100: expected 1 to 64" "$out.stderr" && [ -f "$rundir/hotspot.json" ] &&
+        [ "$(pyjson "$rundir/hotspot.json" "print(d['depth'])")" = 32 ]
+    check "depth=100: one message, depth 32 kept" $? "$(head -c 300 "$out.stderr")"
+
+    # the tool off: no hotspot.json
+    run callers "mode=adaptive"
+    [ -n "$rundir" ] && [ ! -e "$rundir/hotspot.json" ]
+    check "off: without tools=hotspot no hotspot.json" $? "$(ls "$rundir" 2>/dev/null | tr '\n' ' ')"
+
+    # with another tool
+    run callers "tools=leak,hotspot"
+    same_as_plain callers
+    [ -f "$rundir/hotspot.json" ]
+    check "tools=leak,hotspot: hotspot.json written" $? "$(head -c 300 "$out.stderr")"
+else
+    bad "callers: does not build ($(head -c 300 "$WORK/callers.cc.log"))"
+fi
+
+# ---- threads ----
+if build threads; then
+    plain threads
+    run threads "tools=hotspot"
+    same_as_plain threads
+    if [ -f "$rundir/hotspot.json" ] && profile "$rundir"; then
+        r=$(pyjson "$WORK/hot.json" "
+s = {f['function']: f['percent'] for f in d['self']}
+assert s.get('spin_left', 0) >= 20 and s.get('spin_right', 0) >= 20, 'shares %s' % s
+assert d['threads'] == 3, '%d threads sampled' % d['threads']
+print('spin_left %.0f%%, spin_right %.0f%%' % (s['spin_left'], s['spin_right']))")
+        check "threads: both threads' hot functions named, 3 threads sampled ($r)" $? "$r"
+    else
+        bad "threads: no profile ($(head -c 300 "$out.stderr"))"
+    fi
+else
+    bad "threads: does not build"
+fi
+
+# ---- forks ----
+if build forks; then
+    plain forks
+    run forks "tools=hotspot"
+    same_as_plain forks
+    runs=$(ls -d "$out"/*/ 2>/dev/null | wc -l)
+    parent_ok=1 child_ok=1
+    for d in "$out"/*/; do
+        profile "${d%/}" || continue
+        top=$(pyjson "$WORK/hot.json" "print(d['self'][0]['function'] if d['self'] else '')")
+        others=$(pyjson "$WORK/hot.json" "print(' '.join(f['function'] for f in d['self']))")
+        case "$top" in
+            parent_work) parent_ok=0 ;;
+            child_work) [[ " $others " == *" parent_work "* ]] || child_ok=0 ;;
+        esac
+    done
+    [ "$runs" = 2 ] && [ $parent_ok = 0 ] && [ $child_ok = 0 ]
+    check "forks: the parent's and the child's profiles, each of its own work" $? "$runs runs, parent $parent_ok child $child_ok"
+else
+    bad "forks: does not build"
+fi
+
+# ---- many threads ----
+if build many_threads; then
+    plain many_threads
+    run many_threads "tools=hotspot"
+    same_as_plain many_threads
+    all=$(sed -n 's/^many_threads: \([0-9]*\) descriptors open$/\1/p' "$out.stderr")
+    plain_all=$(sed -n 's/^many_threads: \([0-9]*\) descriptors open$/\1/p' "$WORK/many_threads.plain.stderr")
+    [ -n "$all" ] && [ -n "$plain_all" ] && [ $((all - plain_all)) -le 1 ]
+    check "many_threads: at most one descriptor more than the plain build (the main thread's clock)" $? "$all vs $plain_all"
+    r=$(pyjson "$rundir/hotspot.json" "
+assert d['threads']['sampled'] == 41, d['threads']
+assert len(d['thread_list']) == 41
+print(d['threads']['sampled'], 'threads')")
+    check "many_threads: every thread sampled, no descriptor left open ($r)" $? "$r"
+else
+    bad "many_threads: does not build"
+fi
+
+# ---- a worker that starts with the signal blocked ----
+if build blocked; then
+    plain blocked
+    run blocked "tools=hotspot"
+    same_as_plain blocked
+    r=$(pyjson "$rundir/hotspot.json" "
+t = d['threads']
+assert t['blocked'] == 1 and t['sampled'] == 1, t
+assert d['samples'] >= 10, '%d samples' % d['samples']
+print('1 thread blocked, main sampled: %d samples' % d['samples'])")
+    check "blocked: a thread that starts with the signal blocked gets no clock ($r)" $? "$r"
+    [ -s "$out.stderr" ] && bad "blocked: stderr: $(head -c 300 "$out.stderr")"
+else
+    bad "blocked: does not build"
+fi
+
+# ---- the program takes the signal ----
+if build sig_late; then
+    plain sig_late
+    run sig_late "tools=hotspot"
+    same_as_plain sig_late
+    msgs=$(grep -c "vigil: hotspot: the program set its own disposition for signal" "$out.stderr")
+    other=$(grep -v -e "vigil: hotspot: the program set its own disposition" -e "^sig_late: handler calls" "$out.stderr" | head -c 300)
+    r=$(pyjson "$rundir/hotspot.json" "assert d['stepped_back'] is True; print('stepped back')")
+    [ "$msgs" = 1 ] && [ -z "$other" ]
+    check "sig_late: one message, the tool steps back ($r)" $? "$msgs messages; other stderr: $other"
+    calls=$(sed -n 's/^sig_late: handler calls //p' "$out.stderr")
+    plain_calls=$(sed -n 's/^sig_late: handler calls //p' "$WORK/sig_late.plain.stderr")
+    extra=$((${calls:-0} - ${plain_calls:-0}))
+    [ "$extra" -le 2 ]
+    check "sig_late: the program's handler saw at most one signal per thread of the tool's clocks ($extra)" $? "$extra extra calls"
+    echo "NOTE hotspot/sig_late: the program's handler ran $calls times, $plain_calls in the plain build: the clock armed when the program took the signal over delivered $extra (tools/hotspot/README.md, \"Limits\")"
+else
+    bad "sig_late: does not build"
+fi
+if "$CC_PLAIN" -O2 -g -shared -fPIC "$HERE/sig_early_lib.c" -o "$WORK/libsigearly.so" 2>"$WORK/lib.log" &&
+    build sig_early -L"$WORK" -lsigearly -Wl,-rpath,"$WORK"; then
+    plain sig_early
+    run sig_early "tools=hotspot"
+    same_as_plain sig_early
+    msgs=$(grep -c "vigil: hotspot: not sampling: signal .* is not at its default disposition" "$out.stderr")
+    lines=$(wc -l <"$out.stderr")
+    r=$(pyjson "$rundir/hotspot.json" "assert d['method'] == 'none' and d['samples'] == 0, d['method']; print('method none')")
+    [ "$msgs" = 1 ] && [ "$lines" = 1 ]
+    check "sig_early: one message, no sampling ($r)" $? "$(head -c 300 "$out.stderr")"
+    "$VIGIL" hot "$rundir" 2>&1 | grep -q "not sampled: signal"
+    check "sig_early: vigil hot says why nothing was sampled" $? "$("$VIGIL" hot "$rundir" 2>&1 | head -c 300)"
+else
+    bad "sig_early: does not build ($(head -c 300 "$WORK/lib.log" "$WORK/sig_early.cc.log"))"
+fi
+if build raise_default; then
+    plain raise_default
+    run raise_default "tools=hotspot"
+    same_as_plain raise_default
+else
+    bad "raise_default: does not build"
+fi
+
+# ---- vigil hot: which run, errors ----
+if [ -d "$WORK/run-callers" ]; then
+    mkdir -p "$WORK/cwd/vigil-out"
+    cp -r "$WORK/run-callers" "$WORK/cwd/vigil-out/callers.1"
+    d=$(ls -d "$WORK"/out-sig_early/*/ 2>/dev/null | head -n1)
+    if [ -n "$d" ]; then   # a newer run without hotspot.json: not the one
+        cp -r "$d" "$WORK/cwd/vigil-out/sig_early.2"
+        rm -f "$WORK/cwd/vigil-out/sig_early.2/hotspot.json"
+    fi
+    (cd "$WORK/cwd" && "$VIGIL" hot) >"$WORK/default.out" 2>&1
+    grep -q "vigil-out/callers.1" "$WORK/default.out"
+    check "vigil hot: the newest run that holds hotspot.json by default" $? "$(head -c 300 "$WORK/default.out")"
+    "$VIGIL" hot "$WORK/cwd/vigil-out/sig_early.2" >"$WORK/err.out" 2>&1
+    st=$?
+    [ $st = 1 ] && grep -q "no hotspot.json" "$WORK/err.out"
+    check "vigil hot: a run without hotspot.json: exit 1 and why" $? "status $st: $(head -c 300 "$WORK/err.out")"
+    cp -r "$WORK/run-callers" "$WORK/damaged"
+    head -c 200 "$WORK/run-callers/hotspot.json" >"$WORK/damaged/hotspot.json"
+    "$VIGIL" hot "$WORK/damaged" >"$WORK/err.out" 2>&1
+    st=$?
+    [ $st = 1 ] && grep -q "damaged/hotspot.json:1:" "$WORK/err.out"
+    check "vigil hot: a damaged hotspot.json: exit 1, the file and line named" $? "status $st: $(head -c 300 "$WORK/err.out")"
+    "$VIGIL" hot --json --folded "$WORK/run-callers" >/dev/null 2>&1
+    [ $? = 2 ]
+    check "vigil hot: --json with --folded is a usage error" $? "not status 2"
+fi
+"$VIGIL" tools 2>&1 | grep -q "hotspot" && "$VIGIL" options 2>&1 | grep -q "hotspot.period"
+check "vigil tools and vigil options list the tool and its options" $? "not listed"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
