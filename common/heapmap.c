@@ -16,6 +16,10 @@
 #define SHARDS (1u << SHARD_BITS)
 #define SHARD_CAP_BITS 14
 #define REGION_SHIFT 16
+/* Home slots per 128 bytes of a region: the objects of one region take consecutive entries
+ * (small ones share a home and probe on), so a region's entries fill a page or two of the
+ * table rather than a page per few objects. */
+#define HOME_SHIFT 7
 #define SHARD_CAP (1u << SHARD_CAP_BITS)
 #define LARGE_CAP 1024
 #define STACK_BITS 13
@@ -47,7 +51,6 @@ struct shard {
     struct obj *slot;            /* SHARD_CAP entries */
 };
 struct stack_entry {
-    uint64_t hash;               /* 0: free */
     uint32_t depth;
     uint32_t ready;              /* frames written (release) */
     uintptr_t pc[VIGIL_HEAPMAP_STACK_DEPTH];
@@ -59,7 +62,10 @@ struct vigil_heapmap {
     uint32_t large_lock;
     unsigned depth;                      /* set by vigil_heapmap_new */
     uint64_t lost;                       /* relaxed atomic */
-    struct stack_entry *stacks;          /* STACK_CAP entries */
+    struct stack_entry *stacks;          /* STACK_CAP entries, used in order (nstacks: atomic) */
+    uint32_t nstacks;
+    uint64_t *stack_hash;                /* STACK_CAP slots by hash: a stack's hash (0: free), */
+    uint32_t *stack_id;                  /* and its entry's index + 1 (0: being written) */
     uint64_t **top[1u << TOP_BITS];      /* -> mid tables (1 << MID_BITS leaves) -> leaf bitmaps;
                                             made on first use (compare-and-swap), never freed */
     uintptr_t large_lo, large_hi;        /* a range that holds every large object (under large_lock) */
@@ -104,7 +110,11 @@ struct vigil_heapmap *vigil_heapmap_new(unsigned stack_depth)
     struct vigil_heapmap *m = map_zeroed(sizeof *m);
     struct obj *all = map_zeroed(sizeof(struct obj) * SHARDS * SHARD_CAP);
     struct stack_entry *stacks = map_zeroed(sizeof(struct stack_entry) * STACK_CAP);
-    if (!m || !all || !stacks) {
+    uint64_t *stack_hash = map_zeroed(sizeof(uint64_t) * STACK_CAP);
+    uint32_t *stack_id = map_zeroed(sizeof(uint32_t) * STACK_CAP);
+    if (!m || !all || !stacks || !stack_hash || !stack_id) {
+        if (stack_hash) munmap(stack_hash, sizeof(uint64_t) * STACK_CAP);
+        if (stack_id) munmap(stack_id, sizeof(uint32_t) * STACK_CAP);
         if (m) munmap(m, sizeof *m);
         if (all) munmap(all, sizeof(struct obj) * SHARDS * SHARD_CAP);
         if (stacks) munmap(stacks, sizeof(struct stack_entry) * STACK_CAP);
@@ -113,6 +123,8 @@ struct vigil_heapmap *vigil_heapmap_new(unsigned stack_depth)
     for (unsigned i = 0; i < SHARDS; i++)
         m->shards[i].slot = all + (size_t)i * SHARD_CAP;
     m->stacks = stacks;
+    m->stack_hash = stack_hash;
+    m->stack_id = stack_id;
     m->depth = stack_depth < VIGIL_HEAPMAP_STACK_DEPTH ? stack_depth : VIGIL_HEAPMAP_STACK_DEPTH;
     return m;
 }
@@ -130,22 +142,28 @@ static uint32_t stack_intern(struct vigil_heapmap *m, const uintptr_t *pcs, unsi
         h = hash64(h ^ pcs[i]);
     if (!h)
         h = 1;
+    /* entries are taken in order, so the distinct stacks fill few pages; the slots by hash
+     * only point to them */
     for (uint32_t i = 0; i < 32; i++) {
         uint32_t k = (uint32_t)((h + i) & (STACK_CAP - 1));
-        struct stack_entry *e = &m->stacks[k];
-        uint64_t cur = __atomic_load_n(&e->hash, __ATOMIC_ACQUIRE);
+        uint64_t cur = __atomic_load_n(&m->stack_hash[k], __ATOMIC_ACQUIRE);
         if (cur == h)
-            return k + 1;
+            return __atomic_load_n(&m->stack_id[k], __ATOMIC_ACQUIRE);
         if (cur)
             continue;
-        if (__atomic_compare_exchange_n(&e->hash, &cur, h, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        if (__atomic_compare_exchange_n(&m->stack_hash[k], &cur, h, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            uint32_t id = __atomic_add_fetch(&m->nstacks, 1, __ATOMIC_RELAXED);
+            if (id > STACK_CAP)
+                return 0;
+            struct stack_entry *e = &m->stacks[id - 1];
             e->depth = depth;
             memcpy(e->pc, pcs, depth * sizeof e->pc[0]);
             __atomic_store_n(&e->ready, 1, __ATOMIC_RELEASE);
-            return k + 1;
+            __atomic_store_n(&m->stack_id[k], id, __ATOMIC_RELEASE);
+            return id;
         }
         if (cur == h)
-            return k + 1;
+            return __atomic_load_n(&m->stack_id[k], __ATOMIC_ACQUIRE);
     }
     return 0;
 }
@@ -235,7 +253,7 @@ static uintptr_t nearest_start(struct vigil_heapmap *m, uintptr_t addr, uintptr_
 static inline struct shard *shard_of(struct vigil_heapmap *m, uintptr_t ptr, size_t *home)
 {
     uint64_t h = hash64(ptr >> REGION_SHIFT);
-    *home = (size_t)((ptr >> 4) + (h >> SHARD_BITS)) & (SHARD_CAP - 1);
+    *home = (size_t)((ptr >> HOME_SHIFT) + (h >> SHARD_BITS)) & (SHARD_CAP - 1);
     return &m->shards[h & (SHARDS - 1)];
 }
 

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define EMPTY_KEY (~0ull)
+#define EMPTY_KEY 0              /* keys are (site << 8 | kind) + 1: the mapped zeros are free */
 #define MAX_MODULES 256
 
 static const char *const kind_names[MC_KINDS] = {
@@ -58,8 +58,6 @@ int mc_report_init(void)
     if (!kept)
         return -1;
     mask = cap - 1;
-    for (size_t i = 0; i < cap; i++)
-        kept[i].key = EMPTY_KEY;
     return 0;
 }
 
@@ -67,7 +65,7 @@ void mc_report(const struct mc_error *error)
 {
     struct mc_error copy = *error, *e = &copy;
     e->site = vigil_site_of(e->module, e->local_site);
-    uint64_t key = (uint64_t)e->site << 8 | (uint64_t)e->kind;
+    uint64_t key = ((uint64_t)e->site << 8 | (uint64_t)e->kind) + 1;
     for (size_t n = 0, i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 20) & mask; n <= mask; n++, i = (i + 1) & mask) {
         struct kept *k = &kept[i];
         uint64_t cur = __atomic_load_n(&k->key, __ATOMIC_ACQUIRE);
