@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hsjson.h"
+#include "jsontree.h"
 #include "json.h"
 
 /* ---- hotspot.json ---- */
@@ -16,7 +16,7 @@ struct parse {
     size_t errlen;
 };
 
-static int bad(struct parse *ps, const struct hj_value *at, const char *fmt, ...)
+static int bad(struct parse *ps, const struct vigil_jv *at, const char *fmt, ...)
 {
     char what[200];
     va_list ap;
@@ -28,34 +28,34 @@ static int bad(struct parse *ps, const struct hj_value *at, const char *fmt, ...
 }
 
 /* A non-negative integer that a double holds exactly. */
-static int is_uint(const struct hj_value *v)
+static int is_uint(const struct vigil_jv *v)
 {
-    return v && v->type == HJ_NUMBER && v->number >= 0 && v->number <= 9007199254740992.0 &&
+    return v && v->type == VIGIL_JV_NUMBER && v->number >= 0 && v->number <= 9007199254740992.0 &&
            v->number == (double)(uint64_t)v->number;
 }
 
-static int get_uint(struct parse *ps, const struct hj_value *o, const char *key, uint64_t *out)
+static int get_uint(struct parse *ps, const struct vigil_jv *o, const char *key, uint64_t *out)
 {
-    const struct hj_value *v = hj_get(o, key);
+    const struct vigil_jv *v = vigil_jv_get(o, key);
     if (!is_uint(v))
         return bad(ps, v ? v : o, "\"%s\": a non-negative integer", key);
     *out = (uint64_t)v->number;
     return 0;
 }
 
-static int get_string(struct parse *ps, const struct hj_value *o, const char *key, char **out)
+static int get_string(struct parse *ps, const struct vigil_jv *o, const char *key, char **out)
 {
-    const struct hj_value *v = hj_get(o, key);
-    if (!v || v->type != HJ_STRING)
+    const struct vigil_jv *v = vigil_jv_get(o, key);
+    if (!v || v->type != VIGIL_JV_STRING)
         return bad(ps, v ? v : o, "\"%s\": a string", key);
     *out = strdup(v->string);
     return *out ? 0 : bad(ps, v, "less data (out of memory)");
 }
 
-static const struct hj_value *get_array(struct parse *ps, const struct hj_value *o, const char *key)
+static const struct vigil_jv *get_array(struct parse *ps, const struct vigil_jv *o, const char *key)
 {
-    const struct hj_value *v = hj_get(o, key);
-    if (!v || v->type != HJ_ARRAY) {
+    const struct vigil_jv *v = vigil_jv_get(o, key);
+    if (!v || v->type != VIGIL_JV_ARRAY) {
         bad(ps, v ? v : o, "\"%s\": an array", key);
         return NULL;
     }
@@ -63,9 +63,9 @@ static const struct hj_value *get_array(struct parse *ps, const struct hj_value 
 }
 
 /* "0x1a2b" (at most 16 hex digits). */
-static int parse_hex(const struct hj_value *v, uint64_t *out)
+static int parse_hex(const struct vigil_jv *v, uint64_t *out)
 {
-    if (!v || v->type != HJ_STRING || v->string[0] != '0' || v->string[1] != 'x' || !v->string[2])
+    if (!v || v->type != VIGIL_JV_STRING || v->string[0] != '0' || v->string[1] != 'x' || !v->string[2])
         return -1;
     uint64_t x = 0;
     size_t n = 0;
@@ -84,17 +84,17 @@ static void *alloc_array(size_t n, size_t size)
     return calloc(n ? n : 1, size);
 }
 
-static int parse_stacks(struct parse *ps, const struct hj_value *arr, struct hs_profile *p)
+static int parse_stacks(struct parse *ps, const struct vigil_jv *arr, struct hs_profile *p)
 {
     p->stacks = alloc_array(arr->n, sizeof *p->stacks);
     if (!p->stacks)
         return bad(ps, arr, "less data (out of memory)");
     for (size_t i = 0; i < arr->n; i++) {
-        const struct hj_value *s = &arr->items[i];
+        const struct vigil_jv *s = &arr->items[i];
         struct hs_pstack *st = &p->stacks[i];
-        if (s->type != HJ_OBJECT)
+        if (s->type != VIGIL_JV_OBJECT)
             return bad(ps, s, "a stack (an object)");
-        const struct hj_value *frames = get_array(ps, s, "frames");
+        const struct vigil_jv *frames = get_array(ps, s, "frames");
         if (get_uint(ps, s, "count", &st->count) != 0 || !frames)
             return -1;
         st->frames = alloc_array(frames->n, sizeof *st->frames);
@@ -102,9 +102,9 @@ static int parse_stacks(struct parse *ps, const struct hj_value *arr, struct hs_
             return bad(ps, frames, "less data (out of memory)");
         p->nstacks++;   /* from here on, hs_profile_free frees its frames */
         for (size_t k = 0; k < frames->n; k++, st->nframes++) {
-            const struct hj_value *f = &frames->items[k];
-            const struct hj_value *m = f->type == HJ_ARRAY && f->n == 2 ? &f->items[0] : NULL;
-            if (!m || m->type != HJ_NUMBER || !(m->number >= -1 && m->number < (double)p->nmodules) ||
+            const struct vigil_jv *f = &frames->items[k];
+            const struct vigil_jv *m = f->type == VIGIL_JV_ARRAY && f->n == 2 ? &f->items[0] : NULL;
+            if (!m || m->type != VIGIL_JV_NUMBER || !(m->number >= -1 && m->number < (double)p->nmodules) ||
                 m->number != (double)(int64_t)m->number || parse_hex(&f->items[1], &st->frames[k].address) != 0)
                 return bad(ps, f, "a frame [MODULE, \"0xADDRESS\"] (MODULE -1 or one of the %zu modules)",
                            p->nmodules);
@@ -114,17 +114,17 @@ static int parse_stacks(struct parse *ps, const struct hj_value *arr, struct hs_
     return 0;
 }
 
-static int parse_threads(struct parse *ps, const struct hj_value *arr, struct hs_profile *p)
+static int parse_threads(struct parse *ps, const struct vigil_jv *arr, struct hs_profile *p)
 {
     p->threads = alloc_array(arr->n, sizeof *p->threads);
     if (!p->threads)
         return bad(ps, arr, "less data (out of memory)");
     for (size_t i = 0; i < arr->n; i++) {
-        const struct hj_value *t = &arr->items[i];
+        const struct vigil_jv *t = &arr->items[i];
         struct hs_pthread *th = &p->threads[i];
-        if (t->type != HJ_OBJECT)
+        if (t->type != VIGIL_JV_OBJECT)
             return bad(ps, t, "a thread (an object)");
-        const struct hj_value *runs = get_array(ps, t, "runs");
+        const struct vigil_jv *runs = get_array(ps, t, "runs");
         if (get_uint(ps, t, "index", &th->index) != 0 || get_uint(ps, t, "tid", &th->tid) != 0 ||
             get_uint(ps, t, "samples", &th->samples) != 0 ||
             get_uint(ps, t, "timeline_dropped", &th->timeline_dropped) != 0 || !runs)
@@ -135,10 +135,10 @@ static int parse_threads(struct parse *ps, const struct hj_value *arr, struct hs
         p->nthreads++;
         uint64_t prev = 0;
         for (size_t k = 0; k < runs->n; k++, th->nruns++) {
-            const struct hj_value *r = &runs->items[k];
-            const struct hj_value *sv = r->type == HJ_ARRAY && r->n == 4 ? &r->items[2] : NULL;
+            const struct vigil_jv *r = &runs->items[k];
+            const struct vigil_jv *sv = r->type == VIGIL_JV_ARRAY && r->n == 4 ? &r->items[2] : NULL;
             if (!sv || !is_uint(&r->items[0]) || !is_uint(&r->items[1]) || !is_uint(&r->items[3]) ||
-                sv->type != HJ_NUMBER || !(sv->number >= -1 && sv->number < (double)p->nstacks) ||
+                sv->type != VIGIL_JV_NUMBER || !(sv->number >= -1 && sv->number < (double)p->nstacks) ||
                 sv->number != (double)(int64_t)sv->number)
                 return bad(ps, r, "a run [FIRST_US, LAST_US, STACK, SAMPLES] (STACK -1 or one of the %zu stacks)",
                            p->nstacks);
@@ -160,22 +160,22 @@ int hs_profile_parse(const char *text, size_t len, const char *name, struct hs_p
 {
     memset(p, 0, sizeof *p);
     struct parse ps = {name, err, errlen};
-    struct hj_value doc;
+    struct vigil_jv doc;
     char jerr[160];
-    if (hj_parse(text, len, &doc, jerr, sizeof jerr) != 0) {
+    if (vigil_jv_parse(text, len, &doc, jerr, sizeof jerr) != 0) {
         snprintf(err, errlen, "%s:%s", name, jerr);
         return -1;
     }
     int rc = -1;
-    const struct hj_value *fmt = hj_get(&doc, "format"), *dropped, *threads, *modules, *stacks, *list;
+    const struct vigil_jv *fmt = vigil_jv_get(&doc, "format"), *dropped, *threads, *modules, *stacks, *list;
     uint64_t version;
-    if (doc.type != HJ_OBJECT) {
+    if (doc.type != VIGIL_JV_OBJECT) {
         bad(&ps, &doc, "an object");
-    } else if (!fmt || fmt->type != HJ_STRING || strcmp(fmt->string, "vigil-hotspot") != 0) {
+    } else if (!fmt || fmt->type != VIGIL_JV_STRING || strcmp(fmt->string, "vigil-hotspot") != 0) {
         bad(&ps, fmt ? fmt : &doc, "\"format\": \"vigil-hotspot\"");
     } else if (get_uint(&ps, &doc, "version", &version) != 0) {
     } else if (version != 1) {
-        bad(&ps, hj_get(&doc, "version"), "\"version\": 1 (this vigil reads version 1)");
+        bad(&ps, vigil_jv_get(&doc, "version"), "\"version\": 1 (this vigil reads version 1)");
     } else if (get_string(&ps, &doc, "method", &p->method) != 0 || get_string(&ps, &doc, "note", &p->note) != 0 ||
                get_uint(&ps, &doc, "signal", &p->signal) != 0 || get_uint(&ps, &doc, "period_us", &p->period_us) != 0 ||
                get_uint(&ps, &doc, "depth", &p->depth) != 0 || get_uint(&ps, &doc, "max_stacks", &p->max_stacks) != 0 ||
@@ -183,17 +183,17 @@ int hs_profile_parse(const char *text, size_t len, const char *name, struct hs_p
                get_uint(&ps, &doc, "duration_us", &p->duration_us) != 0 ||
                get_uint(&ps, &doc, "samples", &p->samples) != 0) {
     } else if (strcmp(p->method, "perf") != 0 && strcmp(p->method, "timer") != 0 && strcmp(p->method, "none") != 0) {
-        bad(&ps, hj_get(&doc, "method"), "\"method\": \"perf\", \"timer\" or \"none\"");
+        bad(&ps, vigil_jv_get(&doc, "method"), "\"method\": \"perf\", \"timer\" or \"none\"");
     } else if (p->period_us == 0) {
-        bad(&ps, hj_get(&doc, "period_us"), "\"period_us\": a period of at least 1");
-    } else if (!hj_get(&doc, "stepped_back") || hj_get(&doc, "stepped_back")->type != HJ_BOOL) {
+        bad(&ps, vigil_jv_get(&doc, "period_us"), "\"period_us\": a period of at least 1");
+    } else if (!vigil_jv_get(&doc, "stepped_back") || vigil_jv_get(&doc, "stepped_back")->type != VIGIL_JV_BOOL) {
         bad(&ps, &doc, "\"stepped_back\": true or false");
-    } else if (!(dropped = hj_get(&doc, "dropped")) || dropped->type != HJ_OBJECT) {
+    } else if (!(dropped = vigil_jv_get(&doc, "dropped")) || dropped->type != VIGIL_JV_OBJECT) {
         bad(&ps, dropped ? dropped : &doc, "\"dropped\": an object");
     } else if (get_uint(&ps, dropped, "table_full", &p->dropped_full) != 0 ||
                get_uint(&ps, dropped, "busy", &p->dropped_busy) != 0 ||
                get_uint(&ps, dropped, "untracked_thread", &p->dropped_untracked) != 0) {
-    } else if (!(threads = hj_get(&doc, "threads")) || threads->type != HJ_OBJECT) {
+    } else if (!(threads = vigil_jv_get(&doc, "threads")) || threads->type != VIGIL_JV_OBJECT) {
         bad(&ps, threads ? threads : &doc, "\"threads\": an object");
     } else if (get_uint(&ps, threads, "sampled", &p->threads_sampled) != 0 ||
                get_uint(&ps, threads, "blocked", &p->threads_blocked) != 0 ||
@@ -203,24 +203,24 @@ int hs_profile_parse(const char *text, size_t len, const char *name, struct hs_p
     } else if (!(modules = get_array(&ps, &doc, "modules")) || !(stacks = get_array(&ps, &doc, "stacks")) ||
                !(list = get_array(&ps, &doc, "thread_list"))) {
     } else {
-        p->stepped_back = hj_get(&doc, "stepped_back")->number != 0;
+        p->stepped_back = vigil_jv_get(&doc, "stepped_back")->number != 0;
         p->modules = alloc_array(modules->n, sizeof *p->modules);
         rc = p->modules ? 0 : bad(&ps, modules, "less data (out of memory)");
         for (size_t i = 0; rc == 0 && i < modules->n; i++) {
-            const struct hj_value *m = &modules->items[i];
-            if (m->type != HJ_OBJECT)
+            const struct vigil_jv *m = &modules->items[i];
+            if (m->type != VIGIL_JV_OBJECT)
                 rc = bad(&ps, m, "a module (an object)");
             else if (get_string(&ps, m, "path", &p->modules[i].path) != 0)
                 rc = -1;
-            else if (p->nmodules++, parse_hex(hj_get(m, "bias"), &p->modules[i].bias) != 0)
-                rc = bad(&ps, hj_get(m, "bias") ? hj_get(m, "bias") : m, "\"bias\": \"0xHEX\"");
+            else if (p->nmodules++, parse_hex(vigil_jv_get(m, "bias"), &p->modules[i].bias) != 0)
+                rc = bad(&ps, vigil_jv_get(m, "bias") ? vigil_jv_get(m, "bias") : m, "\"bias\": \"0xHEX\"");
         }
         if (rc == 0)
             rc = parse_stacks(&ps, stacks, p);
         if (rc == 0)
             rc = parse_threads(&ps, list, p);
     }
-    hj_free(&doc);
+    vigil_jv_free(&doc);
     if (rc != 0)
         hs_profile_free(p);
     return rc;

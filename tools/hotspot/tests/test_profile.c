@@ -1,11 +1,11 @@
-// unit-extra: tools/hotspot/cmd/profile.c tools/hotspot/cmd/hsjson.c
-/* `vigil hot`'s pure parts (tools/hotspot/cmd/profile.c, hsjson.c): the JSON reader, hotspot.json
+// unit-extra: tools/hotspot/cmd/profile.c
+/* `vigil hot`'s pure parts (tools/hotspot/cmd/profile.c, common/jsontree.c): the JSON reader, hotspot.json
  * into a profile (and its errors, with the line), named stacks merged, self and inclusive
  * samples (recursion counted once), folded stacks, and the trace events: well formed, and
  * nested per thread (a caller's event spans its callees'), with gaps where the thread did not
  * run. */
 #include "../../../tests/unit/check.h"
-#include "../cmd/hsjson.h"
+#include "jsontree.h"
 #include "../cmd/profile.h"
 
 #include <stdlib.h>
@@ -80,28 +80,28 @@ static size_t func_named(const struct hs_view *v, const char *name)
 int main(void)
 {
     char err[256];
-    struct hj_value j;
+    struct vigil_jv j;
 
     /* the JSON reader */
     const char *good = " {\"a\": [1, -2.5e3, true, false, null, \"x\\u00e9\\ud83d\\ude00\\n\"], \"b\": {}} ";
-    CHECK(hj_parse(good, strlen(good), &j, err, sizeof err) == 0, "%s", err);
-    const struct hj_value *a = hj_get(&j, "a");
-    CHECK(a && a->type == HJ_ARRAY && a->n == 6 && a->items[1].number == -2500 && a->items[2].number == 1,
+    CHECK(vigil_jv_parse(good, strlen(good), &j, err, sizeof err) == 0, "%s", err);
+    const struct vigil_jv *a = vigil_jv_get(&j, "a");
+    CHECK(a && a->type == VIGIL_JV_ARRAY && a->n == 6 && a->items[1].number == -2500 && a->items[2].number == 1,
           "array items");
     CHECK(a && strcmp(a->items[5].string, "x\xc3\xa9\xf0\x9f\x98\x80\n") == 0, "escapes to UTF-8");
-    CHECK(hj_get(&j, "b") && hj_get(&j, "b")->type == HJ_OBJECT && !hj_get(&j, "c"), "members");
-    hj_free(&j);
+    CHECK(vigil_jv_get(&j, "b") && vigil_jv_get(&j, "b")->type == VIGIL_JV_OBJECT && !vigil_jv_get(&j, "c"), "members");
+    vigil_jv_free(&j);
     const char *bad[] = {"", "{", "[1,]", "{\"a\" 1}", "01", "1.", "\"abc", "\"\\x\"", "[1] 2", "tru", "\"\x01\"",
                          "{\"a\":1,}", "-", "\"\\u12\""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        int r = hj_parse(bad[i], strlen(bad[i]), &j, err, sizeof err);
+        int r = vigil_jv_parse(bad[i], strlen(bad[i]), &j, err, sizeof err);
         CHECK(r == -1 && strstr(err, "expected"), "'%s' rejected: %s", bad[i], err);
     }
     char deep[200];
     memset(deep, '[', 100);
     memset(deep + 100, ']', 100);
-    CHECK(hj_parse(deep, 200, &j, err, sizeof err) == -1 && strstr(err, "nesting"), "nesting limit: %s", err);
-    CHECK(hj_parse("[1]\n\n x", 8, &j, err, sizeof err) == -1 && strncmp(err, "3:2:", 4) == 0, "line:column %s", err);
+    CHECK(vigil_jv_parse(deep, 200, &j, err, sizeof err) == -1 && strstr(err, "nesting"), "nesting limit: %s", err);
+    CHECK(vigil_jv_parse("[1]\n\n x", 8, &j, err, sizeof err) == -1 && strncmp(err, "3:2:", 4) == 0, "line:column %s", err);
 
     /* hotspot.json */
     struct hs_profile p;
@@ -183,29 +183,29 @@ int main(void)
 
     /* trace events: nested per thread, a gap from 6000 to 8000 (9000 less a period) */
     char *trace = capture(write_trace, &ta, &len);
-    CHECK(trace && hj_parse(trace, len, &j, err, sizeof err) == 0, "trace parses: %s", err);
-    const struct hj_value *ev = hj_get(&j, "traceEvents");
+    CHECK(trace && vigil_jv_parse(trace, len, &j, err, sizeof err) == 0, "trace parses: %s", err);
+    const struct vigil_jv *ev = vigil_jv_get(&j, "traceEvents");
     size_t nx = 0, nested = 1, gap = 1, names = 0;
     uint64_t main_dur = 0;
     for (size_t i = 0; ev && i < ev->n; i++) {
-        const struct hj_value *e = &ev->items[i];
-        const struct hj_value *ph = hj_get(e, "ph");
+        const struct vigil_jv *e = &ev->items[i];
+        const struct vigil_jv *ph = vigil_jv_get(e, "ph");
         if (!ph || strcmp(ph->string, "X") != 0)
             continue;
         nx++;
-        double ts = hj_get(e, "ts")->number, end = ts + hj_get(e, "dur")->number;
-        const char *name = hj_get(e, "name")->string;
+        double ts = vigil_jv_get(e, "ts")->number, end = ts + vigil_jv_get(e, "dur")->number;
+        const char *name = vigil_jv_get(e, "name")->string;
         if (strcmp(name, "main") == 0)
-            main_dur += (uint64_t)hj_get(e, "dur")->number;
+            main_dur += (uint64_t)vigil_jv_get(e, "dur")->number;
         if (ts < 6000 && end > 8000)
             gap = 0;   /* nothing may span the time the thread did not run */
         names += strcmp(name, "[stack not kept]") == 0;
         /* every other event either nests in this one, contains it, or does not overlap */
         for (size_t k = 0; k < ev->n; k++) {
-            const struct hj_value *o = &ev->items[k];
-            if (k == i || !hj_get(o, "ph") || strcmp(hj_get(o, "ph")->string, "X") != 0)
+            const struct vigil_jv *o = &ev->items[k];
+            if (k == i || !vigil_jv_get(o, "ph") || strcmp(vigil_jv_get(o, "ph")->string, "X") != 0)
                 continue;
-            double ots = hj_get(o, "ts")->number, oend = ots + hj_get(o, "dur")->number;
+            double ots = vigil_jv_get(o, "ts")->number, oend = ots + vigil_jv_get(o, "dur")->number;
             int overlap = ots < end && ts < oend;
             int inside = ots >= ts && oend <= end, outside = ts >= ots && end <= oend;
             if (overlap && !inside && !outside)
@@ -216,7 +216,7 @@ int main(void)
     CHECK(gap, "no event across the gap");
     CHECK(names == 1, "a run whose stack was not kept: one event");
     CHECK(main_dur == 6000 + 2000, "main spans 0..6000 and 10000..12000: %llu us", (unsigned long long)main_dur);
-    hj_free(&j);
+    vigil_jv_free(&j);
     free(trace);
 
     hs_view_free(&v);

@@ -23,7 +23,7 @@
 
 #include "findings.h"
 #include "racecmd.h"
-#include "racejson.h"
+#include "jsontree.h"
 #include "symbolize.h"
 
 struct module {
@@ -50,31 +50,31 @@ struct ctx {
     size_t ngroups, cap;
 };
 
-static int damaged(const struct ctx *c, const struct rj_value *at, const char *what)
+static int damaged(const struct ctx *c, const struct vigil_jv *at, const char *what)
 {
     fprintf(stderr, "vigil: race: %s:%d: expected %s\n", c->path, at ? at->line : 1, what);
     return -1;
 }
 
-static const char *str(const struct rj_value *o, const char *key)
+static const char *str(const struct vigil_jv *o, const char *key)
 {
-    const struct rj_value *v = rj_get(o, key);
-    return v && v->type == RJ_STRING ? v->string : "";
+    const struct vigil_jv *v = vigil_jv_get(o, key);
+    return v && v->type == VIGIL_JV_STRING ? v->string : "";
 }
 
-static double num(const struct rj_value *o, const char *key)
+static double num(const struct vigil_jv *o, const char *key)
 {
-    const struct rj_value *v = rj_get(o, key);
-    return v && (v->type == RJ_NUMBER || v->type == RJ_BOOL) ? v->number : 0;
+    const struct vigil_jv *v = vigil_jv_get(o, key);
+    return v && (v->type == VIGIL_JV_NUMBER || v->type == VIGIL_JV_BOOL) ? v->number : 0;
 }
 
-static int has(const struct rj_value *o, const char *key, enum rj_type type)
+static int has(const struct vigil_jv *o, const char *key, enum vigil_jv_type type)
 {
-    const struct rj_value *v = rj_get(o, key);
+    const struct vigil_jv *v = vigil_jv_get(o, key);
     return v && v->type == type;
 }
 
-static uint64_t hexval(const struct rj_value *o, const char *key)
+static uint64_t hexval(const struct vigil_jv *o, const char *key)
 {
     return strtoull(str(o, key), NULL, 16);
 }
@@ -86,7 +86,7 @@ static const char *base_name(const char *path)
 }
 
 /* "at f.c:12", or "in work" without line information. */
-static void place(const struct rj_value *access, char *buf, size_t len)
+static void place(const struct vigil_jv *access, char *buf, size_t len)
 {
     const char *file = str(access, "file");
     if (file[0] && num(access, "line") > 0)
@@ -95,10 +95,10 @@ static void place(const struct rj_value *access, char *buf, size_t len)
         snprintf(buf, len, "in %s", str(access, "function")[0] ? str(access, "function") : "an unknown function");
 }
 
-static struct module *module_at(struct ctx *c, const struct rj_value *o)
+static struct module *module_at(struct ctx *c, const struct vigil_jv *o)
 {
-    const struct rj_value *m = rj_get(o, "module");
-    if (!m || m->type != RJ_NUMBER || m->number < 0 || (size_t)m->number >= c->nmodules)
+    const struct vigil_jv *m = vigil_jv_get(o, "module");
+    if (!m || m->type != VIGIL_JV_NUMBER || m->number < 0 || (size_t)m->number >= c->nmodules)
         return NULL;
     return &c->modules[(size_t)m->number];
 }
@@ -123,13 +123,13 @@ static int name_global(struct ctx *c, struct module *m, uint64_t offset, char *b
     return 0;
 }
 
-static void describe_locks(struct ctx *c, const struct rj_value *access, char *buf, size_t len)
+static void describe_locks(struct ctx *c, const struct vigil_jv *access, char *buf, size_t len)
 {
-    const struct rj_value *locks = rj_get(access, "locks");
+    const struct vigil_jv *locks = vigil_jv_get(access, "locks");
     size_t used = 0;
     buf[0] = 0;
-    for (size_t i = 0; locks && locks->type == RJ_ARRAY && i < locks->n && used < len; i++) {
-        const struct rj_value *l = &locks->items[i];
+    for (size_t i = 0; locks && locks->type == VIGIL_JV_ARRAY && i < locks->n && used < len; i++) {
+        const struct vigil_jv *l = &locks->items[i];
         char name[200];
         uint64_t addr = hexval(l, "address");
         if (name_global(c, module_at(c, l), hexval(l, "offset"), name, sizeof name) == 0)
@@ -143,12 +143,12 @@ static void describe_locks(struct ctx *c, const struct rj_value *access, char *b
 }
 
 /* The allocation stack, symbolized; the first frame with a source file in *site. */
-static int add_stack(struct ctx *c, struct vigil_finding *f, const struct rj_value *stack, struct vigil_frame *site,
+static int add_stack(struct ctx *c, struct vigil_finding *f, const struct vigil_jv *stack, struct vigil_frame *site,
                      char *function, size_t flen)
 {
     struct vigil_stack *s = NULL;
-    for (size_t i = 0; stack && stack->type == RJ_ARRAY && i < stack->n; i++) {
-        const struct rj_value *fr = &stack->items[i];
+    for (size_t i = 0; stack && stack->type == VIGIL_JV_ARRAY && i < stack->n; i++) {
+        const struct vigil_jv *fr = &stack->items[i];
         struct module *m = module_at(c, fr);
         struct vigil_source_location loc;
         memset(&loc, 0, sizeof loc);
@@ -178,32 +178,32 @@ static int add_stack(struct ctx *c, struct vigil_finding *f, const struct rj_val
 }
 
 /* "read", "write", or "atomic read" / "atomic write" for an atomic instruction's access. */
-static const char *access_words(const struct rj_value *access, char *buf, size_t len)
+static const char *access_words(const struct vigil_jv *access, char *buf, size_t len)
 {
     snprintf(buf, len, "%s%s", num(access, "atomic") ? "atomic " : "", str(access, "access"));
     return buf;
 }
 
-static int add_race(struct ctx *c, const struct rj_value *r, size_t index, struct vigil_findings *out)
+static int add_race(struct ctx *c, const struct vigil_jv *r, size_t index, struct vigil_findings *out)
 {
     char what[64];
-    const struct rj_value *acc = rj_get(r, "accesses");
-    if (!acc || acc->type != RJ_ARRAY || acc->n != 2 || acc->items[0].type != RJ_OBJECT ||
-        acc->items[1].type != RJ_OBJECT) {
+    const struct vigil_jv *acc = vigil_jv_get(r, "accesses");
+    if (!acc || acc->type != VIGIL_JV_ARRAY || acc->n != 2 || acc->items[0].type != VIGIL_JV_OBJECT ||
+        acc->items[1].type != VIGIL_JV_OBJECT) {
         snprintf(what, sizeof what, "races[%zu].accesses: an array of two accesses", index);
         return damaged(c, acc ? acc : r, what);
     }
     for (int k = 0; k < 2; k++)
-        if (!has(&acc->items[k], "access", RJ_STRING) || !has(&acc->items[k], "line", RJ_NUMBER) ||
-            !has(&acc->items[k], "thread", RJ_NUMBER)) {
+        if (!has(&acc->items[k], "access", VIGIL_JV_STRING) || !has(&acc->items[k], "line", VIGIL_JV_NUMBER) ||
+            !has(&acc->items[k], "thread", VIGIL_JV_NUMBER)) {
             snprintf(what, sizeof what, "races[%zu].accesses[%d]: \"access\", \"line\" and \"thread\"", index, k);
             return damaged(c, &acc->items[k], what);
         }
-    if (!has(r, "count", RJ_NUMBER) || !has(r, "object", RJ_OBJECT)) {
+    if (!has(r, "count", VIGIL_JV_NUMBER) || !has(r, "object", VIGIL_JV_OBJECT)) {
         snprintf(what, sizeof what, "races[%zu]: \"count\" and \"object\"", index);
         return damaged(c, r, what);
     }
-    const struct rj_value *a = &acc->items[0], *b = &acc->items[1], *obj = rj_get(r, "object");
+    const struct vigil_jv *a = &acc->items[0], *b = &acc->items[1], *obj = vigil_jv_get(r, "object");
     uint64_t count = (uint64_t)num(r, "count"), addr = hexval(r, "address");
     int hb = num(r, "hb") != 0;
 
@@ -276,7 +276,7 @@ static int add_race(struct ctx *c, const struct rj_value *r, size_t index, struc
     if (!f)
         return -1;
     struct vigil_frame site = {0};
-    if (heap && add_stack(c, f, rj_get(obj, "stack"), &site, alloc_function, sizeof alloc_function) != 0)
+    if (heap && add_stack(c, f, vigil_jv_get(obj, "stack"), &site, alloc_function, sizeof alloc_function) != 0)
         return -1;
     if (heap) {
         size_t n = (size_t)snprintf(variable, sizeof variable, "a heap object (%llu bytes, offset %llu",
@@ -298,7 +298,7 @@ static int add_race(struct ctx *c, const struct rj_value *r, size_t index, struc
     f->message = strdup(message);
     if (!f->message)
         return -1;
-    const struct rj_value *sides[2] = {a, b};
+    const struct vigil_jv *sides[2] = {a, b};
     const char *roles[2] = {"access", "racing-access"};
     for (int k = 0; k < 2; k++) {
         char msg[800];
@@ -366,19 +366,19 @@ int race_findings(const char *rundir, struct vigil_findings *out)
         fprintf(stderr, "vigil: race: %s: cannot read: %s\n", path, strerror(errno));
         return -1;
     }
-    struct rj_value root;
+    struct vigil_jv root;
     char err[300];
     int rc = 0;
-    if (rj_parse(text, len, &root, err, sizeof err) != 0) {
+    if (vigil_jv_parse(text, len, &root, err, sizeof err) != 0) {
         fprintf(stderr, "vigil: race: %s:%s\n", path, err);
         free(text);
         return -1;
     }
     free(text);
-    const struct rj_value *races = rj_get(&root, "races"), *modules = rj_get(&root, "modules");
+    const struct vigil_jv *races = vigil_jv_get(&root, "races"), *modules = vigil_jv_get(&root, "modules");
     if (strcmp(str(&root, "format"), "vigil-race") != 0 || num(&root, "version") != 1) {
         rc = damaged(&c, &root, "\"format\": \"vigil-race\" and \"version\": 1");
-    } else if (!races || races->type != RJ_ARRAY || !modules || modules->type != RJ_ARRAY) {
+    } else if (!races || races->type != VIGIL_JV_ARRAY || !modules || modules->type != VIGIL_JV_ARRAY) {
         rc = damaged(&c, &root, "\"races\" and \"modules\" arrays");
     } else {
         c.nmodules = modules->n;
@@ -390,7 +390,7 @@ int race_findings(const char *rundir, struct vigil_findings *out)
             c.modules[i].bias = hexval(&modules->items[i], "bias");
         }
         for (size_t i = 0; rc == 0 && i < races->n; i++) {
-            if (races->items[i].type != RJ_OBJECT) {
+            if (races->items[i].type != VIGIL_JV_OBJECT) {
                 rc = damaged(&c, &races->items[i], "a race object");
                 break;
             }
@@ -410,6 +410,6 @@ int race_findings(const char *rundir, struct vigil_findings *out)
         }
         free(c.modules);
     }
-    rj_free(&root);
+    vigil_jv_free(&root);
     return rc;
 }

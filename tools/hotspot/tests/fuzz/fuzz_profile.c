@@ -1,9 +1,9 @@
-// fuzz-extra: tools/hotspot/cmd/profile.c tools/hotspot/cmd/hsjson.c
+// fuzz-extra: tools/hotspot/cmd/profile.c
 /* libFuzzer harness for `vigil hot`'s reader of hotspot.json (tools/hotspot/cmd/profile.c and
- * its JSON reader hsjson.c): any input is parsed or rejected with a message naming a line; an
+ * its JSON reader common/jsontree.c): any input is parsed or rejected with a message naming a line; an
  * accepted profile is named (each frame by its module and address modulo 4, so that stacks
  * merge), ranked, and written as folded stacks and as trace events, which must parse back. */
-#include "../../cmd/hsjson.h"
+#include "jsontree.h"
 #include "../../cmd/profile.h"
 
 #include <stdint.h>
@@ -52,10 +52,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (f) {
         hs_view_write_trace(&v, &p, f, 1, "fuzz");
         fclose(f);
-        struct hj_value j;
-        if (hj_parse(buf, len, &j, err, sizeof err) != 0)
+        struct vigil_jv j;
+        if (vigil_jv_parse(buf, len, &j, err, sizeof err) != 0)
             abort();   /* the trace writer wrote something that is not JSON */
-        hj_free(&j);
+        vigil_jv_free(&j);
         free(buf);
     }
     hs_view_free(&v);

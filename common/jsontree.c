@@ -1,5 +1,5 @@
-/* See hsjson.h. */
-#include "hsjson.h"
+/* See jsontree.h. */
+#include "jsontree.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -218,14 +218,14 @@ static int read_literal(struct reader *r, const char *word)
     return 0;
 }
 
-static int read_value(struct reader *r, struct hj_value *v);
+static int read_value(struct reader *r, struct vigil_jv *v);
 
 /* Append an empty member to an array or object; NULL when out of memory. */
-static struct hj_value *grow(struct reader *r, struct hj_value *v, size_t *cap, int keyed)
+static struct vigil_jv *grow(struct reader *r, struct vigil_jv *v, size_t *cap, int keyed)
 {
     if (v->n == *cap) {
         size_t c = *cap ? *cap * 2 : 4;
-        struct hj_value *items = realloc(v->items, c * sizeof *items);
+        struct vigil_jv *items = realloc(v->items, c * sizeof *items);
         if (!items) {
             fail(r, "less data (out of memory)");
             return NULL;
@@ -241,7 +241,7 @@ static struct hj_value *grow(struct reader *r, struct hj_value *v, size_t *cap, 
         }
         *cap = c;
     }
-    struct hj_value *m = &v->items[v->n];
+    struct vigil_jv *m = &v->items[v->n];
     memset(m, 0, sizeof *m);
     if (keyed)
         v->keys[v->n] = NULL;
@@ -249,9 +249,9 @@ static struct hj_value *grow(struct reader *r, struct hj_value *v, size_t *cap, 
     return m;
 }
 
-static int read_container(struct reader *r, struct hj_value *v, int object)
+static int read_container(struct reader *r, struct vigil_jv *v, int object)
 {
-    if (++r->depth > HJ_MAX_DEPTH)
+    if (++r->depth > VIGIL_JV_MAX_DEPTH)
         return fail(r, "at most 64 levels of nesting");
     r->p++;
     size_t cap = 0;
@@ -275,7 +275,7 @@ static int read_container(struct reader *r, struct hj_value *v, int object)
             r->p++;
             skip_ws(r);
         }
-        struct hj_value *m = grow(r, v, &cap, object);
+        struct vigil_jv *m = grow(r, v, &cap, object);
         if (!m) {
             free(key);
             return -1;
@@ -298,7 +298,7 @@ static int read_container(struct reader *r, struct hj_value *v, int object)
     }
 }
 
-static int read_value(struct reader *r, struct hj_value *v)
+static int read_value(struct reader *r, struct vigil_jv *v)
 {
     skip_ws(r);
     memset(v, 0, sizeof *v);
@@ -307,31 +307,31 @@ static int read_value(struct reader *r, struct hj_value *v)
         return fail(r, "a value");
     switch (*r->p) {
     case '{':
-        v->type = HJ_OBJECT;
+        v->type = VIGIL_JV_OBJECT;
         return read_container(r, v, 1);
     case '[':
-        v->type = HJ_ARRAY;
+        v->type = VIGIL_JV_ARRAY;
         return read_container(r, v, 0);
     case '"':
-        v->type = HJ_STRING;
+        v->type = VIGIL_JV_STRING;
         return read_string(r, &v->string);
     case 't':
-        v->type = HJ_BOOL;
+        v->type = VIGIL_JV_BOOL;
         v->number = 1;
         return read_literal(r, "true");
     case 'f':
-        v->type = HJ_BOOL;
+        v->type = VIGIL_JV_BOOL;
         return read_literal(r, "false");
     case 'n':
-        v->type = HJ_NULL;
+        v->type = VIGIL_JV_NULL;
         return read_literal(r, "null");
     default:
-        v->type = HJ_NUMBER;
+        v->type = VIGIL_JV_NUMBER;
         return read_number(r, &v->number);
     }
 }
 
-int hj_parse(const char *text, size_t len, struct hj_value *out, char *err, size_t errlen)
+int vigil_jv_parse(const char *text, size_t len, struct vigil_jv *out, char *err, size_t errlen)
 {
     struct reader r = {text, text, text + len, 0, err, errlen, 0};
     memset(out, 0, sizeof *out);
@@ -341,18 +341,18 @@ int hj_parse(const char *text, size_t len, struct hj_value *out, char *err, size
             return 0;
         fail(&r, "the end of the document");
     }
-    hj_free(out);
+    vigil_jv_free(out);
     memset(out, 0, sizeof *out);
     return -1;
 }
 
-void hj_free(struct hj_value *v)
+void vigil_jv_free(struct vigil_jv *v)
 {
     if (!v)
         return;
     free(v->string);
     for (size_t i = 0; i < v->n; i++) {
-        hj_free(&v->items[i]);
+        vigil_jv_free(&v->items[i]);
         if (v->keys)
             free(v->keys[i]);
     }
@@ -361,9 +361,9 @@ void hj_free(struct hj_value *v)
     memset(v, 0, sizeof *v);
 }
 
-const struct hj_value *hj_get(const struct hj_value *v, const char *key)
+const struct vigil_jv *vigil_jv_get(const struct vigil_jv *v, const char *key)
 {
-    if (!v || v->type != HJ_OBJECT)
+    if (!v || v->type != VIGIL_JV_OBJECT)
         return NULL;
     for (size_t i = v->n; i-- > 0;)
         if (v->keys[i] && strcmp(v->keys[i], key) == 0)
