@@ -76,8 +76,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 
 static void ignore_message(void *arg, const char *msg) {}
 
-/* Where runs go: out= of VIGIL_OPTIONS (the runtime's own parser), else ./vigil-out. */
-static void default_out_dir(char *buf, size_t len)
+void cmd_default_out_dir(char *buf, size_t len)
 {
     struct vigil_options o;
     vigil_options_defaults(&o);
@@ -191,6 +190,27 @@ static int find_runs(const char *dir, struct run_entry **out, size_t *n, char *e
     if (*n)
         qsort(*out, *n, sizeof **out, newest_first);
     return 0;
+}
+
+int cmd_newest_run(const char *dir, const char *holding, char *out, size_t len)
+{
+    struct run_entry *runs;
+    size_t n;
+    char err[512];
+    if (find_runs(dir, &runs, &n, err, sizeof err) != 0)
+        return -1;
+    int found = -1;
+    for (size_t i = 0; i < n && found != 0; i++) {
+        char file[4300];
+        struct stat st;
+        snprintf(file, sizeof file, "%s/%s", runs[i].path, holding ? holding : VIGIL_RUN_FILE);
+        if (stat(file, &st) == 0) {
+            snprintf(out, len, "%s", runs[i].path);
+            found = 0;
+        }
+    }
+    free_runs(runs, n);
+    return found;
 }
 
 static void status_text(const struct vigil_run_report *r, char *buf, size_t len)
@@ -345,7 +365,7 @@ int cmd_report(int argc, char **argv)
     char out_dir[VIGIL_OPT_STRING_MAX + 32];
     const char *target = a.target;
     if (!target) {
-        default_out_dir(out_dir, sizeof out_dir);
+        cmd_default_out_dir(out_dir, sizeof out_dir);
         target = out_dir;
     }
     struct stat st;

@@ -8,5 +8,11 @@ struct vigil_findings;
  * worst first. 0, or -1 when a tool's report is damaged (the tool said so on stderr; the
  * findings read so far stay in out). */
 int cmd_run_findings(const char *rundir, struct vigil_findings *out);
+/* Where runs go: out= of VIGIL_OPTIONS (the runtime's own parser), else ./vigil-out. */
+void cmd_default_out_dir(char *buf, size_t len);
+/* The newest run directly under dir (by the start time in its run.txt, else the directory's
+ * modification time) that holds the file `holding` (NULL: any run): 0 with its path in out,
+ * or -1 (none, or dir unreadable). */
+int cmd_newest_run(const char *dir, const char *holding, char *out, size_t len);
 
 #endif

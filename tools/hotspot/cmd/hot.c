@@ -17,6 +17,7 @@
 #include "json.h"
 #include "options.h"
 #include "profile.h"
+#include "report.h"
 #include "runreport.h"
 #include "symbolize.h"
 
@@ -30,57 +31,6 @@ static int has_file(const char *dir, const char *name)
     struct stat st;
     snprintf(path, sizeof path, "%s/%s", dir, name);
     return stat(path, &st) == 0;
-}
-
-static void ignore_message(void *arg, const char *msg)
-{
-    (void)arg, (void)msg;
-}
-
-/* Where runs go: out= of VIGIL_OPTIONS, else ./vigil-out (as `vigil report`). */
-static void default_out_dir(char *buf, size_t len)
-{
-    struct vigil_options o;
-    vigil_options_defaults(&o);
-    const char *env = getenv("VIGIL_OPTIONS");
-    if (env)
-        vigil_options_parse(&o, env, "VIGIL_OPTIONS", ignore_message, NULL);
-    snprintf(buf, len, "%s", o.out[0] ? o.out : "vigil-out");
-}
-
-/* The newest run under dir that holds hotspot.json (by the start time in its run.txt, else by
- * the file's modification time): 0 with its path in out, or -1. */
-static int newest_profiled_run(const char *dir, char *out, size_t len)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    uint64_t best = 0;
-    int found = -1;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (e->d_name[0] == '.')   /* also a report still being written */
-            continue;
-        char path[4200], file[4300];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        snprintf(file, sizeof file, "%s/%s", path, HOTSPOT_FILE);
-        struct stat st;
-        if (!has_file(path, VIGIL_RUN_FILE) || stat(file, &st) != 0)
-            continue;
-        uint64_t t = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
-        struct vigil_run_report r;
-        char err[256];
-        snprintf(file, sizeof file, "%s/%s", path, VIGIL_RUN_FILE);
-        if (vigil_run_report_load(file, &r, err, sizeof err) == 0)
-            t = r.start_unix_ns;
-        vigil_run_report_free(&r);
-        if (found != 0 || t > best) {
-            best = t;
-            found = 0;
-            snprintf(out, len, "%s", path);
-        }
-    }
-    closedir(d);
-    return found;
 }
 
 static char *read_all(const char *path, size_t *len, char *err, size_t errlen)
@@ -619,7 +569,7 @@ int hs_cmd_hot(int argc, char **argv)
     char out_dir[VIGIL_OPT_STRING_MAX + 32], dir[4200];
     const char *where = a.target;
     if (!where) {
-        default_out_dir(out_dir, sizeof out_dir);
+        cmd_default_out_dir(out_dir, sizeof out_dir);
         where = out_dir;
     }
     struct stat st;
@@ -631,7 +581,7 @@ int hs_cmd_hot(int argc, char **argv)
         return cmd_error("hot", "%s: not a directory (expected a run directory, or a directory of runs)", where);
     if (has_file(where, VIGIL_RUN_FILE))
         snprintf(dir, sizeof dir, "%s", where);
-    else if (newest_profiled_run(where, dir, sizeof dir) != 0)
+    else if (cmd_newest_run(where, HOTSPOT_FILE, dir, sizeof dir) != 0)
         return cmd_error("hot", "%s: no run with %s in it (run a program with `vigil run --tool hotspot` or "
                                 "VIGIL_OPTIONS=tools=hotspot)", where, HOTSPOT_FILE);
     char path[4300], err[1024];
