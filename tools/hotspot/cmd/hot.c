@@ -1,6 +1,6 @@
 /* vigil hot [-n N] [--json | --folded] [--trace FILE] [RUN]: the hot spots of a run profiled by
  * the hotspot tool. Reads RUN/hotspot.json (profile.h), names every frame from its binary's
- * debug information (cmd/symbolize.h; the function's own line from its symbol, funcsyms.c),
+ * debug information (cmd/symbolize.h; the function's own line from its symbol, cmd/elfsyms.h),
  * merges vigil-cc's companions into the user's functions (a checking copy's call into its
  * outlined instrumented copy is one frame; transfer thunks are none), and prints the functions
  * with the most samples in themselves (self) and in themselves and their callees (inclusive),
@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
+#include "elfsyms.h"
 #include "hotcmd.h"
 #include "json.h"
 #include "options.h"
@@ -74,7 +75,7 @@ struct module {
     const char *path;
     int tried;
     struct vigil_symbolizer *sym;
-    struct hs_funcsyms *fsyms;
+    struct vigil_elfsyms *fsyms;
     char problem[400];
 };
 
@@ -128,7 +129,7 @@ static struct module *module_at(struct ctx *c, int m)
     if (!mod->tried) {
         mod->tried = 1;
         mod->sym = vigil_symbolizer_open(mod->path, mod->problem, sizeof mod->problem);
-        mod->fsyms = hs_funcsyms_open(mod->path);
+        mod->fsyms = vigil_elfsyms_open(mod->path, VIGIL_ELFSYMS_FUNCTIONS);
     }
     return mod;
 }
@@ -168,7 +169,7 @@ static const struct defined *defined_at(struct ctx *c, int m, const char *name)
     struct vigil_source_location loc;
     const char *file = "";
     int line = 0;
-    if (mod && mod->sym && hs_funcsyms_find(mod->fsyms, name, &start) == 0 &&
+    if (mod && mod->sym && vigil_elfsyms_named(mod->fsyms, name, &start) == 0 &&
         vigil_symbolize(mod->sym, start, &loc) == 0 && loc.file[0]) {
         file = loc.file;
         line = loc.line;
@@ -318,7 +319,7 @@ static void ctx_free(struct ctx *c)
     for (size_t i = 0; c->modules && i < c->p->nmodules; i++) {
         if (c->modules[i].sym)
             vigil_symbolizer_close(c->modules[i].sym);
-        hs_funcsyms_close(c->modules[i].fsyms);
+        vigil_elfsyms_close(c->modules[i].fsyms);
     }
     free(c->modules);
     free(c->frames);

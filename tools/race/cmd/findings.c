@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elfsyms.h"
 #include "findings.h"
 #include "racecmd.h"
 #include "jsontree.h"
@@ -30,7 +31,7 @@ struct module {
     const char *path;
     uint64_t bias;
     int symtab_tried, symbolizer_tried;
-    struct race_symtab *symtab;
+    struct vigil_elfsyms *symtab;
     struct vigil_symbolizer *symbolizer;
 };
 
@@ -110,10 +111,10 @@ static int name_global(struct ctx *c, struct module *m, uint64_t offset, char *b
         return -1;
     if (!m->symtab_tried) {
         m->symtab_tried = 1;
-        m->symtab = race_symtab_open(m->path);
+        m->symtab = vigil_elfsyms_open(m->path, VIGIL_ELFSYMS_DATA);
     }
     uint64_t off;
-    const char *name = race_symtab_find(m->symtab, offset, &off);
+    const char *name = vigil_elfsyms_at(m->symtab, offset, &off);
     if (!name)
         return -1;
     if (off)
@@ -404,7 +405,7 @@ int race_findings(const char *rundir, struct vigil_findings *out)
             free(c.groups[i].key);
         free(c.groups);
         for (size_t i = 0; i < c.nmodules; i++) {
-            race_symtab_close(c.modules[i].symtab);
+            vigil_elfsyms_close(c.modules[i].symtab);
             if (c.modules[i].symbolizer)
                 vigil_symbolizer_close(c.modules[i].symbolizer);
         }
