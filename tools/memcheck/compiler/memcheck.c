@@ -118,7 +118,7 @@ static LLVMOpcode opcode_of(LLVMValueRef v)
 }
 
 /* The variable indices of gep into arrays of known length that are not a type's last member. */
-static void array_indices(struct vigil_xform *x, LLVMValueRef gep, struct address *a)
+static void array_indices(LLVMValueRef gep, struct address *a)
 {
     LLVMTypeRef type = LLVMGetGEPSourceElementType(gep);
     LLVMTypeRef parent = NULL;
@@ -144,7 +144,6 @@ static void array_indices(struct vigil_xform *x, LLVMValueRef gep, struct addres
         parent = NULL;
         type = LLVMGetElementType(type);
     }
-    (void)x;
 }
 
 static struct address split(struct vigil_xform *x, LLVMValueRef ptr)
@@ -172,7 +171,7 @@ static struct address split(struct vigil_xform *x, LLVMValueRef ptr)
         /* only the GEP that makes the address: an inner one may form an end pointer that an
          * outer one steps back from (&a[n] - 1), which is C */
         if (geps++ == 0)
-            array_indices(x, a.base, &a);
+            array_indices(a.base, &a);
         a.base = LLVMGetOperand(a.base, 0);
     }
     return a;
@@ -346,13 +345,6 @@ static int tested(const struct mc_module *mc, struct xfunc *f, LLVMValueRef inst
     return hit;
 }
 
-/* Split before inst: the builder is left at the end of the block before it (no terminator);
- * returns the block that holds inst, or NULL when the block cannot be split. */
-static LLVMBasicBlockRef split_at(struct xfunc *f, LLVMValueRef inst)
-{
-    return xf_split_before(f, inst, "vigil.mc");
-}
-
 /* if (!cond_ok) call index(...): at inst. */
 static void bound_check(struct xfunc *f, struct mc_module *mc, LLVMValueRef inst, LLVMValueRef ok,
                         uint32_t site, LLVMValueRef index, LLVMValueRef bound, enum vigil_mc_bound what)
@@ -360,7 +352,7 @@ static void bound_check(struct xfunc *f, struct mc_module *mc, LLVMValueRef inst
     struct vigil_xform *x = f->x;
     LLVMBuilderRef b = x->builder;
     LLVMBasicBlockRef before = LLVMGetInstructionParent(inst);
-    LLVMBasicBlockRef after = split_at(f, inst);
+    LLVMBasicBlockRef after = xf_split_before(f, inst, "vigil.mc");
     if (!after)
         return;
     LLVMValueRef fn = LLVMGetBasicBlockParent(before);
