@@ -16,10 +16,11 @@
 #define SHARDS (1u << SHARD_BITS)
 #define SHARD_CAP_BITS 14
 #define REGION_SHIFT 16
-/* Home slots per 128 bytes of a region: the objects of one region take consecutive entries
- * (small ones share a home and probe on), so a region's entries fill a page or two of the
- * table rather than a page per few objects. */
-#define HOME_SHIFT 7
+/* A home slot per 32 bytes of a region (glibc's smallest chunk): the objects of one region
+ * take consecutive entries, about one per home, so a region's entries fill a few pages of the
+ * table rather than a page per few objects, and a lookup probes one or two. (Coarser homes
+ * sent dense small objects probing through runs of hundreds of entries.) */
+#define HOME_SHIFT 5
 #define SHARD_CAP (1u << SHARD_CAP_BITS)
 #define LARGE_CAP 1024
 #define STACK_BITS 13
@@ -69,6 +70,8 @@ struct vigil_heapmap {
     uint64_t **top[1u << TOP_BITS];      /* -> mid tables (1 << MID_BITS leaves) -> leaf bitmaps;
                                             made on first use (compare-and-swap), never freed */
     uintptr_t large_lo, large_hi;        /* a range that holds every large object (under large_lock) */
+    uintptr_t span_lo, span_hi;          /* every object ever added lies in [span_lo, span_hi):
+                                            widened by add (compare-and-swap), never narrowed */
 };
 
 /* A holder may be preempted (more threads than CPUs): after a short spin, yield. */
@@ -257,10 +260,27 @@ static inline struct shard *shard_of(struct vigil_heapmap *m, uintptr_t ptr, siz
     return &m->shards[h & (SHARDS - 1)];
 }
 
+static void widen_span(struct vigil_heapmap *m, uintptr_t lo, uintptr_t hi)
+{
+    uintptr_t cur = __atomic_load_n(&m->span_lo, __ATOMIC_RELAXED);
+    while ((cur == 0 || lo < cur) &&
+           !__atomic_compare_exchange_n(&m->span_lo, &cur, lo, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+    cur = __atomic_load_n(&m->span_hi, __ATOMIC_RELAXED);
+    while (hi > cur && !__atomic_compare_exchange_n(&m->span_hi, &cur, hi, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+int vigil_heapmap_spans(const struct vigil_heapmap *m, uintptr_t addr)
+{
+    return addr >= __atomic_load_n(&m->span_lo, __ATOMIC_RELAXED) && addr < __atomic_load_n(&m->span_hi, __ATOMIC_RELAXED);
+}
+
 int vigil_heapmap_add(struct vigil_heapmap *m, uintptr_t ptr, size_t size, const uintptr_t *pcs, unsigned depth)
 {
     if (!ptr)
         return 0;
+    widen_span(m, ptr, ptr + size + 64);   /* and what an access just past the end reaches */
     uint32_t stack = stack_intern(m, pcs, depth);
     size_t i;
     struct shard *s = shard_of(m, ptr, &i);

@@ -43,6 +43,10 @@ int vigil_heapmap_find(struct vigil_heapmap *m, uintptr_t addr, struct vigil_hea
 int vigil_heapmap_below(struct vigil_heapmap *m, uintptr_t addr, struct vigil_heap_object *out);
 /* An allocation stack by id: its frames (innermost first) and their number; 0 when unknown. */
 unsigned vigil_heapmap_stack(struct vigil_heapmap *m, uint32_t id, const uintptr_t **pcs);
+/* Whether addr lies between the lowest start and the highest end (plus 64 bytes) of every
+ * object the map was ever given: outside it (a global, the main thread's stack) no object,
+ * live or freed, is. */
+int vigil_heapmap_spans(const struct vigil_heapmap *m, uintptr_t addr);
 /* How many objects the map had no room for. */
 uint64_t vigil_heapmap_lost(const struct vigil_heapmap *m);
 

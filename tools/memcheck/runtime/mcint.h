@@ -42,9 +42,10 @@ struct mc_error {
 /* What the checks did, for memcheck.txt (memcheck.c adds each thread's counts now and then,
  * and the exiting thread's at the end: a few thousand checks of other threads may be left out). */
 struct mc_counts {
-    uint64_t accesses;                   /* __vigil_memcheck_access calls while on */
-    uint64_t in_blocks;                  /* ...whose base was in a live heap block */
+    uint64_t accesses;                   /* checks while on: calls and fast-path passes */
+    uint64_t in_blocks;                  /* calls whose base was in a live heap block */
     uint64_t uninit_checks;              /* loads whose bytes were compared with the fill */
+    uint64_t fast;                       /* checks the compiled fast path passed (no call) */
 };
 extern struct mc_counts mc_counts MC_HIDDEN;
 

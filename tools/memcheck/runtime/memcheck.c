@@ -55,6 +55,11 @@ uint32_t __vigil_memcheck_on;
 
 struct mc_counts mc_counts;              /* every thread's checks (relaxed atomics) */
 
+/* The compiled fast path's block and fill (vigil/memcheck.h): the block written by its own
+ * thread's checks and frees, the fill word by init. */
+__thread struct __vigil_mc_last __vigil_memcheck_last __attribute__((tls_model("initial-exec")));
+uint64_t __vigil_memcheck_fill_word;
+
 struct mc_config mc_cfg;                 /* from opts, by init */
 struct vigil_heapmap *mc_heap;           /* made by init */
 static uint8_t pattern[8];               /* by init: byte at address a is pattern[a % 8] */
@@ -89,7 +94,7 @@ static inline size_t freed_slot(uintptr_t start)
 #define COUNTS_FLUSH 4096
 #define CACHE_BLOCKS 16
 struct mc_thread_counts {
-    uint64_t accesses, in_blocks, uninit_checks;
+    uint64_t accesses, in_blocks, uninit_checks, fast;
 };
 
 struct mc_thread {
@@ -109,6 +114,7 @@ static void flush_counts(struct mc_thread *t)
     __atomic_fetch_add(&mc_counts.accesses, t->counts.accesses, __ATOMIC_RELAXED);
     __atomic_fetch_add(&mc_counts.in_blocks, t->counts.in_blocks, __ATOMIC_RELAXED);
     __atomic_fetch_add(&mc_counts.uninit_checks, t->counts.uninit_checks, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&mc_counts.fast, t->counts.fast, __ATOMIC_RELAXED);
     t->counts = (struct mc_thread_counts){0};
 }
 
@@ -137,6 +143,9 @@ static void on_free(void *ptr)
     if (!ptr || t->busy)
         return;
     t->busy = 1;
+    for (int i = 0; i < VIGIL_MC_LAST_BLOCKS; i++)
+        if (__vigil_memcheck_last.block[i].start == (uintptr_t)ptr)
+            __vigil_memcheck_last.block[i].len = 0;
     struct vigil_heap_object o;
     size_t size = vigil_heapmap_remove(mc_heap, (uintptr_t)ptr, &o);
     __atomic_fetch_add(epoch_of((uintptr_t)ptr), 1, __ATOMIC_RELEASE);
@@ -153,7 +162,10 @@ static void on_free(void *ptr)
     t->busy = 0;
 }
 
-/* The live block that holds p, through the thread's cache. */
+/* The live block that holds p, through the thread's cache. A cached block is valid while its
+ * region's epoch has not moved: the epoch of p's region is read before the lookup, so a free
+ * that completes after it moves it; a block that starts in another region is validated by a
+ * second lookup instead (a free between the lookup and the epoch's read would go unseen). */
 static int block_of(struct mc_thread *t, uintptr_t p, struct vigil_heap_object *out)
 {
     struct cached_block *c = &t->cache[(p >> 6) & (CACHE_BLOCKS - 1)];
@@ -162,12 +174,18 @@ static int block_of(struct mc_thread *t, uintptr_t p, struct vigil_heap_object *
         *out = c->block;
         return 0;
     }
+    uint32_t *epoch = epoch_of(p);
+    uint32_t before = __atomic_load_n(epoch, __ATOMIC_ACQUIRE);
     if (vigil_heapmap_find(mc_heap, p, out) != 0)
         return -1;
     c->block = *out;
-    c->epoch = __atomic_load_n(epoch_of(out->start), __ATOMIC_ACQUIRE);
-    /* freed between the lookup and the epoch's read: looked up again next time */
-    c->valid = vigil_heapmap_get(mc_heap, out->start, &c->block) == 0 && c->block.size == out->size;
+    if (epoch_of(out->start) == epoch) {
+        c->epoch = before;
+        c->valid = 1;
+    } else {
+        c->epoch = __atomic_load_n(epoch_of(out->start), __ATOMIC_ACQUIRE);
+        c->valid = vigil_heapmap_get(mc_heap, out->start, &c->block) == 0 && c->block.size == out->size;
+    }
     return 0;
 }
 
@@ -197,66 +215,79 @@ static uintptr_t slack_end(const struct vigil_heap_object *o)
     return o->start + (usable < 24 ? 24 : usable);
 }
 
+/* o in the fast path's entry for base b (vigil/memcheck.h). */
+static void remember_block(uintptr_t b, const struct vigil_heap_object *o)
+{
+    struct __vigil_mc_last *l = &__vigil_memcheck_last;
+    unsigned i = ((b >> 6) ^ (b >> 12)) % VIGIL_MC_LAST_BLOCKS;
+    l->block[i].start = o->start;
+    l->block[i].len = o->size;
+}
+
+/* Report an error of check k (o: its block, or NULL). */
+static void report(enum mc_kind kind, const struct vigil_mc_table *tab, uint32_t k, uintptr_t a, size_t size,
+                   const struct vigil_heap_object *o, size_t uninit_offset, uintptr_t caller)
+{
+    uint32_t info = tab->checks[k].info;
+    struct mc_error e = {.kind = kind, .module = tab->module, .local_site = tab->checks[k].site, .addr = a,
+                         .size = (uint32_t)size, .is_store = !!(info & VIGIL_MC_STORE),
+                         .use = (info & VIGIL_MC_USE_MASK) >> VIGIL_MC_USE_SHIFT, .have_obj = o != NULL,
+                         .uninit_offset = uninit_offset, .caller = caller};
+    if (o)
+        e.obj = *o;
+    mc_report(&e);
+}
+
 static void check(const struct vigil_mc_table *tab, uint32_t k, uintptr_t a, uintptr_t b, size_t size, uintptr_t caller)
 {
     struct mc_thread *t = &mc_self;
     if (!__atomic_load_n(&__vigil_memcheck_on, __ATOMIC_RELAXED) || t->busy || k >= tab->n)
         return;
     t->busy = 1;
-    if (++t->counts.accesses >= COUNTS_FLUSH)
+    t->counts.accesses += 1 + __vigil_memcheck_last.hits;
+    t->counts.fast += __vigil_memcheck_last.hits;
+    __vigil_memcheck_last.hits = 0;
+    if (t->counts.accesses >= COUNTS_FLUSH)
         flush_counts(t);
     uint32_t info = tab->checks[k].info;
-    uint8_t *once = (info & VIGIL_MC_ONCE) && mc_cfg.check_once ? &tab->once[k] : NULL;
     if (!b)
         b = a;
-    struct mc_error e = {.module = tab->module, .local_site = tab->checks[k].site, .addr = a, .size = (uint32_t)size,
-                         .is_store = !!(info & VIGIL_MC_STORE),
-                         .use = (info & VIGIL_MC_USE_MASK) >> VIGIL_MC_USE_SHIFT, .caller = caller};
+    if (!vigil_heapmap_spans(mc_heap, b) && !vigil_heapmap_spans(mc_heap, a)) {
+        t->busy = 0;   /* a global or the main stack: no block is there */
+        return;
+    }
     struct vigil_heap_object o, q;
     if (block_of(t, b, &o) == 0) {
         t->counts.in_blocks++;
-        e.obj = o;
-        e.have_obj = 1;
         if (a < o.start || a + size > o.start + o.size) {
             /* an end pointer used with a negative offset reads the block it ends */
-            if (!(a < o.start && block_of(t, a, &q) == 0 && q.start + q.size == o.start)) {
-                e.kind = a < o.start ? MC_UNDERFLOW : MC_OVERFLOW;
-                mc_report(&e);
-            }
+            if (!(a < o.start && block_of(t, a, &q) == 0 && q.start + q.size == o.start))
+                report(a < o.start ? MC_UNDERFLOW : MC_OVERFLOW, tab, k, a, size, &o, 0, caller);
             t->busy = 0;
             return;
         }
+        remember_block(b, &o);
     } else if (block_of(t, a, &o) == 0) {
-        e.obj = o;
-        e.have_obj = 1;
-    } else if (vigil_heapmap_below(mc_heap, a, &o) == 0 && a >= o.start + o.size && a < slack_end(&o)) {
-        /* a pointer that walked off the end of o (its base is past the end too) */
-        e.obj = o;
-        e.have_obj = 1;
-        e.kind = MC_OVERFLOW;
-        mc_report(&e);
-        t->busy = 0;
-        return;
-    } else if (mc_cfg.freed && (freed_block_of(b, &o) == 0 || (b != a && freed_block_of(a, &o) == 0)) &&
-               a - o.start < o.size + 64) {
-        e.obj = o;
-        e.have_obj = 1;
-        e.kind = MC_USE_AFTER_FREE;
-        mc_report(&e);
+        /* an access into a block through a base outside every block: its bytes are checked */
+    } else {
+        if (vigil_heapmap_below(mc_heap, a, &o) == 0 && a >= o.start + o.size && a < slack_end(&o))
+            /* a pointer that walked off the end of o (its base is past the end too) */
+            report(MC_OVERFLOW, tab, k, a, size, &o, 0, caller);
+        else if (mc_cfg.freed && (freed_block_of(b, &o) == 0 || (b != a && freed_block_of(a, &o) == 0)) &&
+                 a - o.start < o.size + 64)
+            report(MC_USE_AFTER_FREE, tab, k, a, size, &o, 0, caller);
         t->busy = 0;
         return;
     }
-    if (e.have_obj && (info & VIGIL_MC_UNINIT) && mc_cfg.fill && !(once && __atomic_load_n(once, __ATOMIC_RELAXED))) {
+    uint8_t *once = (info & VIGIL_MC_ONCE) && mc_cfg.check_once ? &tab->once[k] : NULL;
+    if ((info & VIGIL_MC_UNINIT) && mc_cfg.fill && !(once && __atomic_load_n(once, __ATOMIC_RELAXED))) {
         size_t at;
         t->counts.uninit_checks++;
-        struct mc_block blk = {e.obj.start, e.obj.size};
-        if (mc_pattern_read(pattern, &blk, a, size, info >> VIGIL_MC_BYTES_SHIFT, &at)) {
-            e.kind = MC_UNINIT;
-            e.uninit_offset = at;
-            mc_report(&e);
-        } else if (once) {
+        struct mc_block blk = {o.start, o.size};
+        if (mc_pattern_read(pattern, &blk, a, size, info >> VIGIL_MC_BYTES_SHIFT, &at))
+            report(MC_UNINIT, tab, k, a, size, &o, at, caller);
+        else if (once)
             __atomic_store_n(once, 1, __ATOMIC_RELAXED);
-        }
     }
     t->busy = 0;
 }
@@ -308,6 +339,8 @@ static int memcheck_init(void)
                            "memcheck.max_reports 1 to 100000");
         return -1;
     }
+    for (int i = 0; i < 8; i++)
+        __vigil_memcheck_fill_word |= (uint64_t)pattern[i] << (8 * i);
     vigil_want_alloc_stack(mc_cfg.depth);
     mc_heap = vigil_heapmap_new(mc_cfg.depth);
     if (mc_cfg.freed) {
@@ -328,6 +361,9 @@ static void memcheck_fini(void)
 {
     __atomic_store_n(&__vigil_memcheck_on, 0, __ATOMIC_RELEASE);
     mc_self.busy = 1;
+    mc_self.counts.accesses += __vigil_memcheck_last.hits;
+    mc_self.counts.fast += __vigil_memcheck_last.hits;
+    __vigil_memcheck_last = (struct __vigil_mc_last){0};
     flush_counts(&mc_self);
     mc_write_report(pattern);
 }

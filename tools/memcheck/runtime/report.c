@@ -269,10 +269,11 @@ static void write_summary(struct kept **list, size_t n, uint64_t total, const ui
     fprintf(f, "fill_max %u\nerrors %llu\nkept %zu\ndropped %llu\nblocks_lost %llu\n", mc_cfg.fill_max,
             (unsigned long long)total, n, (unsigned long long)__atomic_load_n(&dropped, __ATOMIC_RELAXED),
             (unsigned long long)vigil_heapmap_lost(mc_heap));
-    fprintf(f, "accesses_checked %llu\nin_heap_blocks %llu\nuninit_checks %llu\n",
+    fprintf(f, "accesses_checked %llu\nin_heap_blocks %llu\nuninit_checks %llu\nfast_path %llu\n",
             (unsigned long long)__atomic_load_n(&mc_counts.accesses, __ATOMIC_RELAXED),
             (unsigned long long)__atomic_load_n(&mc_counts.in_blocks, __ATOMIC_RELAXED),
-            (unsigned long long)__atomic_load_n(&mc_counts.uninit_checks, __ATOMIC_RELAXED));
+            (unsigned long long)__atomic_load_n(&mc_counts.uninit_checks, __ATOMIC_RELAXED),
+            (unsigned long long)__atomic_load_n(&mc_counts.fast, __ATOMIC_RELAXED));
     for (size_t i = 0; i < n; i++) {
         struct vigil_site_info info;
         vigil_site_lookup(list[i]->e.site, &info);
