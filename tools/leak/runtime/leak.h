@@ -109,9 +109,10 @@ const struct leak_snapshot *leak_history_get(uint32_t i);
 /* ---- reachability (reach.c) ---- */
 struct leak_reach_stats {
     int done;
-    const char *method;          /* how memory was read: "process_vm_readv" or "direct" */
+    const char *method;          /* how memory was read: "direct" (in place) or "process_vm_readv" */
     const char *error;           /* why the scan did not finish (done = 0), or NULL */
     uint64_t root_bytes, heap_bytes_scanned, marked_objects, threads;
+    uint64_t untouched_bytes;    /* of large objects, in pages never touched: not read */
     uint64_t indirect_objects;   /* unreachable objects held by other unreachable ones */
     uint32_t scan_start_ms, duration_ms;
 };

@@ -213,6 +213,7 @@ void leak_report_write(const struct leak_snapshot *final, const struct leak_reac
         vigil_json_string(&j, reach->method);
         u(&j, "root_bytes", reach->root_bytes);
         u(&j, "heap_bytes_scanned", reach->heap_bytes_scanned);
+        u(&j, "untouched_bytes", reach->untouched_bytes);
         u(&j, "marked_objects", reach->marked_objects);
         u(&j, "indirect_objects", reach->indirect_objects);
         u(&j, "threads", reach->threads);
