@@ -250,10 +250,31 @@ static void read_options(void)
 }
 
 /* ---- snapshots on demand ---- */
+/* Why the next report written while running is: LEAK_REASON_SIGNAL while SIGUSR2's is being
+ * written, else the program's own vigil_flush_report (api). Written by the thread that asks. */
+static _Atomic int flush_reason = LEAK_REASON_API;
+
+/* SIGUSR2: a report of the running program (leak.json with a snapshot, and reachability while
+ * the process has one thread) written now when the signal interrupted a safe place (a sleeping
+ * or computing program), else at the next allocation or free. */
+/* When the signal came at an unsafe moment, a one-shot timer sends it again a little later, so
+ * that a program that waits without allocating still gets its report (the next allocation or
+ * free takes it first). Created by init with the SIGUSR2 handler; retry_timer_ok says so. */
+static timer_t retry_timer;
+static int retry_timer_ok;
+#define RETRY_NS (2 * 1000 * 1000)
+
 static void on_sigusr2(int sig)
 {
     (void)sig;
-    atomic_store_explicit(&snapshot_requested, 1, memory_order_relaxed);
+    atomic_store(&flush_reason, LEAK_REASON_SIGNAL);
+    int written = vigil_signal_report();
+    atomic_store(&flush_reason, LEAK_REASON_API);
+    if (written == 0) {
+        atomic_store_explicit(&snapshot_requested, 1, memory_order_relaxed);
+        if (retry_timer_ok)
+            timer_settime(retry_timer, 0, &(struct itimerspec){.it_value = {0, RETRY_NS}}, NULL);
+    }
 }
 
 static COLD void snapshot_now(enum leak_reason reason)
@@ -265,12 +286,20 @@ static COLD void snapshot_now(enum leak_reason reason)
         leak_snapshot_release(&s);
 }
 
+/* A SIGUSR2 that came at an unsafe moment: its report, from a hook. */
+static COLD void signal_report_now(void)
+{
+    atomic_store(&flush_reason, LEAK_REASON_SIGNAL);
+    vigil_signal_report();   /* outside the signal's handler: at once */
+    atomic_store(&flush_reason, LEAK_REASON_API);
+}
+
 /* Called from the allocation hooks: cheap unless a snapshot is due. */
 static inline void maybe_snapshot(uint32_t now)
 {
     if (__builtin_expect(atomic_load_explicit(&snapshot_requested, memory_order_relaxed), 0) &&
         atomic_exchange(&snapshot_requested, 0)) {
-        snapshot_now(LEAK_REASON_SIGNAL);
+        signal_report_now();
         return;
     }
     uint32_t due = atomic_load_explicit(&next_snapshot_ms, memory_order_relaxed);
@@ -619,10 +648,42 @@ static int leak_init(void)
     }
     atomic_store(&next_snapshot_ms, leak_cfg.snapshot_every_ms);
     vigil_want_alloc_stack(leak_cfg.depth);
-    if (leak_cfg.use_signal)
-        vigil_on_signal(SIGUSR2, on_sigusr2);   /* the program keeps it where it has a handler */
+    /* The program keeps SIGUSR2 where it has a handler. */
+    if (leak_cfg.use_signal && vigil_on_signal(SIGUSR2, on_sigusr2) == 0) {
+        struct sigevent ev = {.sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR2};
+        retry_timer_ok = timer_create(CLOCK_MONOTONIC, &ev, &retry_timer) == 0;
+    }
     atomic_store(&enabled, 1);
     return 0;
+}
+
+/* A report while the program runs (SIGUSR2, vigil_flush_report): leak.json of the moment. The
+ * reachability scan only while the process has one thread: other threads' registers are not
+ * read, and mid-run they hold pointers that are nowhere else. */
+static void leak_flush(void)
+{
+    if (!atomic_load(&enabled))
+        return;
+    flush_frees();
+    flush_slots();
+    flush_tallies();
+    flush_site_tallies();
+    struct leak_reach_stats reach;
+    memset(&reach, 0, sizeof reach);
+    if (leak_cfg.reach && heap_one_thread())
+        leak_reach_run(&reach);
+    else if (leak_cfg.reach)
+        reach.error = "not done while the program runs with other threads (only at exit)";
+    struct leak_snapshot s;
+    int failed = leak_snapshot_take((enum leak_reason)atomic_load(&flush_reason), reach.done, reach.scan_start_ms, &s);
+    if (failed) {
+        vigil_tool_message(&leak_tool, "no leak.json in this report: %s", failed == LEAK_SNAPSHOT_NO_MEMORY
+                                           ? "no memory for the snapshot (mmap failed)"
+                                           : "another snapshot was in progress");
+        return;
+    }
+    leak_report_write(&s, &reach, 1);
+    leak_snapshot_release(&s);
 }
 
 static void leak_fini(void)
@@ -645,7 +706,7 @@ static void leak_fini(void)
                                            : "no final snapshot (another one was in progress)");
         memset(&final, 0, sizeof final);
     }
-    leak_report_write(&final, &reach);
+    leak_report_write(&final, &reach, 0);
     if (final.reported_objects)
         vigil_tool_summary(&leak_tool, "%llu bytes in %llu objects leaked (%llu unreachable at exit, %llu stale)",
                            (unsigned long long)final.reported_bytes, (unsigned long long)final.reported_objects,
@@ -666,5 +727,6 @@ struct vigil_tool leak_tool = {
     .on_accesses = leak_on_accesses,
     .options = &leak_option_set,
     .option_values = &leak_opts,
+    .flush = leak_flush,
 };
 VIGIL_REGISTER_TOOL(leak_tool);

@@ -90,15 +90,9 @@ static const char *group_kind(const struct leak_group *g)
     return g->unreachable_objects ? "unreachable" : "stale";
 }
 
-static void group(struct vigil_json *j, const struct leak_group *g, uint32_t now_ms, const struct vigil_loadmap *ms)
+/* "stack": the allocation site's return addresses, each with its module and link-time offset. */
+static void stack(struct vigil_json *j, const struct leak_site *site, const struct vigil_loadmap *ms)
 {
-    const struct leak_site *site = leak_site_get(g->site);
-    vigil_json_object_begin(j);
-    u(j, "site", g->site);
-    vigil_json_key(j, "kind");
-    vigil_json_string(j, group_kind(g));
-    vigil_json_key(j, "score");
-    vigil_json_double(j, g->score);
     vigil_json_key(j, "stack");
     vigil_json_array_begin(j);
     for (uint32_t i = 0; site && i < site->depth; i++) {
@@ -113,6 +107,18 @@ static void group(struct vigil_json *j, const struct leak_group *g, uint32_t now
         vigil_json_object_end(j);
     }
     vigil_json_array_end(j);
+}
+
+static void group(struct vigil_json *j, const struct leak_group *g, uint32_t now_ms, const struct vigil_loadmap *ms)
+{
+    const struct leak_site *site = leak_site_get(g->site);
+    vigil_json_object_begin(j);
+    u(j, "site", g->site);
+    vigil_json_key(j, "kind");
+    vigil_json_string(j, group_kind(g));
+    vigil_json_key(j, "score");
+    vigil_json_double(j, g->score);
+    stack(j, site, ms);
     u(j, "objects", g->objects);
     u(j, "bytes", g->bytes);
     u(j, "stale_objects", g->stale_objects);
@@ -146,7 +152,7 @@ static void group(struct vigil_json *j, const struct leak_group *g, uint32_t now
     vigil_json_object_end(j);
 }
 
-void leak_report_write(const struct leak_snapshot *final, const struct leak_reach_stats *reach)
+void leak_report_write(const struct leak_snapshot *final, const struct leak_reach_stats *reach, int running)
 {
     FILE *f = vigil_report_open(&leak_tool, "leak.json");
     if (!f) {
@@ -165,6 +171,8 @@ void leak_report_write(const struct leak_snapshot *final, const struct leak_reac
     vigil_json_key(&j, "format");
     vigil_json_string(&j, "vigil-leak");
     u(&j, "version", 1);
+    vigil_json_key(&j, "running");   /* written while the program ran (SIGUSR2, vigil_flush_report) */
+    vigil_json_bool(&j, running);
 
     vigil_json_key(&j, "options");
     vigil_json_object_begin(&j);
@@ -218,7 +226,7 @@ void leak_report_write(const struct leak_snapshot *final, const struct leak_reac
         u(&j, "indirect_objects", reach->indirect_objects);
         u(&j, "threads", reach->threads);
         u(&j, "duration_ms", reach->duration_ms);
-    } else if (reach->error) {
+    } else if (reach->error) {   /* or why it was not done */
         vigil_json_key(&j, "error");
         vigil_json_string(&j, reach->error);
     }
@@ -248,6 +256,35 @@ void leak_report_write(const struct leak_snapshot *final, const struct leak_reac
     vigil_json_key(&j, "final");
     vigil_json_object_begin(&j);
     totals(&j, final);
+    vigil_json_object_end(&j);
+
+    /* Short runs: what is in use by site, and whether the run lasted long enough for any object
+     * to become stale (stale_after, in time). */
+    u(&j, "run_ms", final->t_ms);
+    vigil_json_key(&j, "short_run");
+    vigil_json_bool(&j, !leak_cfg.stale_allocs && final->t_ms < leak_cfg.stale_after_ms);
+    vigil_json_key(&j, "in_use");
+    vigil_json_object_begin(&j);
+    u(&j, "objects", final->live_objects);
+    u(&j, "bytes", final->live_bytes);
+    u(&j, "sites", final->in_use_sites);
+    vigil_json_key(&j, "largest");
+    vigil_json_array_begin(&j);
+    for (uint32_t i = 0; i < final->nin_use; i++) {
+        const struct leak_in_use *e = &final->in_use[i];
+        const struct leak_site *site = leak_site_get(e->site);
+        vigil_json_object_begin(&j);
+        u(&j, "site", e->site);
+        stack(&j, site, &ms);
+        u(&j, "objects", e->objects);
+        u(&j, "bytes", e->bytes);
+        if (site) {
+            u(&j, "site_allocs", atomic_load(&site->allocs));
+            u(&j, "site_frees", atomic_load(&site->frees));
+        }
+        vigil_json_object_end(&j);
+    }
+    vigil_json_array_end(&j);
     vigil_json_object_end(&j);
 
     vigil_json_key(&j, "groups");
