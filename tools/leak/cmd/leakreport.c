@@ -233,6 +233,7 @@ static void load_access(const struct jnode *n, struct leak_access *a)
     a->file = js(n, "file");
     a->line = (uint32_t)ju(n, "line");
     a->column = (uint32_t)ju(n, "column");
+    a->nearest_line = (uint32_t)ju(n, "nearest_line");
     a->t_ms = ju(n, "t_ms");
     a->objects = ju(n, "objects");
 }

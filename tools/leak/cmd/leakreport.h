@@ -20,7 +20,8 @@ struct leak_access {
     int present;                /* 0: no sampled access seen */
     uint32_t site;              /* process-wide vigil site id */
     char *kind, *function, *file;
-    uint32_t line, column;
+    uint32_t line, column;      /* line 0: the access has no line of its own */
+    uint32_t nearest_line;      /* then the nearest line of its function that is known, or 0 */
     uint64_t t_ms;              /* most recent: when */
     uint64_t objects;           /* most common: how many objects */
     double rate;                /* sampling rate of the function's entry check; < 0 unknown */

@@ -33,8 +33,10 @@ static void human_bytes(uint64_t b, char *buf, size_t len)
 static void print_frame(const struct leak_frame *f)
 {
     printf("%s  ", f->function[0] ? f->function : "?");
-    if (f->file[0])
+    if (f->file[0] && f->line)
         printf("%s:%d", f->file, f->line);
+    else if (f->file[0])
+        printf("%s (no line)", f->file);
     else
         printf("(pc 0x%llx, no line information)", (unsigned long long)f->pc);
 }
@@ -46,7 +48,14 @@ static void print_access(const char *label, const struct leak_access *a, uint64_
         printf("none sampled\n");
         return;
     }
-    printf("%s  %s:%u (%s)", a->function, a->file[0] ? a->file : "?", a->line, a->kind);
+    printf("%s  %s", a->function, a->file[0] ? a->file : "?");
+    if (a->line)
+        printf(":%u", a->line);
+    else if (a->nearest_line)
+        printf(":%u (nearest known line)", a->nearest_line);
+    else
+        printf(" (no line)");
+    printf(" (%s)", a->kind);
     if (strcmp(label, "most recent") == 0)
         printf(", %.2f s before the %s", (now_ms - a->t_ms) / 1000.0, running ? "snapshot" : "end");
     else
@@ -201,6 +210,7 @@ static void json_access(struct vigil_json *j, const char *key, const struct leak
     vigil_json_key(j, "function"); vigil_json_string(j, a->function);
     vigil_json_key(j, "file"); vigil_json_string(j, a->file);
     vigil_json_key(j, "line"); vigil_json_uint(j, a->line);
+    vigil_json_key(j, "nearest_line"); vigil_json_uint(j, a->line ? a->line : a->nearest_line);
     vigil_json_key(j, "t_ms"); vigil_json_uint(j, a->t_ms);
     vigil_json_key(j, "objects"); vigil_json_uint(j, a->objects);
     vigil_json_key(j, "function_rate");

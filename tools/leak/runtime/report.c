@@ -27,6 +27,25 @@ static void hex(struct vigil_json *j, uint64_t v)
     vigil_json_string(j, buf);
 }
 
+/* An access without a line of its own (the optimizer merged loads from two lines, and the merged
+ * instruction has line 0): the line of the nearest site of the same function that has one. Sites
+ * are numbered in the order of the function's instructions, so the nearest in number is nearest
+ * in the code; before wins a tie. 0 when no site within NEAREST_MAX has a line. */
+#define NEAREST_MAX 64
+static uint32_t nearest_line(uint32_t site, const struct vigil_site_info *of)
+{
+    for (uint32_t d = 1; d <= NEAREST_MAX; d++)
+        for (int dir = -1; dir <= 1; dir += 2) {
+            if (dir < 0 && site < d)
+                continue;
+            struct vigil_site_info n;
+            if (vigil_site_lookup(site + (uint32_t)dir * d, &n) == 0 && n.line && strcmp(n.function, of->function) == 0 &&
+                strcmp(n.file, of->file) == 0)
+                return n.line;
+        }
+    return 0;
+}
+
 static void access_site(struct vigil_json *j, uint32_t site, uint32_t t_ms, uint64_t count, int with_count)
 {
     if (site == HEAP_NO_SITE) {
@@ -35,6 +54,7 @@ static void access_site(struct vigil_json *j, uint32_t site, uint32_t t_ms, uint
     }
     struct vigil_site_info info;
     int known = vigil_site_lookup(site, &info) == 0;
+    uint32_t near_line = known && !info.line ? nearest_line(site, &info) : 0;
     vigil_json_object_begin(j);
     vigil_json_key(j, "site");
     vigil_json_uint(j, site);
@@ -48,6 +68,10 @@ static void access_site(struct vigil_json *j, uint32_t site, uint32_t t_ms, uint
     vigil_json_uint(j, known ? info.line : 0);
     vigil_json_key(j, "column");
     vigil_json_uint(j, known ? info.column : 0);
+    if (near_line) {   /* the access has no line of its own (code the optimizer merged) */
+        vigil_json_key(j, "nearest_line");
+        vigil_json_uint(j, near_line);
+    }
     if (with_count) {
         vigil_json_key(j, "objects");
         vigil_json_uint(j, count);

@@ -39,7 +39,7 @@ groups_of() {
 declare -A table
 for src in "$HERE"/*.c; do
     # unit tests (tests/run.sh runs them), and programs with checks of their own (below)
-    case "$(basename "$src")" in test_*.c|allocator_top.c|daemon_snapshot.c|short_growing.c) continue ;; esac
+    case "$(basename "$src")" in test_*.c|allocator_top.c|daemon_snapshot.c|short_growing.c|merged_line.c) continue ;; esac
     name=$(basename "$src" .c)
     exe="$WORK/$name"
     if ! "$VIGILCC" -O1 -g -fno-omit-frame-pointer -I"$ROOT/include" -I"$ROOT/tools/leak/include" "$src" -o "$exe" 2>"$WORK/$name.cc.log"; then
@@ -211,6 +211,26 @@ if "$VIGILCC" -O2 -g "$HERE/short_growing.c" -o "$WORK/short_growing" 2>"$WORK/s
         || ok "short run: no note when the run outlasts leak.stale_after"
 else
     bad "short_growing does not build: $(head -c 300 "$WORK/short.cc.log")"
+fi
+
+# Last accesses without a line of their own (tools/leak/tests/merged_line.c at -O2: a load hoisted
+# out of both arms of an if has line 0): never "file.c:0", but the nearest known line of the
+# function, so marked, in the text, the JSON output and vigil report.
+if "$VIGILCC" -O2 -g "$HERE/merged_line.c" -o "$WORK/merged_line" 2>"$WORK/merged.cc.log"; then
+    out="$WORK/out-merged"
+    VIGIL_OPTIONS="tools=leak:out=$out" "$WORK/merged_line" >/dev/null 2>&1
+    dir=$(ls -d "$out"/*/ 2>/dev/null | head -n1)
+    "$VIGIL" leaks "$dir" >"$WORK/merged.txt" 2>&1
+    "$VIGIL" report "$dir" >"$WORK/merged.report" 2>&1
+    line=$(grep 'last access (most recent)' "$WORK/merged.txt")
+    raw=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join(str(g["last_access_recent"]["line"]) for g in d["groups"] if g["last_access_recent"]))' "$dir/leak.json" 2>&1)
+    if grep -q 'pick  [^ ]*merged_line.c:[1-9][0-9]* (nearest known line) (load)' <<<"$line" &&
+       ! grep -q 'merged_line.c:0\b' "$WORK/merged.txt" "$WORK/merged.report" &&
+       grep -q 'no line of its own: the nearest known line): pick  .*merged_line.c:[1-9]' "$WORK/merged.report"; then
+        ok "a last access with line 0 (recorded line $raw) shows the nearest known line, marked so"
+    else bad "line-0 last access: recorded line $raw; $line; $(grep -i 'sampled access' "$WORK/merged.report" | head -1)"; fi
+else
+    bad "merged_line does not build: $(head -c 300 "$WORK/merged.cc.log")"
 fi
 
 # Snapshot triggers: the API (stale_cache), SIGUSR2 (live_regular), the timer (every 0.25 s).
