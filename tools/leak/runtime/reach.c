@@ -30,6 +30,7 @@
  * read only where they were ever touched: pages /proc/self/pagemap shows neither present nor
  * swapped were never written and hold zeros (a compressor's untouched buffers). */
 #include "leak.h"
+#include "maps.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -38,7 +39,6 @@
 #include <pthread.h>
 #include <string.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <sys/auxv.h>
 #include <sys/resource.h>
 #include <sys/uio.h>
@@ -149,12 +149,8 @@ static int readable_load(struct readable *rd, char *buf, size_t bufsize)
             continue;
         size_t len = nl ? (size_t)(nl - buf) : have;
         buf[len] = '\0';
-        /* "lo-hi perms offset dev inode path" */
-        char *p = buf;
-        uintptr_t lo = strtoul(p, &p, 16), hi = 0;
-        if (*p == '-')
-            hi = strtoul(p + 1, &p, 16);
-        int keep = *p == ' ' && p[1] == 'r' && hi > lo && !strstr(p, "[vvar]") && !strstr(p, "[vsyscall]");
+        uintptr_t lo = 0, hi = 0;
+        int keep = leak_maps_line(buf, &lo, &hi);
         if (keep && rd->n && rd->r[rd->n - 1].hi == lo) {
             rd->r[rd->n - 1].hi = hi;
         } else if (keep) {
