@@ -539,6 +539,15 @@ void leak_reach_run(struct leak_reach_stats *st)
             m.direct = 1;
     }
     m.pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    if (m.pagemap >= 0) {   /* it must see a page just written as present (sandboxes may not) */
+        uint64_t entry = 0;
+        m.buf[0] = 1;
+        if (pread(m.pagemap, &entry, sizeof entry, (off_t)(((uintptr_t)m.buf >> 12) * sizeof entry)) != sizeof entry ||
+            !(entry >> 63)) {
+            close(m.pagemap);
+            m.pagemap = -1;
+        }
+    }
     heap_foreach(start_marking, &m);
     /* Every object in the model now was there before the roots are read: a candidate. The
      * snapshot takes the unmarked objects allocated up to scan_start_ms, the same
