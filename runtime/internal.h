@@ -160,6 +160,7 @@ void __vigil_tools_start(void) HIDDEN;          /* from init: enable and init to
 uint32_t __vigil_tools_burst_length(void) HIDDEN; /* longest burst the enabled tools asked for; 0: none */
 void __vigil_tools_help(void) HIDDEN;           /* help=1: one line per built-in tool */
 void __vigil_tools_fini(void) HIDDEN;
+void __vigil_tools_flush(void) HIDDEN;   /* each tool's flush, for a report while running */
 /* A module registered (under the registry lock): the enabled tools' on_module hooks. */
 void __vigil_tools_module(const struct vigil_module_info *m) HIDDEN;           /* from the final report: stop events, fini */
 /* With findings_summary=1: the tools' vigil_tool_summary texts in one SUMMARY line on stderr. */

@@ -440,6 +440,8 @@ static int write_report_locked(enum vigil_report_end how, int status)
         report_tmp_dir[0] = '\0';   /* vigil_report_open: no directory, nothing more to say */
     if (final)
         finish_tools();   /* tools write next to run.txt through vigil_report_open */
+    else if (!err)
+        __vigil_tools_flush();   /* the same while the program runs */
     int written = 0;
     if (!err) {
         int rc = rename(report_tmp_dir, final_dir);
@@ -503,6 +505,11 @@ int __vigil_write_report(enum vigil_report_end how, int status)
                                         __ATOMIC_RELAXED)) {
         free_owner = 0;
         syscall(SYS_sched_yield);
+    }
+    /* A report while running, once the final one has begun: it would replace it. */
+    if (how == VIGIL_END_FLUSH && __atomic_load_n(&final_claimed, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&report_owner, 0, __ATOMIC_RELEASE);
+        return 0;
     }
     struct vigil_thread *th = &__vigil_thread;
     int saved_guard = th->in_runtime, saved_errno = errno;

@@ -219,6 +219,11 @@ static void fatal_handler(int sig, siginfo_t *info, void *context)
  * read by tool_signal_handler and the sigaction interposers. */
 static void (*_Atomic tool_signal_fn[NSIG])(int);
 
+/* The interrupted state while a tool's signal function runs (vigil_signal_report), else NULL.
+ * Written by tool_signal_handler on its own thread. */
+static __thread void *tool_signal_context;
+static __thread int in_tool_signal;
+
 /* A signal a tool asked for: its function, unless the process sent it to itself (the program
  * raising a signal it left at its default expects the default action). */
 static void tool_signal_handler(int sig, siginfo_t *info, void *context)
@@ -227,7 +232,13 @@ static void tool_signal_handler(int sig, siginfo_t *info, void *context)
     void (*fn)(int) = atomic_load_explicit(&tool_signal_fn[sig], memory_order_relaxed);
     int self_sent = info && (info->si_code == SI_USER || info->si_code == SI_TKILL) && info->si_pid == getpid();
     if (fn && !self_sent) {
+        void *outer = tool_signal_context;
+        int outer_in = in_tool_signal;
+        tool_signal_context = context;
+        in_tool_signal = 1;
         fn(sig);
+        tool_signal_context = outer;
+        in_tool_signal = outer_in;
         errno = saved;
         return;
     }
@@ -305,6 +316,15 @@ void __vigil_signals_install(void)
 static int is_ours(const struct sigaction *sa)
 {
     return (sa->sa_flags & SA_SIGINFO) && is_our_handler(sa->sa_sigaction);
+}
+
+int vigil_signal_report(void)
+{
+    if (!__vigil_is_our_process())
+        return -1;
+    if (in_tool_signal && tools_unsafe(tool_signal_context))
+        return 0;
+    return __vigil_write_report(VIGIL_END_FLUSH, 0) == 0 ? 1 : -1;
 }
 
 int vigil_on_signal(int sig, void (*fn)(int))

@@ -267,6 +267,16 @@ void __vigil_tools_fini(void)
             __vigil_enabled_tools[i]->fini();
 }
 
+/* A report while the program runs (report.c): each tool's flush hook, events going on. */
+void __vigil_tools_flush(void)
+{
+    for (unsigned i = 0; i < __vigil_enabled_count; i++) {
+        const struct vigil_tool *t = __vigil_enabled_tools[i];
+        if (t->api_version >= 7 && t->flush)
+            t->flush();
+    }
+}
+
 /* What each enabled tool said it found (vigil_tool_summary): written by the tools' fini, on
  * the thread writing the final report; read by __vigil_tools_summary_line after them. */
 static char tool_summary[MAX_TOOLS][200];

@@ -1,7 +1,8 @@
-/* The vigil tool interface, version 6 (3 adds batched accesses; 4 options tables, modules
+/* The vigil tool interface, version 7 (3 adds batched accesses; 4 options tables, modules
  * and their per-site counters; 5 synchronization events and atomic accesses; 6 what a new
  * allocation holds, vigil_alloc_kind, and vigil_site_of for the calls a tool's compiler part
- * places; the runtime accepts tools built for 1 to 6).
+ * places; 7 reports written while the program runs: the flush hook and vigil_signal_report;
+ * the runtime accepts tools built for 1 to 7).
  *
  * A tool is a folder tools/<name>/ whose runtime part (tools/<name>/runtime/) fills a struct
  * vigil_tool and registers it with VIGIL_REGISTER_TOOL (docs/architecture.md, "Adding a
@@ -19,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define VIGIL_TOOL_API_VERSION 6
+#define VIGIL_TOOL_API_VERSION 7
 #define VIGIL_TOOL_ACCESSES_BEFORE_LOCKS 1   /* see on_accesses */
 
 struct vigil_option_set;                /* common/options.h */
@@ -160,6 +161,12 @@ struct vigil_tool {
     void (*on_module)(const struct vigil_module_info *m);
     /* Version 5: synchronization events (VIGIL_EV_SYNC, enum vigil_sync_op above). */
     void (*on_sync)(const void *object, enum vigil_sync_op op);
+    /* Version 7: a report written while the program runs (vigil_flush_report() from the
+     * program, vigil_signal_report() from a tool): write the tool's files of the moment through
+     * vigil_report_open, as fini does; they become visible with that report's run.txt, at once,
+     * replacing the previous one. Events keep coming meanwhile, from other threads. NULL: the
+     * tool has nothing to say before the end. */
+    void (*flush)(void);
 };
 
 /* Built-in tools place a pointer to their descriptor in the section "vigil_tools". Retained:
@@ -207,8 +214,8 @@ enum vigil_alloc_kind vigil_alloc_kind(void);
 vigil_site_t vigil_site_of(const void *module, uint32_t index);
 /* The value of a tool option: VIGIL_OPTIONS item "<tool>.<key>=value", or NULL. */
 const char *vigil_tool_option(const struct vigil_tool *tool, const char *key);
-/* Open a file in this process's report directory for the tool's output (called from fini).
- * The file becomes visible atomically with the rest of the report. NULL on failure. */
+/* Open a file in this process's report directory for the tool's output (called from fini, or
+ * from flush). The file becomes visible atomically with the rest of the report. NULL on failure. */
 FILE *vigil_report_open(const struct vigil_tool *tool, const char *filename);
 /* From fini, during the final report: the frame where the runtime's report writing begins
  * (the stack grows down). Above it are the program's frames and those of the exit path that
@@ -223,6 +230,14 @@ void *vigil_report_frame(void);
  * own pid) has the default action, as without vigil. 0, or -1 when the program has a
  * disposition of its own for sig. */
 int vigil_on_signal(int sig, void (*fn)(int));
+/* Version 7: from a function given to vigil_on_signal: write a report of the running program
+ * now (run.txt and every tool's flush), when the signal interrupted this thread where that is
+ * safe: outside the runtime and the tools, and outside the C library or in one of its system
+ * calls (a server waiting in accept or poll, a program computing in its own code). 1: written;
+ * 0: not now (inside malloc, say, whose lock this thread may hold), ask again later (from a hook,
+ * vigil_flush_report()); -1: the report could not be written (one message says why). Outside
+ * such a function it writes at once. Never after the final report has begun. */
+int vigil_signal_report(void);
 /* From fini, when the tool found something: a few words on it ("3 objects, 96 bytes leaked").
  * With findings_summary=1 the runtime prints them at exit in one line
  * "SUMMARY: vigil: <tool>: <text>; <tool2>: ...", as the sanitizers' SUMMARY line. */

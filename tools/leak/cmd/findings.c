@@ -77,15 +77,20 @@ static int add_access(struct vigil_finding *f, const char *role, const char *lab
     char msg[200];
     size_t n = (size_t)snprintf(msg, sizeof msg, "%s (%s", label, a->kind[0] ? a->kind : "access");
     if (strcmp(role, "last-access") == 0 && r->duration_ms >= a->t_ms)
-        n += (size_t)snprintf(msg + n, sizeof msg - n, ", %.2f s before the end", (r->duration_ms - a->t_ms) / 1000.0);
+        n += (size_t)snprintf(msg + n, sizeof msg - n, ", %.2f s before the %s", (r->duration_ms - a->t_ms) / 1000.0,
+                              r->running ? "snapshot" : "end");
     else if (strcmp(role, "common-access") == 0)
         n += (size_t)snprintf(msg + n, sizeof msg - n, ", the last access of %llu object%s",
                               (unsigned long long)a->objects, plural(a->objects));
     if (n < sizeof msg && a->rate >= 0)
         n += (size_t)snprintf(msg + n, sizeof msg - n, "; function sampled at %.3g%%", a->rate * 100);
+    if (n < sizeof msg && !a->line)
+        n += (size_t)snprintf(msg + n, sizeof msg - n, a->nearest_line ? "; no line of its own: the nearest known line"
+                                                                       : "; no line");
     if (n < sizeof msg)
         snprintf(msg + n, sizeof msg - n, ")");
-    return vigil_finding_add_location(f, role, msg, a->function, a->file, a->line, a->column) ? 0 : -1;
+    return vigil_finding_add_location(f, role, msg, a->function, a->file, a->line ? a->line : a->nearest_line,
+                                      a->line ? a->column : 0) ? 0 : -1;
 }
 
 static int add_group(const struct leak_report_view *r, const struct leak_group_view *g, struct vigil_findings *out)

@@ -233,6 +233,7 @@ static void load_access(const struct jnode *n, struct leak_access *a)
     a->file = js(n, "file");
     a->line = (uint32_t)ju(n, "line");
     a->column = (uint32_t)ju(n, "column");
+    a->nearest_line = (uint32_t)ju(n, "nearest_line");
     a->t_ms = ju(n, "t_ms");
     a->objects = ju(n, "objects");
 }
@@ -357,6 +358,23 @@ int leak_report_load(const char *rundir, struct leak_report_view *r, char *err, 
             v->stale_objects = ju(k, "stale_objects");
             v->stale_bytes = ju(k, "stale_bytes");
             v->unreachable_objects = jget(k, "unreachable_objects") ? (int64_t)ju(k, "unreachable_objects") : -1;
+        }
+    }
+    const struct jnode *running = jget(&root, "running"), *short_run = jget(&root, "short_run");
+    r->running = running && running->type == J_BOOL && running->num != 0;
+    r->short_run = short_run && short_run->type == J_BOOL && short_run->num != 0;
+    const struct jnode *in_use = jget(&root, "in_use");   /* absent in older reports */
+    r->in_use_objects = ju(in_use, "objects");
+    r->in_use_bytes = ju(in_use, "bytes");
+    r->in_use_sites = ju(in_use, "sites");
+    const struct jnode *largest = jget(in_use, "largest");
+    if (largest && largest->type == J_ARR) {
+        r->in_use = calloc(largest->n ? largest->n : 1, sizeof *r->in_use);
+        for (size_t i = 0; r->in_use && i < largest->n; i++) {
+            struct leak_group_view *g = &r->in_use[r->nin_use++];
+            load_group(&largest->kids[i], g);
+            g->live_objects = ju(&largest->kids[i], "objects");
+            g->live_bytes = ju(&largest->kids[i], "bytes");
         }
     }
     const struct jnode *groups = jget(&root, "groups");
@@ -534,6 +552,45 @@ int leak_suppressions_parse(const char *text, const char *name, char ***kinds, c
     return count;
 }
 
+/* Symbolize a stack's frames through its modules' debug info; a checking copy's call into its
+ * outlined copy is one frame in the user's terms. */
+static void symbolize_stack(const struct leak_report_view *r, struct vigil_symbolizer **syms, struct leak_group_view *g)
+{
+    char outlined_in[256] = "";   /* the previous frame ran in this function's outlined copy */
+    for (size_t k = 0; k < g->nframes; k++) {
+        struct leak_frame *f = &g->frames[k];
+        struct vigil_source_location loc;
+        if (f->module < 0 || (size_t)f->module >= r->nmodules || !syms[f->module] ||
+            vigil_symbolize(syms[f->module], f->offset - 1, &loc) != 0) {   /* -1: the call, not the return */
+            outlined_in[0] = '\0';
+            continue;
+        }
+        if (loc.thunk || (outlined_in[0] && strcmp(loc.container, outlined_in) == 0 && !loc.outlined)) {
+            /* The checking copy's call into its outlined copy: the same call of the
+             * function, one frame in the user's terms (and one site, whichever copy ran). */
+            free(f->function), free(f->file);
+            memmove(f, f + 1, (g->nframes - k - 1) * sizeof *f);
+            g->nframes--;
+            k--;
+            if (!loc.thunk)   /* a thunk (seen in code without frame pointers) keeps the merge going */
+                outlined_in[0] = '\0';
+            continue;
+        }
+        snprintf(outlined_in, sizeof outlined_in, "%s", loc.outlined ? loc.container : "");
+        free(f->function), free(f->file);
+        f->function = strdup(loc.function);
+        f->file = strdup(loc.file);
+        f->line = loc.line;
+        f->column = loc.column;
+    }
+}
+
+static int larger_first(const void *a, const void *b)
+{
+    const struct leak_group_view *x = a, *y = b;
+    return x->live_bytes != y->live_bytes ? (x->live_bytes < y->live_bytes ? 1 : -1) : 0;
+}
+
 int leak_report_prepare(struct leak_report_view *r, const char *suppress_path, char *err, size_t errlen)
 {
     /* Symbolize every frame through its module's debug info. */
@@ -552,41 +609,39 @@ int leak_report_prepare(struct leak_report_view *r, const char *suppress_path, c
     }
     for (size_t i = 0; i < r->ngroups; i++) {
         struct leak_group_view *g = &r->groups[i];
-        char outlined_in[256] = "";   /* the previous frame ran in this function's outlined copy */
-        for (size_t k = 0; k < g->nframes; k++) {
-            struct leak_frame *f = &g->frames[k];
-            struct vigil_source_location loc;
-            if (f->module < 0 || (size_t)f->module >= r->nmodules || !syms[f->module] ||
-                vigil_symbolize(syms[f->module], f->offset - 1, &loc) != 0) {   /* -1: the call, not the return */
-                outlined_in[0] = '\0';
-                continue;
-            }
-            if (loc.thunk || (outlined_in[0] && strcmp(loc.container, outlined_in) == 0 && !loc.outlined)) {
-                /* The checking copy's call into its outlined copy: the same call of the
-                 * function, one frame in the user's terms (and one site, whichever copy ran). */
-                free(f->function), free(f->file);
-                memmove(f, f + 1, (g->nframes - k - 1) * sizeof *f);
-                g->nframes--;
-                k--;
-                if (!loc.thunk)   /* a thunk (seen in code without frame pointers) keeps the merge going */
-                    outlined_in[0] = '\0';
-                continue;
-            }
-            snprintf(outlined_in, sizeof outlined_in, "%s", loc.outlined ? loc.container : "");
-            free(f->function), free(f->file);
-            f->function = strdup(loc.function);
-            f->file = strdup(loc.file);
-            f->line = loc.line;
-            f->column = loc.column;
-        }
+        symbolize_stack(r, syms, g);
         int f0 = g->nframes ? g->frames[0].module : -1;
         g->unsampled = strcmp(g->kind, "stale") == 0 &&
                        (f0 < 0 || (size_t)f0 >= r->nmodules || !r->modules[f0].instrumented);
     }
+    for (size_t i = 0; i < r->nin_use; i++)
+        symbolize_stack(r, syms, &r->in_use[i]);
     for (size_t m = 0; m < r->nmodules; m++)
         if (syms[m])
             vigil_symbolizer_close(syms[m]);
     free(syms);
+
+    /* In use: sites with the same source stack are one (both copies of a function). */
+    size_t kept = 0;
+    for (size_t i = 0; i < r->nin_use; i++) {
+        size_t k = 0;
+        while (k < kept && !same_stack(&r->in_use[k], &r->in_use[i]))
+            k++;
+        if (k < kept) {
+            r->in_use[k].live_objects += r->in_use[i].live_objects;
+            r->in_use[k].live_bytes += r->in_use[i].live_bytes;
+            r->in_use[k].site_allocs += r->in_use[i].site_allocs;
+            r->in_use[k].site_frees += r->in_use[i].site_frees;
+            free_group(&r->in_use[i]);
+        } else {
+            r->in_use[kept++] = r->in_use[i];
+        }
+    }
+    /* Every site was listed: count them as merged. */
+    if (r->in_use_sites <= r->nin_use)
+        r->in_use_sites = kept;
+    r->nin_use = kept;
+    qsort(r->in_use, r->nin_use, sizeof *r->in_use, larger_first);
 
     /* Merge groups with the same source stack (dual copies call malloc from two PCs). */
     size_t out = 0;
@@ -667,6 +722,9 @@ void leak_report_free(struct leak_report_view *r)
         free(r->groups[i].suppressed_by);
     }
     free(r->groups);
+    for (size_t i = 0; i < r->nin_use; i++)
+        free_group(&r->in_use[i]);
+    free(r->in_use);
     for (size_t i = 0; i < r->nmodules; i++)
         free(r->modules[i].path), free(r->modules[i].problem);
     free(r->modules);

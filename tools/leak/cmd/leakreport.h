@@ -20,7 +20,8 @@ struct leak_access {
     int present;                /* 0: no sampled access seen */
     uint32_t site;              /* process-wide vigil site id */
     char *kind, *function, *file;
-    uint32_t line, column;
+    uint32_t line, column;      /* line 0: the access has no line of its own */
+    uint32_t nearest_line;      /* then the nearest line of its function that is known, or 0 */
     uint64_t t_ms;              /* most recent: when */
     uint64_t objects;           /* most common: how many objects */
     double rate;                /* sampling rate of the function's entry check; < 0 unknown */
@@ -72,6 +73,12 @@ struct leak_report_view {
     struct leak_snapshot_view *snapshots;
     size_t ngroups;
     struct leak_group_view *groups;   /* worst first after leak_report_prepare */
+    int running;                      /* written while the program ran (SIGUSR2, vigil_flush_report) */
+    int short_run;                    /* the run was shorter than stale_after: nothing could be stale */
+    uint64_t in_use_objects, in_use_bytes, in_use_sites;   /* live at the end (or the snapshot) */
+    size_t nin_use;
+    struct leak_group_view *in_use;   /* the largest sites (frames, live_objects, live_bytes,
+                                         site_allocs, site_frees), largest first */
 };
 
 /* Load RUNDIR/leak.json (and RUNDIR/run.txt when present). 0, or -1 with a message. */

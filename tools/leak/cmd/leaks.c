@@ -33,27 +33,62 @@ static void human_bytes(uint64_t b, char *buf, size_t len)
 static void print_frame(const struct leak_frame *f)
 {
     printf("%s  ", f->function[0] ? f->function : "?");
-    if (f->file[0])
+    if (f->file[0] && f->line)
         printf("%s:%d", f->file, f->line);
+    else if (f->file[0])
+        printf("%s (no line)", f->file);
     else
         printf("(pc 0x%llx, no line information)", (unsigned long long)f->pc);
 }
 
-static void print_access(const char *label, const struct leak_access *a, uint64_t now_ms)
+static void print_access(const char *label, const struct leak_access *a, uint64_t now_ms, int running)
 {
     printf("    last access (%s): ", label);
     if (!a->present) {
         printf("none sampled\n");
         return;
     }
-    printf("%s  %s:%u (%s)", a->function, a->file[0] ? a->file : "?", a->line, a->kind);
+    printf("%s  %s", a->function, a->file[0] ? a->file : "?");
+    if (a->line)
+        printf(":%u", a->line);
+    else if (a->nearest_line)
+        printf(":%u (nearest known line)", a->nearest_line);
+    else
+        printf(" (no line)");
+    printf(" (%s)", a->kind);
     if (strcmp(label, "most recent") == 0)
-        printf(", %.2f s before the end", (now_ms - a->t_ms) / 1000.0);
+        printf(", %.2f s before the %s", (now_ms - a->t_ms) / 1000.0, running ? "snapshot" : "end");
     else
         printf(", last access of %llu object%s", (unsigned long long)a->objects, a->objects == 1 ? "" : "s");
     if (a->rate >= 0)
         printf(", function sampled at %.3g%%", a->rate * 100);
     putchar('\n');
+}
+
+/* "in use at exit" by allocation site, largest first: all sites with --all, else the first 5
+ * (or 10 when the run was too short for staleness). */
+static void print_in_use(const struct leak_report_view *r, int all)
+{
+    if (!r->in_use_sites)
+        return;
+    char b[32];
+    human_bytes(r->in_use_bytes, b, sizeof b);
+    printf("in use at %s: %s in %llu object%s from %llu allocation site%s\n", r->running ? "the snapshot" : "exit", b,
+           (unsigned long long)r->in_use_objects, r->in_use_objects == 1 ? "" : "s",
+           (unsigned long long)r->in_use_sites, r->in_use_sites == 1 ? "" : "s");
+    size_t limit = all ? r->nin_use : r->short_run ? 10 : 5;
+    for (size_t i = 0; i < r->nin_use && i < limit; i++) {
+        const struct leak_group_view *g = &r->in_use[i];
+        human_bytes(g->live_bytes, b, sizeof b);
+        printf("    %10s in %6llu object%s  ", b, (unsigned long long)g->live_objects, g->live_objects == 1 ? " " : "s");
+        for (size_t k = 0; k < g->nframes && k < 3; k++) {
+            if (k)
+                printf(" <- ");
+            print_frame(&g->frames[k]);
+        }
+        printf("  (%llu allocations, %llu frees)\n", (unsigned long long)g->site_allocs,
+               (unsigned long long)g->site_frees);
+    }
 }
 
 static int shown(const struct leak_group_view *g, int all)
@@ -93,7 +128,8 @@ static void print_text(const struct leak_report_view *r, int all)
     else
         printf("stale: idle for more than %.3g s%s and %.3g x the object's longest gap", r->stale_after_s,
                r->active_clock ? " of active time (leak.clock=active)" : "", r->gap_factor);
-    printf("; reachability at exit: %s", r->reach_done ? "done" : r->reach_enabled ? "failed" : "off");
+    printf("; reachability at %s: %s", r->running ? "the snapshot" : "exit",
+           r->reach_done ? "done" : r->reach_enabled ? "failed" : "off");
     if (!r->reach_done && r->reach_enabled)
         printf(" (%s)", r->reach_error && r->reach_error[0] ? r->reach_error : "no reason recorded");
     putchar('\n');
@@ -109,6 +145,16 @@ static void print_text(const struct leak_report_view *r, int all)
     for (size_t m = 0; m < r->nmodules; m++)
         if (r->modules[m].problem)
             printf("note: %s\n", r->modules[m].problem);
+    if (r->running)
+        printf("note: a snapshot of the running program, %.2f s after it started (SIGUSR2 or "
+               "vigil_flush_report); the report at exit replaces it\n", r->duration_ms / 1000.0);
+    if (r->short_run)
+        printf("note: the %s lasted %.2f s, less than leak.stale_after (%.3g s): no object could be "
+               "stale yet; below, what is in use by site (a shorter leak.stale_after, e.g. "
+               "VIGIL_OPTIONS=tools=leak:leak.stale_after=%.3g, gives a staleness verdict)\n",
+               r->running ? "run so far" : "run", r->duration_ms / 1000.0, r->stale_after_s,
+               r->duration_ms >= 2000 ? (double)(r->duration_ms / 2000) : 0.5);
+    print_in_use(r, all);
     if (leak_report_stacks_shallow(r))
         printf("note: allocation stacks are one frame deep, not %llu: the runtime follows frame pointers, "
                "so build with -fno-omit-frame-pointer for the callers of the allocating function\n",
@@ -143,8 +189,8 @@ static void print_text(const struct leak_report_view *r, int all)
         if (g->site_frees && g->site_frees >= g->objects)
             printf("    note: this site usually frees its objects (%llu frees): the leaked ones "
                    "took another path\n", (unsigned long long)g->site_frees);
-        print_access("most recent", &g->recent, r->duration_ms);
-        print_access("most common", &g->common, r->duration_ms);
+        print_access("most recent", &g->recent, r->duration_ms, r->running);
+        print_access("most common", &g->common, r->duration_ms, r->running);
         printf("    coverage: %llu sampled accesses to this site's objects; %llu of these objects "
                "never seen accessed\n", (unsigned long long)g->site_accesses_sampled,
                (unsigned long long)g->never_accessed);
@@ -164,6 +210,7 @@ static void json_access(struct vigil_json *j, const char *key, const struct leak
     vigil_json_key(j, "function"); vigil_json_string(j, a->function);
     vigil_json_key(j, "file"); vigil_json_string(j, a->file);
     vigil_json_key(j, "line"); vigil_json_uint(j, a->line);
+    vigil_json_key(j, "nearest_line"); vigil_json_uint(j, a->line ? a->line : a->nearest_line);
     vigil_json_key(j, "t_ms"); vigil_json_uint(j, a->t_ms);
     vigil_json_key(j, "objects"); vigil_json_uint(j, a->objects);
     vigil_json_key(j, "function_rate");
@@ -181,6 +228,30 @@ static void print_json(const struct leak_report_view *r, int all)
     vigil_json_key(&j, "stale_after_s"); vigil_json_double(&j, r->stale_after_s);
     vigil_json_key(&j, "clock"); vigil_json_string(&j, r->active_clock ? "active" : "wall");
     vigil_json_key(&j, "reachability"); vigil_json_bool(&j, r->reach_done);
+    vigil_json_key(&j, "running"); vigil_json_bool(&j, r->running);
+    vigil_json_key(&j, "run_ms"); vigil_json_uint(&j, r->duration_ms);
+    vigil_json_key(&j, "short_run"); vigil_json_bool(&j, r->short_run);
+    vigil_json_key(&j, "in_use");
+    vigil_json_object_begin(&j);
+    vigil_json_key(&j, "objects"); vigil_json_uint(&j, r->in_use_objects);
+    vigil_json_key(&j, "bytes"); vigil_json_uint(&j, r->in_use_bytes);
+    vigil_json_key(&j, "sites"); vigil_json_uint(&j, r->in_use_sites);
+    vigil_json_key(&j, "largest");
+    vigil_json_array_begin(&j);
+    for (size_t i = 0; i < r->nin_use; i++) {
+        const struct leak_group_view *g = &r->in_use[i];
+        vigil_json_object_begin(&j);
+        vigil_json_key(&j, "objects"); vigil_json_uint(&j, g->live_objects);
+        vigil_json_key(&j, "bytes"); vigil_json_uint(&j, g->live_bytes);
+        vigil_json_key(&j, "site_allocs"); vigil_json_uint(&j, g->site_allocs);
+        vigil_json_key(&j, "site_frees"); vigil_json_uint(&j, g->site_frees);
+        vigil_json_key(&j, "function"); vigil_json_string(&j, g->nframes ? g->frames[0].function : "");
+        vigil_json_key(&j, "file"); vigil_json_string(&j, g->nframes ? g->frames[0].file : "");
+        vigil_json_key(&j, "line"); vigil_json_uint(&j, g->nframes ? (uint64_t)g->frames[0].line : 0);
+        vigil_json_object_end(&j);
+    }
+    vigil_json_array_end(&j);
+    vigil_json_object_end(&j);
     vigil_json_key(&j, "allocs"); vigil_json_uint(&j, r->allocs);
     vigil_json_key(&j, "frees"); vigil_json_uint(&j, r->frees);
     vigil_json_key(&j, "unknown_frees"); vigil_json_uint(&j, r->unknown_frees);

@@ -62,6 +62,7 @@ struct leak_tls {
     uint32_t now_ms;          /* this thread's view of the tool clock */
     uint32_t since_clock;     /* sampled accesses since now_ms was read */
     uint32_t sampled, nonheap;/* tallies not yet flushed */
+    uint32_t frees_unchecked; /* frees since one looked for a due snapshot (leak_on_free) */
     uint64_t clock_key;       /* now_ms, as mixed into the slots' stamps */
     struct access_slot slot[1u << SLOT_BITS];
     uint32_t slot_site[1u << SLOT_BITS];   /* allocation site of each slot's object */
@@ -250,10 +251,31 @@ static void read_options(void)
 }
 
 /* ---- snapshots on demand ---- */
+/* Why the next report written while running is: LEAK_REASON_SIGNAL while SIGUSR2's is being
+ * written, else the program's own vigil_flush_report (api). Written by the thread that asks. */
+static _Atomic int flush_reason = LEAK_REASON_API;
+
+/* SIGUSR2: a report of the running program (leak.json with a snapshot, and reachability while
+ * the process has one thread) written now when the signal interrupted a safe place (a sleeping
+ * or computing program), else at the next allocation or free. */
+/* When the signal came at an unsafe moment, a one-shot timer sends it again a little later, so
+ * that a program that waits without allocating still gets its report (the next allocation or
+ * free takes it first). Created by init with the SIGUSR2 handler; retry_timer_ok says so. */
+static timer_t retry_timer;
+static int retry_timer_ok;
+#define RETRY_NS (2 * 1000 * 1000)
+
 static void on_sigusr2(int sig)
 {
     (void)sig;
-    atomic_store_explicit(&snapshot_requested, 1, memory_order_relaxed);
+    atomic_store(&flush_reason, LEAK_REASON_SIGNAL);
+    int written = vigil_signal_report();
+    atomic_store(&flush_reason, LEAK_REASON_API);
+    if (written == 0) {
+        atomic_store_explicit(&snapshot_requested, 1, memory_order_relaxed);
+        if (retry_timer_ok)
+            timer_settime(retry_timer, 0, &(struct itimerspec){.it_value = {0, RETRY_NS}}, NULL);
+    }
 }
 
 static COLD void snapshot_now(enum leak_reason reason)
@@ -265,12 +287,20 @@ static COLD void snapshot_now(enum leak_reason reason)
         leak_snapshot_release(&s);
 }
 
+/* A SIGUSR2 that came at an unsafe moment: its report, from a hook. */
+static COLD void signal_report_now(void)
+{
+    atomic_store(&flush_reason, LEAK_REASON_SIGNAL);
+    vigil_signal_report();   /* outside the signal's handler: at once */
+    atomic_store(&flush_reason, LEAK_REASON_API);
+}
+
 /* Called from the allocation hooks: cheap unless a snapshot is due. */
 static inline void maybe_snapshot(uint32_t now)
 {
     if (__builtin_expect(atomic_load_explicit(&snapshot_requested, memory_order_relaxed), 0) &&
         atomic_exchange(&snapshot_requested, 0)) {
-        snapshot_now(LEAK_REASON_SIGNAL);
+        signal_report_now();
         return;
     }
     uint32_t due = atomic_load_explicit(&next_snapshot_ms, memory_order_relaxed);
@@ -362,6 +392,7 @@ static void leak_on_alloc(void *ptr, size_t size, const struct vigil_stack *wher
  * queued object (a use after free) meanwhile touches its record as if it were live. The
  * addresses are kept bit-inverted: the exit scan reads TLS as roots. */
 #define FREE_BATCH 32
+#define FREE_CHECK_EVERY 64
 static __thread struct {
     uint32_t n;
     uintptr_t inverted[FREE_BATCH];
@@ -388,7 +419,9 @@ static void flush_frees(void)
     uint32_t n = tl_frees.n;
     if (!n)
         return;
-    for (uint32_t i = 0; i < n; i++)
+    /* A lone free (a program that frees and allocates in turn) has nothing to overlap its
+     * record's fetch with: removed at once. */
+    for (uint32_t i = 0; n > 1 && i < n; i++)
         heap_prefetch_record(~tl_frees.inverted[i]);
     for (uint32_t i = 0; i < n; i++)
         free_now(~tl_frees.inverted[i], 0);
@@ -412,9 +445,13 @@ static void leak_on_free(void *ptr)
     }
     /* The thread's clock as its last allocation or batch of samples read it: a snapshot falls due
      * that much late at most, and a free reads no clock (bc with the tool: 0.9% of its time in
-     * clock reads before, 0.4% now). */
-    if (__builtin_expect(leak_cfg.snapshot_every_ms || atomic_load_explicit(&snapshot_requested, memory_order_relaxed), 0))
-        maybe_snapshot(tl.now_ms);
+     * clock reads before, 0.4% now). Every allocation looks for a due snapshot; a free, one in
+     * FREE_CHECK_EVERY (a program that only frees for a while is that many frees late). */
+    if (__builtin_expect(++tl.frees_unchecked >= FREE_CHECK_EVERY, 0)) {
+        tl.frees_unchecked = 0;
+        if (leak_cfg.snapshot_every_ms || atomic_load_explicit(&snapshot_requested, memory_order_relaxed))
+            maybe_snapshot(tl.now_ms);
+    }
 }
 
 /* Sampled accesses are by far the most frequent event (tens of millions in a burst-heavy run),
@@ -619,10 +656,42 @@ static int leak_init(void)
     }
     atomic_store(&next_snapshot_ms, leak_cfg.snapshot_every_ms);
     vigil_want_alloc_stack(leak_cfg.depth);
-    if (leak_cfg.use_signal)
-        vigil_on_signal(SIGUSR2, on_sigusr2);   /* the program keeps it where it has a handler */
+    /* The program keeps SIGUSR2 where it has a handler. */
+    if (leak_cfg.use_signal && vigil_on_signal(SIGUSR2, on_sigusr2) == 0) {
+        struct sigevent ev = {.sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR2};
+        retry_timer_ok = timer_create(CLOCK_MONOTONIC, &ev, &retry_timer) == 0;
+    }
     atomic_store(&enabled, 1);
     return 0;
+}
+
+/* A report while the program runs (SIGUSR2, vigil_flush_report): leak.json of the moment. The
+ * reachability scan only while the process has one thread: other threads' registers are not
+ * read, and mid-run they hold pointers that are nowhere else. */
+static void leak_flush(void)
+{
+    if (!atomic_load(&enabled))
+        return;
+    flush_frees();
+    flush_slots();
+    flush_tallies();
+    flush_site_tallies();
+    struct leak_reach_stats reach;
+    memset(&reach, 0, sizeof reach);
+    if (leak_cfg.reach && heap_one_thread())
+        leak_reach_run(&reach);
+    else if (leak_cfg.reach)
+        reach.error = "not done while the program runs with other threads (only at exit)";
+    struct leak_snapshot s;
+    int failed = leak_snapshot_take((enum leak_reason)atomic_load(&flush_reason), reach.done, reach.scan_start_ms, &s);
+    if (failed) {
+        vigil_tool_message(&leak_tool, "no leak.json in this report: %s", failed == LEAK_SNAPSHOT_NO_MEMORY
+                                           ? "no memory for the snapshot (mmap failed)"
+                                           : "another snapshot was in progress");
+        return;
+    }
+    leak_report_write(&s, &reach, 1);
+    leak_snapshot_release(&s);
 }
 
 static void leak_fini(void)
@@ -645,7 +714,7 @@ static void leak_fini(void)
                                            : "no final snapshot (another one was in progress)");
         memset(&final, 0, sizeof final);
     }
-    leak_report_write(&final, &reach);
+    leak_report_write(&final, &reach, 0);
     if (final.reported_objects)
         vigil_tool_summary(&leak_tool, "%llu bytes in %llu objects leaked (%llu unreachable at exit, %llu stale)",
                            (unsigned long long)final.reported_bytes, (unsigned long long)final.reported_objects,
@@ -666,5 +735,6 @@ struct vigil_tool leak_tool = {
     .on_accesses = leak_on_accesses,
     .options = &leak_option_set,
     .option_values = &leak_opts,
+    .flush = leak_flush,
 };
 VIGIL_REGISTER_TOOL(leak_tool);

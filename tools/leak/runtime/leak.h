@@ -82,6 +82,13 @@ struct leak_group {
     double score;
 };
 
+/* What is in use (live) at a snapshot, by allocation site: the largest sites. */
+#define LEAK_IN_USE_MAX 10
+struct leak_in_use {
+    uint32_t site;
+    uint64_t objects, bytes;
+};
+
 struct leak_snapshot {
     enum leak_reason reason;
     int with_reach;
@@ -93,6 +100,8 @@ struct leak_snapshot {
     uint64_t indirect_objects, indirect_bytes;
     uint32_t ngroups;
     struct leak_group *groups;                       /* sorted worst first (mmap'd) */
+    uint32_t in_use_sites, nin_use;                  /* sites with live objects; in in_use */
+    struct leak_in_use in_use[LEAK_IN_USE_MAX];      /* the largest by live bytes, largest first */
     size_t groups_mapped;
 };
 
@@ -109,9 +118,10 @@ const struct leak_snapshot *leak_history_get(uint32_t i);
 /* ---- reachability (reach.c) ---- */
 struct leak_reach_stats {
     int done;
-    const char *method;          /* how memory was read: "process_vm_readv" or "direct" */
+    const char *method;          /* how memory was read: "direct" (in place) or "process_vm_readv" */
     const char *error;           /* why the scan did not finish (done = 0), or NULL */
     uint64_t root_bytes, heap_bytes_scanned, marked_objects, threads;
+    uint64_t untouched_bytes;    /* of large objects, in pages never touched: not read */
     uint64_t indirect_objects;   /* unreachable objects held by other unreachable ones */
     uint32_t scan_start_ms, duration_ms;
 };
@@ -122,6 +132,7 @@ void leak_thread_exited(void);
 void leak_reach_run(struct leak_reach_stats *st);
 
 /* ---- report (report.c): leak.json in the run report directory ---- */
-void leak_report_write(const struct leak_snapshot *final, const struct leak_reach_stats *reach);
+/* final: the snapshot reported (at exit, or of the running program when running is 1). */
+void leak_report_write(const struct leak_snapshot *final, const struct leak_reach_stats *reach, int running);
 
 #endif

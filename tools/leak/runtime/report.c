@@ -27,6 +27,25 @@ static void hex(struct vigil_json *j, uint64_t v)
     vigil_json_string(j, buf);
 }
 
+/* An access without a line of its own (the optimizer merged loads from two lines, and the merged
+ * instruction has line 0): the line of the nearest site of the same function that has one. Sites
+ * are numbered in the order of the function's instructions, so the nearest in number is nearest
+ * in the code; before wins a tie. 0 when no site within NEAREST_MAX has a line. */
+#define NEAREST_MAX 64
+static uint32_t nearest_line(uint32_t site, const struct vigil_site_info *of)
+{
+    for (uint32_t d = 1; d <= NEAREST_MAX; d++)
+        for (int dir = -1; dir <= 1; dir += 2) {
+            if (dir < 0 && site < d)
+                continue;
+            struct vigil_site_info n;
+            if (vigil_site_lookup(site + (uint32_t)dir * d, &n) == 0 && n.line && strcmp(n.function, of->function) == 0 &&
+                strcmp(n.file, of->file) == 0)
+                return n.line;
+        }
+    return 0;
+}
+
 static void access_site(struct vigil_json *j, uint32_t site, uint32_t t_ms, uint64_t count, int with_count)
 {
     if (site == HEAP_NO_SITE) {
@@ -35,6 +54,7 @@ static void access_site(struct vigil_json *j, uint32_t site, uint32_t t_ms, uint
     }
     struct vigil_site_info info;
     int known = vigil_site_lookup(site, &info) == 0;
+    uint32_t near_line = known && !info.line ? nearest_line(site, &info) : 0;
     vigil_json_object_begin(j);
     vigil_json_key(j, "site");
     vigil_json_uint(j, site);
@@ -48,6 +68,10 @@ static void access_site(struct vigil_json *j, uint32_t site, uint32_t t_ms, uint
     vigil_json_uint(j, known ? info.line : 0);
     vigil_json_key(j, "column");
     vigil_json_uint(j, known ? info.column : 0);
+    if (near_line) {   /* the access has no line of its own (code the optimizer merged) */
+        vigil_json_key(j, "nearest_line");
+        vigil_json_uint(j, near_line);
+    }
     if (with_count) {
         vigil_json_key(j, "objects");
         vigil_json_uint(j, count);
@@ -90,15 +114,9 @@ static const char *group_kind(const struct leak_group *g)
     return g->unreachable_objects ? "unreachable" : "stale";
 }
 
-static void group(struct vigil_json *j, const struct leak_group *g, uint32_t now_ms, const struct vigil_loadmap *ms)
+/* "stack": the allocation site's return addresses, each with its module and link-time offset. */
+static void stack(struct vigil_json *j, const struct leak_site *site, const struct vigil_loadmap *ms)
 {
-    const struct leak_site *site = leak_site_get(g->site);
-    vigil_json_object_begin(j);
-    u(j, "site", g->site);
-    vigil_json_key(j, "kind");
-    vigil_json_string(j, group_kind(g));
-    vigil_json_key(j, "score");
-    vigil_json_double(j, g->score);
     vigil_json_key(j, "stack");
     vigil_json_array_begin(j);
     for (uint32_t i = 0; site && i < site->depth; i++) {
@@ -113,6 +131,18 @@ static void group(struct vigil_json *j, const struct leak_group *g, uint32_t now
         vigil_json_object_end(j);
     }
     vigil_json_array_end(j);
+}
+
+static void group(struct vigil_json *j, const struct leak_group *g, uint32_t now_ms, const struct vigil_loadmap *ms)
+{
+    const struct leak_site *site = leak_site_get(g->site);
+    vigil_json_object_begin(j);
+    u(j, "site", g->site);
+    vigil_json_key(j, "kind");
+    vigil_json_string(j, group_kind(g));
+    vigil_json_key(j, "score");
+    vigil_json_double(j, g->score);
+    stack(j, site, ms);
     u(j, "objects", g->objects);
     u(j, "bytes", g->bytes);
     u(j, "stale_objects", g->stale_objects);
@@ -146,7 +176,7 @@ static void group(struct vigil_json *j, const struct leak_group *g, uint32_t now
     vigil_json_object_end(j);
 }
 
-void leak_report_write(const struct leak_snapshot *final, const struct leak_reach_stats *reach)
+void leak_report_write(const struct leak_snapshot *final, const struct leak_reach_stats *reach, int running)
 {
     FILE *f = vigil_report_open(&leak_tool, "leak.json");
     if (!f) {
@@ -165,6 +195,8 @@ void leak_report_write(const struct leak_snapshot *final, const struct leak_reac
     vigil_json_key(&j, "format");
     vigil_json_string(&j, "vigil-leak");
     u(&j, "version", 1);
+    vigil_json_key(&j, "running");   /* written while the program ran (SIGUSR2, vigil_flush_report) */
+    vigil_json_bool(&j, running);
 
     vigil_json_key(&j, "options");
     vigil_json_object_begin(&j);
@@ -213,11 +245,12 @@ void leak_report_write(const struct leak_snapshot *final, const struct leak_reac
         vigil_json_string(&j, reach->method);
         u(&j, "root_bytes", reach->root_bytes);
         u(&j, "heap_bytes_scanned", reach->heap_bytes_scanned);
+        u(&j, "untouched_bytes", reach->untouched_bytes);
         u(&j, "marked_objects", reach->marked_objects);
         u(&j, "indirect_objects", reach->indirect_objects);
         u(&j, "threads", reach->threads);
         u(&j, "duration_ms", reach->duration_ms);
-    } else if (reach->error) {
+    } else if (reach->error) {   /* or why it was not done */
         vigil_json_key(&j, "error");
         vigil_json_string(&j, reach->error);
     }
@@ -247,6 +280,35 @@ void leak_report_write(const struct leak_snapshot *final, const struct leak_reac
     vigil_json_key(&j, "final");
     vigil_json_object_begin(&j);
     totals(&j, final);
+    vigil_json_object_end(&j);
+
+    /* Short runs: what is in use by site, and whether the run lasted long enough for any object
+     * to become stale (stale_after, in time). */
+    u(&j, "run_ms", final->t_ms);
+    vigil_json_key(&j, "short_run");
+    vigil_json_bool(&j, !leak_cfg.stale_allocs && final->t_ms < leak_cfg.stale_after_ms);
+    vigil_json_key(&j, "in_use");
+    vigil_json_object_begin(&j);
+    u(&j, "objects", final->live_objects);
+    u(&j, "bytes", final->live_bytes);
+    u(&j, "sites", final->in_use_sites);
+    vigil_json_key(&j, "largest");
+    vigil_json_array_begin(&j);
+    for (uint32_t i = 0; i < final->nin_use; i++) {
+        const struct leak_in_use *e = &final->in_use[i];
+        const struct leak_site *site = leak_site_get(e->site);
+        vigil_json_object_begin(&j);
+        u(&j, "site", e->site);
+        stack(&j, site, &ms);
+        u(&j, "objects", e->objects);
+        u(&j, "bytes", e->bytes);
+        if (site) {
+            u(&j, "site_allocs", atomic_load(&site->allocs));
+            u(&j, "site_frees", atomic_load(&site->frees));
+        }
+        vigil_json_object_end(&j);
+    }
+    vigil_json_array_end(&j);
     vigil_json_object_end(&j);
 
     vigil_json_key(&j, "groups");

@@ -249,6 +249,23 @@ int leak_snapshot_take(enum leak_reason reason, int with_reach, uint32_t scan_st
     }
     heap_unmap(w.pairs, sizeof(struct pair_slot) * npairs);
 
+    /* What is in use, by site (the loader's left out): the largest, before the compaction. */
+    for (uint32_t i = 0; i < w.nsites; i++) {
+        const struct leak_group *g = &w.by_site[i];
+        const struct leak_site *site = leak_site_get(i);
+        if (!g->live_objects || (site && site->from_loader))
+            continue;
+        out->in_use_sites++;
+        uint32_t k = out->nin_use < LEAK_IN_USE_MAX ? out->nin_use++ : LEAK_IN_USE_MAX;
+        while (k > 0 && out->in_use[k - 1].bytes < g->live_bytes) {
+            if (k < LEAK_IN_USE_MAX)
+                out->in_use[k] = out->in_use[k - 1];
+            k--;
+        }
+        if (k < LEAK_IN_USE_MAX)
+            out->in_use[k] = (struct leak_in_use){i, g->live_objects, g->live_bytes};
+    }
+
     /* Compact the reported groups to the front, tally, sort. */
     uint32_t n = 0;
     for (uint32_t i = 0; i < w.nsites; i++) {
