@@ -194,11 +194,10 @@ static int code_for_executable(LLVMModuleRef m)
     return LLVMGetModuleFlag(m, "PIE Level", 9) || !LLVMGetModuleFlag(m, "PIC Level", 9);
 }
 
-/* The TLS model of libvigil's thread-local variables that compiled code reads
- * (__vigil_burst_left): in an executable's own TLS block at a constant offset from %fs, one
- * instruction; otherwise initial-exec through the GOT (libvigil is loaded at start-up, so the
- * offset is fixed). */
-LLVMThreadLocalMode xe_runtime_tls_model(LLVMModuleRef m)
+/* The TLS model of __vigil_burst_left: in an executable's own TLS block at a constant offset
+ * from %fs, one instruction; otherwise initial-exec through the GOT (libvigil is loaded at
+ * start-up, so the offset is fixed). */
+static LLVMThreadLocalMode burst_tls_model(LLVMModuleRef m)
 {
     return code_for_executable(m) ? LLVMLocalExecTLSModel : LLVMInitialExecTLSModel;
 }
@@ -392,7 +391,7 @@ void xe_declare_runtime(struct vigil_xform *x)
         LLVMSetAlignment(x->burst_left, 4);
     }
     LLVMSetThreadLocal(x->burst_left, 1);
-    LLVMSetThreadLocalMode(x->burst_left, xe_runtime_tls_model(x->module));
+    LLVMSetThreadLocalMode(x->burst_left, burst_tls_model(x->module));
 
     x->active_events = xe_runtime_i32(x, "__vigil_active_events");
 

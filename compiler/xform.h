@@ -256,8 +256,6 @@ LLVMMetadataRef xf_debug_loc(struct xfunc *f, LLVMValueRef inst);
 void xe_declare_runtime(struct vigil_xform *x);
 /* The runtime's 32-bit global `name` (common/abi.h), declared in the module once. */
 LLVMValueRef xe_runtime_i32(struct vigil_xform *x, const char *name);
-/* The TLS model for a thread-local variable of libvigil that the module's code reads. */
-LLVMThreadLocalMode xe_runtime_tls_model(LLVMModuleRef m);
 int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen);
 /* Call a runtime entry point at the builder's position. */
 LLVMValueRef xe_call(struct vigil_xform *x, const struct rt_fn *f, LLVMValueRef *args, unsigned nargs);

@@ -48,7 +48,7 @@ static const char *const rule_names[R_RULES] = {
 struct mc_module {
     struct vigil_xform *x;
     struct rt_fn access, range, index;
-    LLVMValueRef on, last, fill_word;    /* the runtime's flag, the fast path's (vigil/memcheck.h) */
+    LLVMValueRef on;                     /* the runtime's __vigil_memcheck_on */
     LLVMValueRef table;                  /* placeholder of the module's struct vigil_mc_table */
     uint32_t *checks;                    /* 2 per check: site, info */
     uint32_t nchecks, cap;
@@ -82,15 +82,6 @@ static struct mc_module *module_of(struct vigil_xform *x)
     if (!cur->range.fn)
         cur->range.fn = LLVMAddFunction(x->module, "__vigil_memcheck_range", cur->range.type);
     cur->on = xe_runtime_i32(x, "__vigil_memcheck_on");
-    cur->last = LLVMGetNamedGlobal(x->module, "__vigil_memcheck_last");
-    if (!cur->last) {
-        cur->last = LLVMAddGlobal(x->module, LLVMArrayType(x->i64, 1 + 2 * VIGIL_MC_LAST_BLOCKS), "__vigil_memcheck_last");
-        LLVMSetThreadLocal(cur->last, 1);
-        LLVMSetThreadLocalMode(cur->last, xe_runtime_tls_model(x->module));
-    }
-    cur->fill_word = LLVMGetNamedGlobal(x->module, "__vigil_memcheck_fill_word");
-    if (!cur->fill_word)
-        cur->fill_word = LLVMAddGlobal(x->module, x->i64, "__vigil_memcheck_fill_word");
     cur->table = LLVMAddGlobal(x->module, x->i8, "__vigil_mc_table.placeholder");
     LLVMTypeRef index_args[] = {m, x->i32, x->i64, x->i64, x->i32};
     cur->index.type = LLVMFunctionType(x->void_t, index_args, 5, 0);
@@ -388,116 +379,31 @@ static LLVMValueRef as_i64(struct vigil_xform *x, LLVMValueRef v, int is_signed)
                   : LLVMBuildTrunc(x->builder, v, x->i64, "");
 }
 
-/* full_check's fast path, at the builder's position: to hit (then after, or call for the
- * used bytes' test) or to call. */
-static void fast_path(struct vigil_xform *x, struct mc_module *mc, LLVMValueRef ptr, LLVMValueRef addr,
-                      LLVMValueRef base_addr, uint64_t size_bytes, uint32_t info, LLVMBasicBlockRef hit,
-                      LLVMBasicBlockRef call, LLVMBasicBlockRef after)
-{
-    LLVMBuilderRef b = x->builder;
-    /* struct __vigil_mc_last as i64s: hits, then start and len of each entry */
-    LLVMTypeRef last_type = LLVMArrayType(x->i64, 1 + 2 * VIGIL_MC_LAST_BLOCKS);
-    LLVMValueRef entry = LLVMBuildAnd(b, LLVMBuildXor(b, LLVMBuildLShr(b, base_addr, LLVMConstInt(x->i64, 6, 0), ""),
-                                                      LLVMBuildLShr(b, base_addr, LLVMConstInt(x->i64, 12, 0), ""), ""),
-                                      LLVMConstInt(x->i64, VIGIL_MC_LAST_BLOCKS - 1, 0), "");
-    LLVMValueRef start_field = LLVMBuildAdd(b, LLVMBuildShl(b, entry, LLVMConstInt(x->i64, 1, 0), ""),
-                                            LLVMConstInt(x->i64, 1, 0), "");
-    LLVMValueRef idx[] = {LLVMConstInt(x->i64, 0, 0), start_field};
-    LLVMValueRef start = LLVMBuildLoad2(b, x->i64, LLVMBuildInBoundsGEP2(b, last_type, mc->last, idx, 2, ""), "");
-    idx[1] = LLVMBuildAdd(b, start_field, LLVMConstInt(x->i64, 1, 0), "");
-    LLVMValueRef len = LLVMBuildLoad2(b, x->i64, LLVMBuildInBoundsGEP2(b, last_type, mc->last, idx, 2, ""), "");
-    LLVMValueRef off = LLVMBuildSub(b, addr, start, "");
-    LLVMValueRef end = LLVMBuildAdd(b, off, LLVMConstInt(x->i64, size_bytes, 0), "");
-    LLVMValueRef in = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, LLVMBuildSub(b, base_addr, start, ""), len, ""),
-                                   LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, off, len, ""),
-                                                LLVMBuildICmp(b, LLVMIntULE, end, len, ""), ""), "");
-    xe_set_weights(x, LLVMBuildCondBr(b, in, hit, call), 1000, 1);
-
-    LLVMPositionBuilderAtEnd(b, hit);
-    idx[1] = LLVMConstInt(x->i64, 0, 0);
-    LLVMValueRef hits_field = LLVMBuildInBoundsGEP2(b, last_type, mc->last, idx, 2, "");
-    LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, x->i64, hits_field, ""), LLVMConstInt(x->i64, 1, 0), ""),
-                   hits_field);
-    if (!(info & VIGIL_MC_UNINIT)) {
-        LLVMBuildBr(b, after);
-    } else if (size_bytes != 1 && size_bytes != 2 && size_bytes != 4 && size_bytes != 8) {
-        LLVMBuildBr(b, call);
-    } else {
-        unsigned used = (info >> VIGIL_MC_BYTES_SHIFT) & 0xff;
-        uint64_t mask = 0;
-        for (unsigned i = 0; i < size_bytes; i++)
-            if (!used || (used >> i & 1))
-                mask |= 0xffull << (8 * i);
-        LLVMTypeRef t = LLVMIntTypeInContext(x->ctx, (unsigned)size_bytes * 8);
-        LLVMValueRef load = LLVMBuildLoad2(b, t, LLVMBuildPointerCast(b, ptr, LLVMPointerType(t, 0), ""), "");
-        LLVMSetAlignment(load, 1);
-        LLVMValueRef value = size_bytes == 8 ? load : LLVMBuildZExt(b, load, x->i64, "");
-        LLVMValueRef fill = LLVMBuildLoad2(b, x->i64, mc->fill_word, "");
-        LLVMValueRef shift = LLVMBuildShl(b, LLVMBuildAnd(b, addr, LLVMConstInt(x->i64, 7, 0), ""),
-                                          LLVMConstInt(x->i64, 3, 0), "");
-        LLVMValueRef back = LLVMBuildAnd(b, LLVMBuildSub(b, LLVMConstInt(x->i64, 64, 0), shift, ""),
-                                         LLVMConstInt(x->i64, 63, 0), "");
-        LLVMValueRef expected = LLVMBuildOr(b, LLVMBuildLShr(b, fill, shift, ""), LLVMBuildShl(b, fill, back, ""), "");
-        const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-        LLVMValueRef diff = LLVMBuildOr(b, LLVMBuildAnd(b, LLVMBuildXor(b, value, expected, ""), LLVMConstInt(x->i64, mask, 0), ""),
-                                        LLVMConstInt(x->i64, ~mask & ones, 0), "");
-        LLVMValueRef zero_byte = LLVMBuildAnd(b, LLVMBuildAnd(b, LLVMBuildSub(b, diff, LLVMConstInt(x->i64, ones, 0), ""),
-                                                              LLVMBuildNot(b, diff, ""), ""),
-                                              LLVMConstInt(x->i64, highs, 0), "");
-        LLVMValueRef clean = LLVMBuildICmp(b, LLVMIntEQ, zero_byte, LLVMConstInt(x->i64, 0, 0), "");
-        xe_set_weights(x, LLVMBuildCondBr(b, clean, after, call), 1000, 1);
-    }
-}
-
 /* A full check of check k at inst, size bytes (size_bytes when it is constant, else 0):
- *   if (__vigil_memcheck_on) {                        (the tool is off: nothing)
- *       if (size_bytes in 1..8                         the fast path (vigil/memcheck.h):
- *           && base and [ptr, ptr + size) are in the block of the thread's entry for base
- *              (its line and page mixed: page-aligned blocks spread)
- *           && (not a used load || no used byte of *ptr equals the fill's byte there))
- *           last.hits++;
- *       else
- *           call access(table, k, ptr, base) or range(..., size)
- *   }
- * The used bytes' test: x = ((value ^ fill rotated to ptr) & used) | (0x01 in each unused
- * byte); a byte of x is 0 where the value equals the fill, which the classic zero-byte test
- * finds. Loads of other than 1, 2, 4 or 8 bytes whose value is used always call. When the
- * block cannot be split, the call is made unconditionally (the runtime tests the flag). */
+ * `if (__vigil_memcheck_on) access(table, k, ptr, base)` (or range(..., size)): when the tool is
+ * off, a load and a branch. The runtime's own fast path decides most checks without a lookup.
+ * When the block cannot be split, the call is made unconditionally (the runtime tests the flag). */
 static void full_check(struct xfunc *f, struct mc_module *mc, LLVMValueRef inst, LLVMValueRef ptr, LLVMValueRef base,
-                       LLVMValueRef size, uint64_t size_bytes, uint32_t info, uint32_t k)
+                       LLVMValueRef size, uint64_t size_bytes, uint32_t k)
 {
     struct vigil_xform *x = f->x;
     LLVMBuilderRef b = x->builder;
     LLVMValueRef args[] = {LLVMConstPointerCast(mc->table, x->ptr), LLVMConstInt(x->i32, k, 0),
                            LLVMBuildPointerCast(b, ptr, x->ptr, ""), LLVMBuildPointerCast(b, base, x->ptr, ""), size};
-    LLVMValueRef addr = LLVMBuildPtrToInt(b, ptr, x->i64, "");
-    LLVMValueRef base_addr = LLVMBuildPtrToInt(b, base, x->i64, "");
     LLVMBasicBlockRef before = LLVMGetInstructionParent(inst);
     LLVMBasicBlockRef after = xf_split_before(f, inst, "vigil.mc");
-    if (!after) {
-        xe_call(x, size_bytes ? &mc->access : &mc->range, args, size_bytes ? 4 : 5);
-        return;
+    if (after) {
+        LLVMBasicBlockRef call = LLVMAppendBasicBlockInContext(x->ctx, LLVMGetBasicBlockParent(before), "vigil.mc.on");
+        LLVMMoveBasicBlockAfter(call, before);
+        LLVMPositionBuilderAtEnd(b, before);
+        LLVMValueRef on = LLVMBuildLoad2(b, x->i32, mc->on, "");
+        LLVMSetOrdering(on, LLVMAtomicOrderingMonotonic);
+        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, on, LLVMConstInt(x->i32, 0, 0), ""), call, after);
+        LLVMPositionBuilderAtEnd(b, call);
     }
-    LLVMValueRef fn = LLVMGetBasicBlockParent(before);
-    LLVMBasicBlockRef on_block = LLVMAppendBasicBlockInContext(x->ctx, fn, "vigil.mc.on");
-    LLVMBasicBlockRef call = LLVMAppendBasicBlockInContext(x->ctx, fn, "vigil.mc.call");
-    LLVMMoveBasicBlockAfter(on_block, before);
-    LLVMMoveBasicBlockAfter(call, on_block);
-    LLVMPositionBuilderAtEnd(b, before);
-    LLVMValueRef on = LLVMBuildLoad2(b, x->i32, mc->on, "");
-    LLVMSetOrdering(on, LLVMAtomicOrderingMonotonic);
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, on, LLVMConstInt(x->i32, 0, 0), ""), on_block, after);
-    LLVMPositionBuilderAtEnd(b, on_block);
-    if (size_bytes && size_bytes <= 8) {
-        LLVMBasicBlockRef hit = LLVMAppendBasicBlockInContext(x->ctx, fn, "vigil.mc.hit");
-        LLVMMoveBasicBlockAfter(hit, on_block);
-        fast_path(x, mc, ptr, addr, base_addr, size_bytes, info, hit, call, after);
-    } else {
-        LLVMBuildBr(b, call);
-    }
-    LLVMPositionBuilderAtEnd(b, call);
     xe_call(x, size_bytes ? &mc->access : &mc->range, args, size_bytes ? 4 : 5);
-    LLVMBuildBr(b, after);
+    if (after)
+        LLVMBuildBr(b, after);
 }
 
 /* use: how a load's value is used (use_of, 0 for stores and copies), mask: its bytes used
@@ -594,7 +500,7 @@ static void check_access(struct xfunc *f, struct mc_module *mc, LLVMValueRef ins
     uint32_t k = mc->nchecks++;
     mc->checks[2 * k] = site;
     mc->checks[2 * k + 1] = info;
-    full_check(f, mc, inst, ptr, a.base, size64, constant_size, info, k);
+    full_check(f, mc, inst, ptr, a.base, size64, constant_size, k);
     LLVMPositionBuilderBefore(b, inst);
 }
 

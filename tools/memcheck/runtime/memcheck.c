@@ -50,15 +50,28 @@ struct vigil_tool mc_tool = {
 };
 VIGIL_REGISTER_TOOL(mc_tool);
 
-/* Tested by vigil-cc's code before each call: 1 from a successful init to the final report. */
+/* 1 from a successful init to the final report (vigil/memcheck.h). */
 uint32_t __vigil_memcheck_on;
 
 struct mc_counts mc_counts;              /* every thread's checks (relaxed atomics) */
 
-/* The compiled fast path's block and fill (vigil/memcheck.h): the block written by its own
- * thread's checks and frees, the fill word by init. */
-__thread struct __vigil_mc_last __vigil_memcheck_last __attribute__((tls_model("initial-exec")));
-uint64_t __vigil_memcheck_fill_word;
+/* The fast path of a check of 1 to 8 bytes (__vigil_memcheck_access): the access and its base
+ * are in the block of the thread's entry for the base (block[((base >> 6) ^ (base >> 12)) %
+ * LAST_BLOCKS]: line and page mixed, so page-aligned blocks spread) and, for a load whose value
+ * is used, none of its used bytes equals the fill's byte at its address. hits counts the checks
+ * passed so. check() fills the entry when it finds the base in a live block; a free by the
+ * thread clears the block's entries. A block that another thread frees stays until a check of
+ * this thread misses its entry: the checks it passes meanwhile may miss an error, never report
+ * a false one. Written by its own thread only. */
+#define LAST_BLOCKS 16
+struct mc_last {
+    uint64_t hits;
+    struct {
+        uintptr_t start, len;
+    } block[LAST_BLOCKS];
+};
+static __thread struct mc_last mc_last;
+static uint64_t fill_word;               /* by init: byte i is pattern[i] (the fill at a is byte a % 8) */
 
 struct mc_config mc_cfg;                 /* from opts, by init */
 struct vigil_heapmap *mc_heap;           /* made by init */
@@ -143,9 +156,9 @@ static void on_free(void *ptr)
     if (!ptr || t->busy)
         return;
     t->busy = 1;
-    for (int i = 0; i < VIGIL_MC_LAST_BLOCKS; i++)
-        if (__vigil_memcheck_last.block[i].start == (uintptr_t)ptr)
-            __vigil_memcheck_last.block[i].len = 0;
+    for (int i = 0; i < LAST_BLOCKS; i++)
+        if (mc_last.block[i].start == (uintptr_t)ptr)
+            mc_last.block[i].len = 0;
     struct vigil_heap_object o;
     size_t size = vigil_heapmap_remove(mc_heap, (uintptr_t)ptr, &o);
     __atomic_fetch_add(epoch_of((uintptr_t)ptr), 1, __ATOMIC_RELEASE);
@@ -218,8 +231,8 @@ static uintptr_t slack_end(const struct vigil_heap_object *o)
 /* o in the fast path's entry for base b (vigil/memcheck.h). */
 static void remember_block(uintptr_t b, const struct vigil_heap_object *o)
 {
-    struct __vigil_mc_last *l = &__vigil_memcheck_last;
-    unsigned i = ((b >> 6) ^ (b >> 12)) % VIGIL_MC_LAST_BLOCKS;
+    struct mc_last *l = &mc_last;
+    unsigned i = ((b >> 6) ^ (b >> 12)) % LAST_BLOCKS;
     l->block[i].start = o->start;
     l->block[i].len = o->size;
 }
@@ -238,15 +251,16 @@ static void report(enum mc_kind kind, const struct vigil_mc_table *tab, uint32_t
     mc_report(&e);
 }
 
-static void check(const struct vigil_mc_table *tab, uint32_t k, uintptr_t a, uintptr_t b, size_t size, uintptr_t caller)
+static __attribute__((noinline)) void check(const struct vigil_mc_table *tab, uint32_t k, uintptr_t a, uintptr_t b,
+                                             size_t size, uintptr_t caller)
 {
     struct mc_thread *t = &mc_self;
     if (!__atomic_load_n(&__vigil_memcheck_on, __ATOMIC_RELAXED) || t->busy || k >= tab->n)
         return;
     t->busy = 1;
-    t->counts.accesses += 1 + __vigil_memcheck_last.hits;
-    t->counts.fast += __vigil_memcheck_last.hits;
-    __vigil_memcheck_last.hits = 0;
+    t->counts.accesses += 1 + mc_last.hits;
+    t->counts.fast += mc_last.hits;
+    mc_last.hits = 0;
     if (t->counts.accesses >= COUNTS_FLUSH)
         flush_counts(t);
     uint32_t info = tab->checks[k].info;
@@ -292,11 +306,49 @@ static void check(const struct vigil_mc_table *tab, uint32_t k, uintptr_t a, uin
     t->busy = 0;
 }
 
+/* The used bytes of a load of info's size (0 past its size): byte i is 0xff when used. By
+ * init, per value of info's byte mask and size (index: mask | (size - 1) << 8; a mask of 0
+ * means every byte of the size). */
+static uint64_t used_mask[8 * 256];
+
+/* Whether none of the used bytes of the size-byte load at a equals the fill's byte there (the
+ * classic zero-byte test on the value xor the fill, with each unused byte set to 1). */
+static inline int fill_unlike(uintptr_t a, size_t size, uint32_t info)
+{
+    uint64_t value;
+    switch (size) {
+    case 1: { uint8_t v; __builtin_memcpy(&v, (const void *)a, 1); value = v; break; }
+    case 2: { uint16_t v; __builtin_memcpy(&v, (const void *)a, 2); value = v; break; }
+    case 4: { uint32_t v; __builtin_memcpy(&v, (const void *)a, 4); value = v; break; }
+    case 8: __builtin_memcpy(&value, (const void *)a, 8); break;
+    default: return 0;
+    }
+    uint64_t mask = used_mask[((info >> VIGIL_MC_BYTES_SHIFT) & 0xff) | (size - 1) << 8];
+    unsigned shift = (a & 7) * 8;
+    uint64_t expected = shift ? fill_word >> shift | fill_word << (64 - shift) : fill_word;
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t x = ((value ^ expected) & mask) | (~mask & ones);
+    return ((x - ones) & ~x & highs) == 0;
+}
+
 void __vigil_memcheck_access(const struct vigil_mc_table *t, uint32_t k, const void *addr, const void *base)
 {
-    if (k < t->n)
-        check(t, k, (uintptr_t)addr, (uintptr_t)base, t->checks[k].info & VIGIL_MC_SIZE_MAX,
-              (uintptr_t)__builtin_return_address(0));
+    if (__builtin_expect(k >= t->n, 0))
+        return;
+    uint32_t info = t->checks[k].info;
+    size_t size = info & VIGIL_MC_SIZE_MAX;
+    uintptr_t a = (uintptr_t)addr, b = base ? (uintptr_t)base : a;
+    if (size <= 8) {
+        struct mc_last *l = &mc_last;
+        unsigned i = ((b >> 6) ^ (b >> 12)) % LAST_BLOCKS;
+        uintptr_t start = l->block[i].start, len = l->block[i].len;
+        if (b - start < len && a - start < len && a - start + size <= len &&
+            (!(info & VIGIL_MC_UNINIT) || fill_unlike(a, size, info))) {
+            l->hits++;
+            return;
+        }
+    }
+    check(t, k, a, b, size, (uintptr_t)__builtin_return_address(0));
 }
 
 void __vigil_memcheck_range(const struct vigil_mc_table *t, uint32_t k, const void *addr, const void *base,
@@ -340,7 +392,12 @@ static int memcheck_init(void)
         return -1;
     }
     for (int i = 0; i < 8; i++)
-        __vigil_memcheck_fill_word |= (uint64_t)pattern[i] << (8 * i);
+        fill_word |= (uint64_t)pattern[i] << (8 * i);
+    for (unsigned size = 1; size <= 8; size++)
+        for (unsigned used = 0; used < 256; used++)
+            for (unsigned i = 0; i < size; i++)
+                if (!used || (used >> i & 1))
+                    used_mask[used | (size - 1) << 8] |= 0xffull << (8 * i);
     vigil_want_alloc_stack(mc_cfg.depth);
     mc_heap = vigil_heapmap_new(mc_cfg.depth);
     if (mc_cfg.freed) {
@@ -361,9 +418,9 @@ static void memcheck_fini(void)
 {
     __atomic_store_n(&__vigil_memcheck_on, 0, __ATOMIC_RELEASE);
     mc_self.busy = 1;
-    mc_self.counts.accesses += __vigil_memcheck_last.hits;
-    mc_self.counts.fast += __vigil_memcheck_last.hits;
-    __vigil_memcheck_last = (struct __vigil_mc_last){0};
+    mc_self.counts.accesses += mc_last.hits;
+    mc_self.counts.fast += mc_last.hits;
+    mc_last = (struct mc_last){0};
     flush_counts(&mc_self);
     mc_write_report(pattern);
 }

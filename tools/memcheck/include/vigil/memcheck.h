@@ -34,24 +34,8 @@ struct vigil_mc_table {
     struct vigil_mc_check checks[];
 };
 
-/* The compiled fast path of a check of 1 to 8 bytes (the call is made only when it fails):
- * the access and its base are in the block [start, start + len) of this thread's entry for
- * the base, block[((base >> 6) ^ (base >> 12)) % VIGIL_MC_LAST_BLOCKS], and, for a load whose value is used,
- * none of its used bytes equals the fill's byte at its address (the fill's byte at address a
- * is byte a % 8 of __vigil_memcheck_fill_word). hits counts the checks passed so. The runtime
- * fills the entry after a check that found the base in a live block, and clears a block's
- * entries when this thread frees it; len is 0 while the tool is off. A block that another
- * thread frees stays until a check of this thread misses its entry: the checks it passes
- * meanwhile may miss an error, never report a false one. */
-#define VIGIL_MC_LAST_BLOCKS 16
-struct __vigil_mc_last {
-    uint64_t hits;
-    struct {
-        uint64_t start, len;
-    } block[VIGIL_MC_LAST_BLOCKS];
-};
-extern __thread struct __vigil_mc_last __vigil_memcheck_last;
-extern uint64_t __vigil_memcheck_fill_word;
+/* Tested by the compiled code before each of the calls below: 1 while the tool runs. */
+extern uint32_t __vigil_memcheck_on;
 
 /* A sampled access of check k at addr (its size in its info), made through a pointer derived
  * from base (the address before the access's own offsets: its heap block, if any, is the one
