@@ -37,6 +37,8 @@ static void print_frame(const struct leak_frame *f)
         printf("%s:%d", f->file, f->line);
     else
         printf("(pc 0x%llx, no line information)", (unsigned long long)f->pc);
+    if (f->inlined)
+        printf("  (inlined)");
 }
 
 static void print_access(const char *label, const struct leak_access *a, uint64_t now_ms)
@@ -219,6 +221,7 @@ static void print_json(const struct leak_report_view *r, int all)
             vigil_json_key(&j, "file"); vigil_json_string(&j, f->file);
             vigil_json_key(&j, "line"); vigil_json_uint(&j, (uint64_t)f->line);
             vigil_json_key(&j, "pc"); vigil_json_uint(&j, f->pc);
+            vigil_json_key(&j, "inlined"); vigil_json_bool(&j, f->inlined);
             vigil_json_object_end(&j);
         }
         vigil_json_array_end(&j);

@@ -7,7 +7,12 @@
 #                                                     recent last access is in FUNC2, of N objects,
 #                                                     N of them indirect leaks
 #   expect: absent FUNC                                no group allocated in FUNC
-# and "// options: K=V:..." adds tool options for that program.
+#   expect: stack F1:L1 <- F2:L2 <- ...                some group's allocation stack begins
+#                                                     with these frames (function:line, inlined
+#                                                     calls included), each with a file
+#   expect: noframe FUNC                               no frame of any group is in FUNC
+# "// options: K=V:..." adds tool options for that program, and "// cflags: ..." replaces the
+# compile flags (default: -O1 -g -fno-omit-frame-pointer).
 # A group allocated in the test's own source that no "found" line expects is a false positive.
 # Prints one PASS/FAIL line per check, a found/missed/false-positive table, and a final count.
 # Also checks SARIF and JSON output, suppressions, the snapshot triggers (API, SIGUSR2, timer)
@@ -41,7 +46,9 @@ for src in "$HERE"/*.c; do
     case "$(basename "$src")" in test_*.c) continue ;; esac   # unit tests (tests/run.sh runs them)
     name=$(basename "$src" .c)
     exe="$WORK/$name"
-    if ! "$VIGILCC" -O1 -g -fno-omit-frame-pointer -I"$ROOT/include" -I"$ROOT/tools/leak/include" "$src" -o "$exe" 2>"$WORK/$name.cc.log"; then
+    cflags=$(sed -n 's,^// cflags: ,,p' "$src" | head -n1)
+    # shellcheck disable=SC2086  # the flags are words
+    if ! "$VIGILCC" ${cflags:--O1 -g -fno-omit-frame-pointer} -I"$ROOT/include" -I"$ROOT/tools/leak/include" "$src" -o "$exe" 2>"$WORK/$name.cc.log"; then
         bad "$name: does not build with vigil-cc ($(head -c 300 "$WORK/$name.cc.log"))"
         continue
     fi
@@ -76,6 +83,32 @@ for src in "$HERE"/*.c; do
             else
                 bad "$name: expected a $kind group allocated in $fn${extra:+ with $extra}; got: $(tr '\n' ';' <"$WORK/$name.groups")"
                 missed=$((missed + 1))
+            fi ;;
+        stack)
+            want="$fn $kind $extra"
+            "$VIGIL" leaks --json "$rundir" >"$WORK/$name.json" 2>&1
+            if got=$(python3 - "$WORK/$name.json" "$want" <<'PY'
+import json, sys
+want = [w for w in sys.argv[2].split() if w != "<-"]
+stacks = [["%s:%s" % (f["function"], f["line"]) for f in g["stack"]] for g in json.load(open(sys.argv[1]))["groups"]]
+hit = [g for g in json.load(open(sys.argv[1]))["groups"]
+       if ["%s:%s" % (f["function"], f["line"]) for f in g["stack"]][:len(want)] == want
+       and all(f["file"] for f in g["stack"][:len(want)])]
+print(" | ".join(" <- ".join(s) for s in stacks))
+sys.exit(0 if hit else 1)
+PY
+            ); then
+                ok "$name: stack $want"
+            else
+                bad "$name: no group's stack begins with $want; stacks: $got"
+            fi ;;
+        noframe)
+            "$VIGIL" leaks --json "$rundir" >"$WORK/$name.json" 2>&1
+            if python3 -c 'import json, sys; sys.exit(any((f["function"] or "?") == sys.argv[2] for g in json.load(open(sys.argv[1]))["groups"] for f in g["stack"]))' \
+                    "$WORK/$name.json" "$fn"; then
+                ok "$name: no frame in $fn"
+            else
+                bad "$name: a stack has a frame in $fn: $(python3 -c 'import json, sys; print([[f["function"] for f in g["stack"]] for g in json.load(open(sys.argv[1]))["groups"]])' "$WORK/$name.json")"
             fi ;;
         absent)
             if awk -v fn="$fn" '$2 == fn { hit = 1 } END { exit hit }' "$WORK/$name.groups"; then
