@@ -253,8 +253,20 @@ int vigil_symbolize_inlined(struct vigil_symbolizer *s, uint64_t address, struct
         return 0;
     if (!have_cu)
         return 1;
+    /* dwarf_getscopes continues past an inlined subroutine with its abstract origin's scopes;
+     * the concrete chain (the functions it was inlined into) is that of the innermost DIE. */
     Dwarf_Die *scopes = NULL;
     int nscopes = cu_scopes(&cu, address - bias, &scopes);
+    if (nscopes > 0) {
+        Dwarf_Die innermost = scopes[0];
+        free(scopes);
+        scopes = NULL;
+        nscopes = dwarf_getscopes_die(&innermost, &scopes);
+        if (nscopes <= 0) {
+            free(scopes);
+            nscopes = scopes_by_walk(&cu, address - bias, &scopes);
+        }
+    }
     Dwarf_Files *files = NULL;
     size_t nfiles = 0;
     if (dwarf_getsrcfiles(&cu, &files, &nfiles) != 0)

@@ -217,13 +217,14 @@ static inline int after_call(uintptr_t pc, uintptr_t lo, uintptr_t hi)
 #endif
 }
 
-/* Whether pc can be a return address: inside an executable segment, just after a call. */
-static inline int valid_return(uintptr_t pc, int may_refresh)
+/* Whether pc can be a return address: inside an executable segment, just after a call.
+ * [*lo, *hi) is the segment of the walk's previous frame: callers are mostly in the same
+ * object, so the table is searched only when pc leaves it. */
+static inline int valid_return(uintptr_t pc, int may_refresh, uintptr_t *lo, uintptr_t *hi)
 {
-    uintptr_t lo, hi;
-    if (!text_range_of(pc, &lo, &hi) && !text_miss(pc, may_refresh, &lo, &hi))
+    if (pc - *lo >= *hi - *lo && !text_range_of(pc, lo, hi) && !text_miss(pc, may_refresh, lo, hi))
         return 0;
-    return after_call(pc, lo, hi);
+    return after_call(pc, *lo, *hi);
 }
 
 uint32_t __vigil_walk_stack(void *frame, uintptr_t *pcs, uint32_t max, int may_refresh)
@@ -232,14 +233,14 @@ uint32_t __vigil_walk_stack(void *frame, uintptr_t *pcs, uint32_t max, int may_r
     uint32_t depth = 0;
     if (!frame || !stack_bounds(&lo, &hi))
         return 0;
-    uintptr_t fp = (uintptr_t)frame;
+    uintptr_t fp = (uintptr_t)frame, text_lo = 0, text_hi = 0;
     int entry_frame = 0;   /* the record just read was a transfer entry's own */
     while (depth < max) {
         if (fp < lo || fp > hi - 2 * sizeof(uintptr_t) || (fp & (sizeof(uintptr_t) - 1)))
             break;
         const uintptr_t *record = (const uintptr_t *)fp;   /* [saved frame pointer, return address] */
         uintptr_t pc = record[1], next = record[0];
-        if (pc < 4096 || (pc >= lo && pc < hi) || !valid_return(pc, may_refresh))
+        if (pc < 4096 || (pc >= lo && pc < hi) || !valid_return(pc, may_refresh, &text_lo, &text_hi))
             break;   /* no call returns there: a record of a function built without frame pointers */
         if (__vigil_in_transfer_entry(pc)) {
             /* f -> transfer entry -> <f>.vigil.xfer -> <f>.vigil.instr: the program made one

@@ -375,6 +375,23 @@ if [ -x "$WORK/never_freed" ]; then
     fi
 fi
 
+# The page links every frame of the inlined chain to its line in the embedded source.
+if [ -d "$WORK/report-inlined_chain" ] && "$VIGIL" html "$WORK/report-inlined_chain" -o "$WORK/inlined.html" 2>"$WORK/inlined.html.err"; then
+    verdict=$(python3 - "$WORK/inlined.html" <<'PY'
+import re, sys
+page = open(sys.argv[1]).read()
+stack = re.search(r'<ol class="stack">(.*?)</ol>', page, re.S)
+frames = re.findall(r'<li>(.*?)</li>', stack.group(1)) if stack else []
+links = [re.search(r'href="#([^"]+)"', f) for f in frames]
+missing = [f for f, l in zip(frames, links) if not l or ('id="%s"' % l.group(1)) not in page]
+print("ok" if len(frames) >= 6 and not missing else "%d frames, unlinked or dangling: %s" % (len(frames), missing[:2]))
+PY
+)
+    [ "$verdict" = ok ] && ok "html: every frame of the inlined chain links to its source line" || bad "html: $verdict"
+else
+    bad "html: vigil html failed on inlined_chain: $(head -c 300 "$WORK/inlined.html.err" 2>/dev/null)"
+fi
+
 if command -v chromium >/dev/null 2>&1; then
     if bash "$HERE/html_test.sh" "$WORK/report-error_path" "$WORK"; then ok "HTML viewer in headless Chromium"
     else bad "HTML viewer in headless Chromium"; fi
