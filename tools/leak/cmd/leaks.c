@@ -113,7 +113,8 @@ static void print_text(const struct leak_report_view *r, int all)
             printf("note: %s\n", r->modules[m].problem);
     if (leak_report_stacks_shallow(r))
         printf("note: allocation stacks are one frame deep, not %llu: the runtime follows frame pointers, "
-               "so build with -fno-omit-frame-pointer for the callers of the allocating function\n",
+               "and this program's were left out (vigil-cc keeps them unless told -fomit-frame-pointer or "
+               "VIGIL_CC_FRAME_POINTERS=0; code built by another compiler needs -fno-omit-frame-pointer)\n",
                (unsigned long long)r->depth);
     size_t rank = 0;
     for (size_t i = 0; i < r->ngroups; i++) {
