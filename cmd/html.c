@@ -75,10 +75,11 @@ static void line_id(FILE *o, size_t id, const char *file, unsigned n)
     fprintf(o, "g%zu-%08x-%u", id, h, n);
 }
 
-/* A place that links to its line in the finding's excerpts, when it has one. */
+/* A place that links to its line in the finding's excerpts, when it has one (a file that
+ * cannot be read here has no excerpt). */
 static void linked_place(FILE *o, size_t id, const char *function, const char *file, unsigned line)
 {
-    if (!file || !file[0] || !line) {
+    if (!file || !file[0] || !line || access(file, R_OK) != 0) {
         place(o, function, file, line);
         return;
     }

@@ -6,6 +6,7 @@
  * segments, so a bad chain ends the walk, never the program; no frame that fails a check is
  * ever emitted. */
 #include "internal.h"
+#include "callinsn.h"
 
 #include <link.h>
 #include <pthread.h>
@@ -179,42 +180,12 @@ static __attribute__((cold, noinline)) int text_miss(uintptr_t pc, int may_refre
 
 /* Whether the instruction before pc, inside [lo, hi), is a call: pc is then a return address
  * and not a stale pointer into the code (a function pointer, a jump table's target) that a
- * frame of code without frame pointers left where the saved return address would be. x86-64:
- * E8 rel32 (5 bytes) or FF /2, an indirect call through a register or memory, whose length
- * follows from its ModRM (and SIB) byte; prefixes before the opcode do not matter. */
+ * frame of code without frame pointers left where the saved return address would be. */
 static inline int after_call(uintptr_t pc, uintptr_t lo, uintptr_t hi)
 {
-#if defined(__x86_64__)
     (void)hi;
-    if (pc - lo < 7)
-        return pc - lo >= 5 && ((const uint8_t *)pc)[-5] == 0xe8;
-    const uint8_t *p = (const uint8_t *)pc;
-    if (p[-5] == 0xe8)
-        return 1;
-    for (unsigned len = 2; len <= 7; len++) {
-        const uint8_t *op = p - len;
-        if (op[0] != 0xff || ((op[1] >> 3) & 7) != 2)
-            continue;
-        unsigned mod = op[1] >> 6, rm = op[1] & 7, want;
-        if (mod == 3)
-            want = 2;
-        else {
-            unsigned sib = rm == 4;
-            unsigned disp = mod == 1 ? 1 : mod == 2 ? 4 : 0;
-            if (mod == 0 && rm == 5)
-                disp = 4;   /* rip-relative */
-            if (mod == 0 && sib && len >= 3 && (op[2] & 7) == 5)
-                disp = 4;   /* SIB without a base */
-            want = 2 + sib + disp;
-        }
-        if (want == len)
-            return 1;
-    }
-    return 0;
-#else
-    (void)pc, (void)lo, (void)hi;
-    return 1;
-#endif
+    uintptr_t before = pc - lo < VIGIL_CALL_MAX_BYTES ? pc - lo : VIGIL_CALL_MAX_BYTES;
+    return vigil_follows_call((const uint8_t *)pc, (size_t)before);
 }
 
 /* Whether pc can be a return address: inside an executable segment, just after a call.

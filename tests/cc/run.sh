@@ -373,9 +373,10 @@ check_frame_pointers() {
     cat >fp.c <<'SRC'
 int fp_callee(int x);
 int fp_caller(int x) { return fp_callee(x * 3) + fp_callee(x + 1); }
+int fp_leaf(int *p, int n) { int s = 0; for (int i = 0; i < n; i++) s += p[i] * i; return s; }
 SRC
     # "mov %rsp,%rbp" in fp_caller's checking copy: it sets up a frame pointer
-    frames() { objdump -d --no-show-raw-insn "$1" 2>/dev/null | awk '/<fp_caller>:/ { f = 1; next } /^$/ { f = 0 } f && /mov +%rsp,%rbp/ { n++ } END { print n + 0 }'; }
+    frames() { objdump -d --no-show-raw-insn "$1" 2>/dev/null | awk -v fn="<${2:-fp_caller}>:" '$2 == fn { f = 1; next } /^$/ { f = 0 } f && /mov +%rsp,%rbp/ { n++ } END { print n + 0 }'; }
     for cache in 0 1; do   # the setting is part of the cache key: a cached object never answers for the other
         export VIGIL_CC_CACHE=$cache
         "$VIGILCC" -O2 -c fp.c -o fp-default.o 2>fp.log || why+="default build fails: $(oneline fp.log 120); "
@@ -386,6 +387,10 @@ SRC
         [ "$(frames fp-omit.o)" = 0 ] || why+="cache=$cache: a frame pointer despite -fomit-frame-pointer; "
         [ "$(frames fp-off.o)" = 0 ] || why+="cache=$cache: a frame pointer with VIGIL_CC_FRAME_POINTERS=0; "
         [ "$(frames fp-last.o)" -ge 1 ] || why+="cache=$cache: -fno-omit-frame-pointer after -fomit-frame-pointer gives none; "
+        VIGIL_CC_FRAME_POINTERS=nonleaf "$VIGILCC" -O2 -c fp.c -o fp-nonleaf.o 2>>fp.log || why+="nonleaf build fails; "
+        [ "$(frames fp-default.o fp_leaf)" -ge 1 ] || why+="cache=$cache: no frame pointer in a leaf by default; "
+        [ "$(frames fp-nonleaf.o fp_caller)" -ge 1 ] && [ "$(frames fp-nonleaf.o fp_leaf)" = 0 ] ||
+            why+="cache=$cache: nonleaf: $(frames fp-nonleaf.o fp_caller) in fp_caller, $(frames fp-nonleaf.o fp_leaf) in the leaf; "
     done
     unset VIGIL_CC_CACHE
     n=$("$VIGILCC" --vigil-help 2>&1 | grep -c VIGIL_CC_FRAME_POINTERS)
