@@ -83,6 +83,8 @@ static uint64_t text_objects_seen;     /* dlpi_adds at the last refresh (refresh
 static uint32_t text_misses;           /* misses since the last refresh (relaxed, racy: a hint) */
 static uint32_t text_miss_budget = 1;  /* misses that trigger the next refresh; refresh doubles
                                           it when nothing was loaded meanwhile */
+static uint32_t text_unloading;        /* dlclose calls in progress (the dlclose hook): the
+                                          table may hold segments being unmapped */
 
 struct text_fill {
     struct text_ranges *t;
@@ -134,6 +136,17 @@ static __attribute__((cold, noinline)) int refresh_text_ranges(void)
 void __vigil_text_ranges_init(void)
 {
     refresh_text_ranges();
+}
+
+void __vigil_text_unload_begin(void)
+{
+    __atomic_add_fetch(&text_unloading, 1, __ATOMIC_SEQ_CST);
+}
+
+void __vigil_text_unload_end(void)
+{
+    refresh_text_ranges();   /* a refresh already under way leaves this one out: the next miss */
+    __atomic_sub_fetch(&text_unloading, 1, __ATOMIC_SEQ_CST);
 }
 
 /* The executable segment holding pc: [*lo, *hi), or 0. */
@@ -195,6 +208,10 @@ static inline int valid_return(uintptr_t pc, int may_refresh, uintptr_t *lo, uin
 {
     if (pc - *lo >= *hi - *lo && !text_range_of(pc, lo, hi) && !text_miss(pc, may_refresh, lo, hi))
         return 0;
+    /* While a dlclose unmaps an object, its segment may still be in the table: its bytes are
+     * not read then (the frame is kept on the range alone). */
+    if (unlikely(__atomic_load_n(&text_unloading, __ATOMIC_RELAXED)))
+        return 1;
     return after_call(pc, *lo, *hi);
 }
 
