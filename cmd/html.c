@@ -1,7 +1,8 @@
 /* The findings page: one self-contained HTML file (no external resources) for any tool's
  * findings. A sortable table, one row per finding; clicking a row shows its locations, stacks,
- * fields and the source around its locations, the lines highlighted (class "line ROLE ...",
- * the roles of the locations on that line, the finding's first location first). The sources are
+ * fields and the source around its locations and stack frames, the lines highlighted (class
+ * "line ROLE ...", the roles of the locations on that line, the finding's first location
+ * first); each location and frame links to its line there (id "gN-HASH-LINE"). The sources are
  * read now, from the paths the findings name, and embedded; a missing file is said so.
  * Everything from the program, the report or the sources is HTML-escaped. The page opens the
  * row named by its URL fragment (page.html#g2), which is how the tests click; the ids (table
@@ -65,6 +66,30 @@ static void place(FILE *o, const char *function, const char *file, unsigned line
     }
 }
 
+/* The id of line n of file in finding id's excerpts: "g<id>-<FNV-1a of the path>-<n>". */
+static void line_id(FILE *o, size_t id, const char *file, unsigned n)
+{
+    uint32_t h = 2166136261u;
+    for (const char *c = file; *c; c++)
+        h = (h ^ (unsigned char)*c) * 16777619u;
+    fprintf(o, "g%zu-%08x-%u", id, h, n);
+}
+
+/* A place that links to its line in the finding's excerpts, when it has one (a file that
+ * cannot be read here has no excerpt). */
+static void linked_place(FILE *o, size_t id, const char *function, const char *file, unsigned line)
+{
+    if (!file || !file[0] || !line || access(file, R_OK) != 0) {
+        place(o, function, file, line);
+        return;
+    }
+    fputs("<a class=\"src-link\" href=\"#", o);
+    line_id(o, id, file, line);
+    fputs("\">", o);
+    place(o, function, file, line);
+    fputs("</a>", o);
+}
+
 /* Is line n of the file marked by a location of f in that file? The first such location. */
 static long first_mark(const struct vigil_finding *f, const char *file, unsigned n)
 {
@@ -76,6 +101,13 @@ static long first_mark(const struct vigil_finding *f, const char *file, unsigned
 
 static int near_mark(const struct vigil_finding *f, const char *file, unsigned n)
 {
+    for (size_t s = 0; s < f->nstacks; s++)
+        for (size_t k = 0; k < f->stacks[s].nframes; k++) {
+            const struct vigil_frame *fr = &f->stacks[s].frames[k];
+            if (fr->line && strcmp(fr->file, file) == 0 && n + CONTEXT_LINES / 4 >= fr->line &&
+                n <= fr->line + CONTEXT_LINES / 4)
+                return 1;
+        }
     for (size_t k = 0; k < f->nlocations; k++) {
         unsigned m = f->locations[k].line;
         if (m && strcmp(f->locations[k].file, file) == 0 && n + CONTEXT_LINES >= m && n <= m + CONTEXT_LINES)
@@ -85,7 +117,7 @@ static int near_mark(const struct vigil_finding *f, const char *file, unsigned n
 }
 
 /* The lines of file near the finding's locations there, the located lines highlighted. */
-static void source_excerpt(FILE *o, const struct vigil_finding *f, const char *path)
+static void source_excerpt(FILE *o, const struct vigil_finding *f, size_t id, const char *path)
 {
     fputs("<div class=\"file\"><div class=\"fname\">", o);
     esc(o, path);
@@ -120,7 +152,9 @@ static void source_excerpt(FILE *o, const struct vigil_finding *f, const char *p
                             fputc(' ', o);
                             role_class(o, f->locations[k].role);
                         }
-                fprintf(o, "\" data-line=\"%u\"", n);
+                fprintf(o, "\" data-line=\"%u\" id=\"", n);
+                line_id(o, id, path, n);
+                fputc('"', o);
                 if (first >= 0)
                     fprintf(o, " data-mark=\"%s\"", first == 0 ? "first" : "related");
                 fprintf(o, "><span class=\"no\">%5u</span> ", n);
@@ -166,7 +200,7 @@ static void detail(FILE *o, const struct vigil_finding *f, size_t id)
                 esc(o, v->message[0] ? v->message : v->role);
                 fputs(": ", o);
             }
-            place(o, v->function, v->file, v->line);
+            linked_place(o, id, v->function, v->file, v->line);
             fputs("</li>", o);
         }
         fputs("</ul>\n", o);
@@ -179,7 +213,7 @@ static void detail(FILE *o, const struct vigil_finding *f, size_t id)
         for (size_t k = 0; k < st->nframes; k++) {
             const struct vigil_frame *fr = &st->frames[k];
             fputs("<li>", o);
-            place(o, fr->function, fr->file, fr->line);
+            linked_place(o, id, fr->function, fr->file, fr->line);
             if (!fr->file[0] && fr->pc)
                 fprintf(o, " <span class=\"loc\">pc 0x%llx</span>", (unsigned long long)fr->pc);
             if (fr->inlined)
@@ -209,7 +243,8 @@ static void detail(FILE *o, const struct vigil_finding *f, size_t id)
         }
         fputs("</table>\n", o);
     }
-    /* One excerpt per file, in the order the locations name them. */
+    /* One excerpt per file, in the order the locations name them, then the stacks' other files
+     * (whose files are not all readable: a library's frames say "source not available"). */
     int any = 0;
     for (size_t k = 0; k < f->nlocations; k++) {
         const struct vigil_location *v = &f->locations[k];
@@ -219,9 +254,24 @@ static void detail(FILE *o, const struct vigil_finding *f, size_t id)
         for (size_t p = 0; p < k && !seen; p++)
             seen = f->locations[p].line && strcmp(f->locations[p].file, v->file) == 0;
         if (!seen)
-            source_excerpt(o, f, v->file);
+            source_excerpt(o, f, id, v->file);
         any = 1;
     }
+    for (size_t s = 0; s < f->nstacks; s++)
+        for (size_t k = 0; k < f->stacks[s].nframes; k++) {
+            const struct vigil_frame *fr = &f->stacks[s].frames[k];
+            if (!fr->file[0] || !fr->line || access(fr->file, R_OK) != 0)
+                continue;
+            int seen = 0;
+            for (size_t p = 0; p < f->nlocations && !seen; p++)
+                seen = f->locations[p].line && strcmp(f->locations[p].file, fr->file) == 0;
+            for (size_t t = 0; t <= s && !seen; t++)
+                for (size_t p = 0; p < (t == s ? k : f->stacks[t].nframes) && !seen; p++)
+                    seen = f->stacks[t].frames[p].line && strcmp(f->stacks[t].frames[p].file, fr->file) == 0;
+            if (!seen)
+                source_excerpt(o, f, id, fr->file);
+            any = 1;
+        }
     if (!any)
         fputs("<p class=\"missing\">no line information for this finding</p>", o);
     fputs("</section>\n", o);
@@ -238,6 +288,8 @@ static const char page_style[] =
     "pre.src{background:#fafafa;border:1px solid #ddd;padding:6px;overflow-x:auto}"
     ".line,.gap{display:block}.gap{color:#999}.line .no{color:#999;user-select:none}"
     ".line[data-mark=first]{background:#ffe0e0}.line[data-mark=related]{background:#e0f0ff}"
+    "a.src-link{color:inherit;text-decoration:none}a.src-link:hover{text-decoration:underline}"
+    ".line:target{outline:2px solid #2a5db0}"
     ".fname{font-family:monospace;margin-top:1em}.missing{color:#a15c00}.legend span{padding:0 6px;margin-right:8px}";
 
 static const char page_script[] =

@@ -345,7 +345,7 @@ static void print_summary(FILE *out, const char *report_path, const struct vigil
                    (unsigned long long)s->bursts,
                    vigil_site_kind_name((enum vigil_site_kind)s->kind));
             if (vigil_sitemap_lookup(&m, s->module, s->index, &v) == 0) {
-                fprintf(out, "%s  %s", v.function, v.file[0] ? v.file : "?");
+                fprintf(out, "%s  %s", vigil_site_source_function(&v), v.file[0] ? v.file : "?");
                 if (v.line)
                     fprintf(out, ":%u", v.line);
                 fputc('\n', out);

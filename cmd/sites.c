@@ -26,12 +26,15 @@ static void print_text(const char *path, const struct vigil_elf_sites *s)
         for (uint32_t i = 0; i < table->nsites; i++) {
             struct vigil_site_view v;
             vigil_sitefmt_get(table, i, &v);
+            const char *function = vigil_site_source_function(&v);
             printf("  %6u  %-8s  %-24s  %s", i, vigil_site_kind_name(v.kind),
-                   v.function[0] ? v.function : "?", v.file[0] ? v.file : "?");
+                   function[0] ? function : "?", v.file[0] ? v.file : "?");
             if (v.line)
                 printf(":%u", v.line);
             if (v.line && v.column)
                 printf(":%u", v.column);
+            if (v.inlined[0])
+                printf("  (inlined in %s)", v.function);
             if (vigil_site_ordering_name(v.flags))
                 printf("  atomic %s%s", vigil_site_ordering_name(v.flags), v.flags & VIGIL_SITE_RMW ? " rmw" : "");
             putchar('\n');
@@ -116,7 +119,11 @@ static void print_json(const char *path, const struct vigil_elf_sites *s)
             vigil_json_key(&j, "kind");
             vigil_json_string(&j, vigil_site_kind_name(v.kind));
             vigil_json_key(&j, "function");
-            vigil_json_string(&j, v.function);
+            vigil_json_string(&j, vigil_site_source_function(&v));
+            if (v.inlined[0]) {   /* the compiled function the optimizer inlined it into */
+                vigil_json_key(&j, "inlined_in");
+                vigil_json_string(&j, v.function);
+            }
             vigil_json_key(&j, "file");
             vigil_json_string(&j, v.file);
             vigil_json_key(&j, "line");

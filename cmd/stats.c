@@ -10,9 +10,12 @@
 
 static void print_location(const struct vigil_site_view *v)
 {
-    printf("%s  %s", v->function[0] ? v->function : "?", v->file[0] ? v->file : "?");
+    const char *function = vigil_site_source_function(v);
+    printf("%s  %s", function[0] ? function : "?", v->file[0] ? v->file : "?");
     if (v->line)
         printf(":%u", v->line);
+    if (v->inlined[0])
+        printf("  (inlined in %s)", v->function);
 }
 
 static void print_text(const char *path, const struct vigil_run_report *r,
@@ -109,7 +112,11 @@ static void print_json(const char *path, const struct vigil_run_report *r,
         struct vigil_site_view v;
         int known = vigil_sitemap_lookup(m, s->module, s->index, &v) == 0;
         vigil_json_key(&j, "function");
-        vigil_json_string(&j, known ? v.function : NULL);
+        vigil_json_string(&j, known ? vigil_site_source_function(&v) : NULL);
+        if (known && v.inlined[0]) {   /* the compiled function the optimizer inlined it into */
+            vigil_json_key(&j, "inlined_in");
+            vigil_json_string(&j, v.function);
+        }
         vigil_json_key(&j, "file");
         vigil_json_string(&j, known ? v.file : NULL);
         vigil_json_key(&j, "line");

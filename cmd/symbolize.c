@@ -99,18 +99,26 @@ static int scopes_by_walk(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die **scopes)
     return n;
 }
 
+/* The scopes of compile unit cu that contain pc, innermost first (*scopes malloc'ed). */
+static int cu_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **scopes)
+{
+    *scopes = NULL;
+    int n = dwarf_getscopes(cu, pc, scopes);
+    if (n <= 0) {
+        free(*scopes);
+        *scopes = NULL;
+        n = scopes_by_walk(cu, pc, scopes);
+    }
+    return n;
+}
+
 /* The innermost function name of address in compile unit cu (a subprogram or inlined
  * subroutine: the function the user wrote the line in), or NULL. */
 static const char *function_in_cu(Dwarf_Die *cu, Dwarf_Addr pc, struct vigil_source_location *out)
 {
     Dwarf_Die *scopes = NULL;
     const char *found = NULL;
-    int n = dwarf_getscopes(cu, pc, &scopes);
-    if (n <= 0) {
-        free(scopes);
-        scopes = NULL;
-        n = scopes_by_walk(cu, pc, &scopes);
-    }
+    int n = cu_scopes(cu, pc, &scopes);
     for (int i = 0; i < n; i++) {
         int tag = dwarf_tag(&scopes[i]);
         if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
@@ -179,23 +187,31 @@ static void strip_companion_suffix(char *name)
             name[strlen(name) - strlen(suffixes[i])] = '\0';
 }
 
-int vigil_symbolize(struct vigil_symbolizer *s, uint64_t address, struct vigil_source_location *out)
+/* file as the unit names it, made absolute with the unit's directory: units of one source
+ * may spell its path differently (relative to the unit's directory or not), and absolute
+ * paths name one file one way. */
+static void unit_path(Dwarf_Die *cu, const char *file, char *out, size_t len)
+{
+    Dwarf_Attribute attr;
+    const char *dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
+    if (file && file[0] != '/' && dir && dir[0])
+        snprintf(out, len, "%s/%s", dir, file);
+    else
+        snprintf(out, len, "%s", file ? file : "");
+}
+
+static int symbolize_in(struct vigil_symbolizer *s, uint64_t address, struct vigil_source_location *out,
+                        Dwarf_Die *cu_out, Dwarf_Addr *bias_out)
 {
     memset(out, 0, sizeof *out);
     Dwarf_Die cu;
-    Dwarf_Addr bias;
-    if (find_cu(s->module, address, &cu, &bias, out) == 0) {
+    Dwarf_Addr bias = 0;
+    int have_cu = find_cu(s->module, address, &cu, &bias, out) == 0;
+    if (have_cu) {
         Dwarf_Line *line = dwarf_getsrc_die(&cu, address - bias);
         const char *file = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
-        Dwarf_Attribute attr;
-        const char *dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
-        if (file && file[0] != '/' && dir && dir[0]) {
-            /* Units of one source may spell its path differently (relative to the unit's
-             * directory or not): absolute paths name one file one way. */
-            snprintf(out->file, sizeof out->file, "%s/%s", dir, file);
-        } else if (file) {
-            snprintf(out->file, sizeof out->file, "%s", file);
-        }
+        if (file)
+            unit_path(&cu, file, out->file, sizeof out->file);
         if (file) {
             dwarf_lineno(line, &out->line);
             dwarf_linecol(line, &out->column);
@@ -213,7 +229,81 @@ int vigil_symbolize(struct vigil_symbolizer *s, uint64_t address, struct vigil_s
     out->thunk = has_suffix(symbol, ".vigil.xfer");
     strip_companion_suffix(out->function);
     strip_companion_suffix(out->container);
+    if (cu_out && have_cu) {
+        *cu_out = cu;
+        *bias_out = bias;
+    }
+    return have_cu;
+}
+
+int vigil_symbolize(struct vigil_symbolizer *s, uint64_t address, struct vigil_source_location *out)
+{
+    symbolize_in(s, address, out, NULL, NULL);
     return out->function[0] || out->file[0] ? 0 : -1;
+}
+
+int vigil_symbolize_inlined(struct vigil_symbolizer *s, uint64_t address, struct vigil_source_location *out, int max)
+{
+    if (max <= 0)
+        return 0;
+    Dwarf_Die cu;
+    Dwarf_Addr bias;
+    int have_cu = symbolize_in(s, address, &out[0], &cu, &bias);
+    if (!out[0].function[0] && !out[0].file[0])
+        return 0;
+    if (!have_cu)
+        return 1;
+    /* dwarf_getscopes continues past an inlined subroutine with its abstract origin's scopes;
+     * the concrete chain (the functions it was inlined into) is that of the innermost DIE. */
+    Dwarf_Die *scopes = NULL;
+    int nscopes = cu_scopes(&cu, address - bias, &scopes);
+    if (nscopes > 0) {
+        Dwarf_Die innermost = scopes[0];
+        free(scopes);
+        scopes = NULL;
+        nscopes = dwarf_getscopes_die(&innermost, &scopes);
+        if (nscopes <= 0) {
+            free(scopes);
+            nscopes = scopes_by_walk(&cu, address - bias, &scopes);
+        }
+    }
+    Dwarf_Files *files = NULL;
+    size_t nfiles = 0;
+    if (dwarf_getsrcfiles(&cu, &files, &nfiles) != 0)
+        files = NULL;
+    int n = 1;
+    /* Each inlined subroutine holds its call's file and line, in the function that encloses
+     * it: the next subprogram or inlined subroutine outwards. */
+    for (int i = 0; i < nscopes && n < max; i++) {
+        if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+            continue;
+        int j = i + 1;
+        while (j < nscopes && dwarf_tag(&scopes[j]) != DW_TAG_subprogram &&
+               dwarf_tag(&scopes[j]) != DW_TAG_inlined_subroutine)
+            j++;
+        if (j == nscopes)
+            break;
+        struct vigil_source_location *f = &out[n];
+        memset(f, 0, sizeof *f);
+        const char *name = dwarf_diename(&scopes[j]);
+        snprintf(f->function, sizeof f->function, "%s", name ? name : "");
+        strip_companion_suffix(f->function);
+        snprintf(f->container, sizeof f->container, "%s", out[0].container);
+        f->outlined = out[0].outlined;
+        f->thunk = out[0].thunk;
+        Dwarf_Attribute attr;
+        Dwarf_Word value;
+        if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &value) == 0 && files &&
+            value < nfiles)
+            unit_path(&cu, dwarf_filesrc(files, value, NULL, NULL), f->file, sizeof f->file);
+        if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &value) == 0)
+            f->line = (int)value;
+        if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_column, &attr), &value) == 0)
+            f->column = (int)value;
+        n++;
+    }
+    free(scopes);
+    return n;
 }
 
 int vigil_symbolize_file_offset(struct vigil_symbolizer *s, uint64_t offset,

@@ -24,6 +24,13 @@ struct vigil_symbolizer;
 struct vigil_symbolizer *vigil_symbolizer_open(const char *path, char *err, size_t errlen);
 /* 0 when at least the function or the line is known, -1 when nothing is. */
 int vigil_symbolize(struct vigil_symbolizer *s, uint64_t address, struct vigil_source_location *out);
+/* The frames at address with the inlined calls expanded, innermost first, at most max: out[0]
+ * is what vigil_symbolize gives (the innermost function, at the address's line); each next one
+ * is the function the previous one was inlined into, at the line of that inlined call; the
+ * last one is the function compiled as such (`container`). Returns their number, 0 when
+ * nothing is known. */
+int vigil_symbolize_inlined(struct vigil_symbolizer *s, uint64_t address, struct vigil_source_location *out, int max);
+#define VIGIL_MAX_INLINED 16
 /* The same for an offset into the file (as /proc/PID/maps gives it, e.g. a crash PC): mapped
  * to its link-time address through the PT_LOAD segments first. */
 int vigil_symbolize_file_offset(struct vigil_symbolizer *s, uint64_t offset,

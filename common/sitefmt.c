@@ -40,7 +40,7 @@ static int open_table(const void *buf, size_t len, struct vigil_sitefmt_table *t
     if (version < 1 || version > VIGIL_SITEFMT_VERSION)
         return fail(err, errlen, "site table version %u, expected 1 to %u", version, VIGIL_SITEFMT_VERSION);
     uint32_t expected_header = version == 1 ? HEADER_SIZE_V1 : HEADER_SIZE;
-    uint32_t expected_record = version < 3 ? RECORD_SIZE_V2 : RECORD_SIZE;
+    uint32_t expected_record = record_size_of(version);
     uint32_t header_size = get32(p + H_HEADER_SIZE), record_size = get32(p + H_RECORD_SIZE);
     if (header_size != expected_header || record_size != expected_record)
         return fail(err, errlen, "site table header/record size %u/%u, expected %u/%u for version %u",
@@ -76,7 +76,7 @@ static int open_table(const void *buf, size_t len, struct vigil_sitefmt_table *t
         struct record r = read_record(p + header_size + (uint64_t)i * record_size, version);
         if (r.kind == 0 || r.kind > VIGIL_SITE_KIND_MAX)
             return fail(err, errlen, "site %u: unknown kind %u", i, r.kind);
-        if (r.function >= strtab_size || r.file >= strtab_size)
+        if (r.function >= strtab_size || r.file >= strtab_size || r.inlined >= strtab_size)
             return fail(err, errlen, "site %u: string offset out of range", i);
     }
     t->header = buf;
@@ -122,6 +122,7 @@ void vigil_sitefmt_get(const struct vigil_sitefmt_table *t, uint32_t i, struct v
     out->column = r.column;
     out->aux = r.aux;
     out->flags = bad ? 0 : r.flags;
+    out->inlined = t->strings + (bad || r.inlined >= t->strtab_size ? 0 : r.inlined);
 }
 
 /* Each valid table of a section in turn; lazy: without the pass over every record. */

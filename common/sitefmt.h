@@ -6,7 +6,7 @@
  *
  * Layout, little-endian, every table 8-byte aligned and a multiple of 8 bytes long:
  *   header   struct vigil_sitefmt_header
- *   records  nsites x record (versions 3-4: 12 bytes, see below; versions 1-2: 24 bytes)
+ *   records  nsites x record (version 5: 16 bytes; 3-4: 12 bytes, see below; 1-2: 24 bytes)
  *   strings  strtab_size bytes of NUL-terminated strings (offset 0 is the empty string)
  *   cfg      (version 2 only) cfg_size bytes of control-flow facts, all uint32 (see below)
  *   padding  zero bytes up to total_size
@@ -19,9 +19,15 @@
  * A version 4 record is the same but for word 0, which also holds the site's flags
  * (VIGIL_SITE_ATOMIC...: what kind of access a load or store site is):
  *   word 0   function name (strtab offset, bits 0-23) | flags (bits 24-27) | kind (bits 28-31)
- * The encoder writes version 4 only when some site of the table has flags (a translation unit
- * with atomic accesses), version 3 otherwise: readers that know versions 1 to 3 keep reading
- * every table that needs nothing new, and refuse the others by their version number.
+ * A version 5 record is a version 4 record and a fourth word:
+ *   word 3   the source function (strtab offset; 0: the same as the function): the function
+ *            the site's code was written in, when the optimizer inlined it into `function`
+ *            (the innermost scope of the site's debug location, which has an inlined-at
+ *            chain); the line, column and file are then that function's
+ * The encoder writes the oldest version that holds the table: 5 when some site is in inlined
+ * code, else 4 when some site has flags (a translation unit with atomic accesses), else 3:
+ * readers that know fewer versions keep reading every table that needs nothing new, and
+ * refuse the others by their version number.
  * Versions 1 and 2 wrote six uint32 words: kind, function, file, line, column, aux.
  *
  * Control-flow facts: the facts `vigil plan` needs for post-dominators and the
@@ -50,7 +56,7 @@
 #include <stdint.h>
 
 #define VIGIL_SITEFMT_MAGIC "VGLSITES"
-#define VIGIL_SITEFMT_VERSION 4          /* the newest this code reads and writes */
+#define VIGIL_SITEFMT_VERSION 5          /* the newest this code reads and writes */
 #define VIGIL_SITES_SECTION "vigil_sites"
 #define VIGIL_CFG_SECTION "vigil_cfg"
 #define VIGIL_CFGFMT_MAGIC "VGLCFLOW"
@@ -86,7 +92,7 @@ struct vigil_sitefmt_header {
     uint32_t header_size;   /* sizeof(struct vigil_sitefmt_header) */
     uint64_t tu_hash;       /* identity: hash of the source path and the module's IR */
     uint32_t nsites;
-    uint32_t record_size;   /* bytes per record: 12 (versions 3-4), 24 (versions 1-2) */
+    uint32_t record_size;   /* bytes per record: 16 (version 5), 12 (versions 3-4), 24 (1-2) */
     uint32_t strtab_size;
     uint32_t total_size;    /* header + records + strings + padding */
     uint32_t source;        /* strtab offset: the translation unit's main source file */
@@ -111,7 +117,16 @@ struct vigil_site_view {
     const char *function, *file;
     uint32_t line, column, aux;   /* aux: access size in bytes for LOAD/STORE (0 = variable) */
     uint32_t flags;               /* VIGIL_SITE_ATOMIC...; 0 before version 4 */
+    const char *inlined;          /* the function the site was written in when it was inlined
+                                     into `function` (the compiled function that holds it), ""
+                                     otherwise (and before version 5) */
 };
+
+/* The function a user wrote the site in: the inlined one if any, else the compiled one. */
+static inline const char *vigil_site_source_function(const struct vigil_site_view *v)
+{
+    return v->inlined && v->inlined[0] ? v->inlined : v->function;
+}
 
 struct vigil_sitefmt_table {
     const struct vigil_sitefmt_header *header;
@@ -204,6 +219,9 @@ uint32_t vigil_sitefmt_count(const struct vigil_sitefmt_builder *b);
 /* The flags of site index (VIGIL_SITE_ATOMIC...; bits beyond VIGIL_SITE_FLAGS_ALL are dropped).
  * A table with a site that has flags is written as version 4. */
 void vigil_sitefmt_set_flags(struct vigil_sitefmt_builder *b, uint32_t index, uint32_t flags);
+/* Site index is in code inlined from `function` (its source function, sitefmt.h); "" or
+ * NULL: not inlined. A table with such a site is written as version 5. */
+void vigil_sitefmt_set_inlined(struct vigil_sitefmt_builder *b, uint32_t index, const char *function);
 /* Control-flow facts: a function (returns its index), then its edges and exits, in order;
  * calls and site blocks at any time after the function was added. */
 uint32_t vigil_sitefmt_add_function(struct vigil_sitefmt_builder *b, const char *name, uint32_t nblocks,

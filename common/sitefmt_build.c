@@ -11,6 +11,10 @@ struct vigil_sitefmt_builder {
     uint8_t *flags;                 /* per site, made by the first vigil_sitefmt_set_flags; NULL: none */
     uint32_t flags_cap;
     int has_flags;                  /* some site has flags: the table is written as version 4 */
+    uint32_t *inlined;              /* per site: its source function's string (0: not inlined);
+                                       made by the first vigil_sitefmt_set_inlined */
+    uint32_t inlined_cap;
+    int has_inlined;                /* some site is in inlined code: version 5 */
     char *strings;                  /* string table, offset 0 = "" */
     uint32_t strings_len, strings_cap;
     uint32_t *slots;                /* open-addressing set of string offsets (0 = empty) */
@@ -149,6 +153,24 @@ void vigil_sitefmt_set_flags(struct vigil_sitefmt_builder *b, uint32_t index, ui
     b->has_flags |= flags != 0;
 }
 
+void vigil_sitefmt_set_inlined(struct vigil_sitefmt_builder *b, uint32_t index, const char *function)
+{
+    if (b->failed || index >= b->nsites || !function || !function[0])
+        return;
+    uint32_t name = intern(b, function);
+    if (index >= b->inlined_cap) {
+        uint32_t old = b->inlined_cap, bytes = old * (uint32_t)sizeof *b->inlined;
+        if (grow((void **)&b->inlined, &bytes, ((uint64_t)index + 1) * sizeof *b->inlined) != 0) {
+            b->failed = 1;
+            return;
+        }
+        b->inlined_cap = bytes / (uint32_t)sizeof *b->inlined;
+        memset(b->inlined + old, 0, (b->inlined_cap - old) * sizeof *b->inlined);
+    }
+    b->inlined[index] = name;
+    b->has_inlined = 1;
+}
+
 static void push(struct vigil_sitefmt_builder *b, struct words *w, const uint32_t *v, uint32_t n)
 {
     if (b->failed)
@@ -228,6 +250,7 @@ static void builder_free(struct vigil_sitefmt_builder *b)
     free(b->sites.v);
     free(b->records);
     free(b->flags);
+    free(b->inlined);
     free(b->strings);
     free(b->slots);
     free(b);
@@ -273,34 +296,34 @@ unsigned char *vigil_sitefmt_finish(struct vigil_sitefmt_builder *b, uint64_t tu
 {
     if (cfg)
         *cfg = encode_cfg(b, tu_hash, cfg_len);
-    uint64_t used = HEADER_SIZE + (uint64_t)b->nsites * RECORD_SIZE + b->strings_len;
+    /* The oldest version that holds the table: 5 when a site is in inlined code, 4 when a site
+     * has flags, else 3. */
+    uint32_t version = b->has_inlined ? 5 : b->has_flags ? 4 : 3, rsize = record_size_of(version);
+    uint64_t used = HEADER_SIZE + (uint64_t)b->nsites * rsize + b->strings_len;
     uint64_t total = (used + 7) & ~(uint64_t)7;
     unsigned char *out = NULL;
     if (!b->failed && total <= UINT32_MAX)
         out = calloc(1, total);
     if (out) {
         memcpy(out + H_MAGIC, VIGIL_SITEFMT_MAGIC, 8);
-        /* The oldest version that holds the table: 4 only when a site has flags. */
-        uint32_t version = b->has_flags ? 4 : 3;
         put32(out + H_VERSION, version);
         put32(out + H_HEADER_SIZE, HEADER_SIZE);
         put64(out + H_TU_HASH, tu_hash);
         put32(out + H_NSITES, b->nsites);
-        put32(out + H_RECORD_SIZE, RECORD_SIZE);
+        put32(out + H_RECORD_SIZE, rsize);
         put32(out + H_STRTAB_SIZE, b->strings_len);
         put32(out + H_TOTAL_SIZE, (uint32_t)total);
         put32(out + H_SOURCE, b->source);
         put32(out + H_FLAGS, 0);
         put32(out + H_CFG_SIZE, 0);   /* the facts live in their own section */
-        if (b->nsites)
-            memcpy(out + HEADER_SIZE, b->records, (size_t)b->nsites * RECORD_SIZE);
-        for (uint32_t i = 0; version >= 4 && i < b->nsites; i++) {
-            unsigned char *r = out + HEADER_SIZE + (size_t)i * RECORD_SIZE;
-            struct record v = read_record(r, 3);
+        for (uint32_t i = 0; i < b->nsites; i++) {
+            struct record v = read_record(b->records + (size_t)i * RECORD_SIZE, 3);
             v.flags = i < b->flags_cap ? b->flags[i] : 0;
-            write_record(r, &v, version);   /* a name beyond version 4's 24 bits becomes unknown */
+            v.inlined = i < b->inlined_cap ? b->inlined[i] : 0;
+            /* a name beyond version 4's 24 bits becomes unknown */
+            write_record(out + HEADER_SIZE + (size_t)i * rsize, &v, version);
         }
-        memcpy(out + HEADER_SIZE + (size_t)b->nsites * RECORD_SIZE, b->strings, b->strings_len);
+        memcpy(out + HEADER_SIZE + (size_t)b->nsites * rsize, b->strings, b->strings_len);
         *len = (size_t)total;
     } else if (cfg) {
         free(*cfg);

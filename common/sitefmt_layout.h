@@ -14,6 +14,7 @@
 #define HEADER_SIZE_V1 48u
 #define HEADER_SIZE 56u
 #define RECORD_SIZE 12u      /* versions 3 and 4 */
+#define RECORD_SIZE_V5 16u   /* version 5: a fourth word, the source function */
 #define RECORD_SIZE_V2 24u   /* versions 1 and 2 */
 #define CFG_HEADER_SIZE 32u
 _Static_assert(sizeof(struct vigil_sitefmt_header) == HEADER_SIZE, "header layout");
@@ -92,8 +93,14 @@ static inline size_t skip_padding(const unsigned char *p, size_t len, size_t pos
 }
 
 struct record {
-    uint32_t kind, function, file, line, column, aux, flags;
+    uint32_t kind, function, file, line, column, aux, flags, inlined;
 };
+
+/* Bytes per record of a version. */
+static inline uint32_t record_size_of(uint32_t version)
+{
+    return version < 3 ? RECORD_SIZE_V2 : version < 5 ? RECORD_SIZE : RECORD_SIZE_V5;
+}
 
 /* A record of a table of the given version (its record size follows from the version, checked
  * at open). */
@@ -106,10 +113,11 @@ static inline struct record read_record(const unsigned char *r, uint32_t version
     return (struct record){.kind = w0 >> R_FUNCTION_BITS, .function = low_bits(w0, function_bits),
                            .flags = version >= 4 ? low_bits(w0 >> R_FUNCTION_BITS_V4, R_FLAGS_BITS) : 0,
                            .file = low_bits(w1, R_FILE_BITS), .aux = w1 >> R_FILE_BITS,
-                           .line = low_bits(w2, R_LINE_BITS), .column = w2 >> R_LINE_BITS};
+                           .line = low_bits(w2, R_LINE_BITS), .column = w2 >> R_LINE_BITS,
+                           .inlined = version >= 5 ? get32(r + 12) : 0};
 }
 
-/* A version 3 or 4 record (v->flags is written in version 4 only). */
+/* A version 3, 4 or 5 record (v->flags is written from version 4, v->inlined in version 5). */
 static inline void write_record(unsigned char *r, const struct record *v, uint32_t version)
 {
     if (version >= 4)
@@ -119,6 +127,8 @@ static inline void write_record(unsigned char *r, const struct record *v, uint32
         put32(r, v->kind << R_FUNCTION_BITS | fit(v->function, R_FUNCTION_BITS));
     put32(r + 4, fit(v->aux, R_AUX_BITS) << R_FILE_BITS | fit(v->file, R_FILE_BITS));
     put32(r + 8, fit(v->column, R_COLUMN_BITS) << R_LINE_BITS | fit(v->line, R_LINE_BITS));
+    if (version >= 5)
+        put32(r + 12, v->inlined);
 }
 
 #endif

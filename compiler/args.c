@@ -379,6 +379,8 @@ static void note_f_flag(struct vcc_args *a, const char *arg)
         a->slp_vectorize = on;
     else if (!strcmp(name, "unroll-loops"))
         a->unroll_loops = on;
+    else if (!strcmp(name, "omit-frame-pointer"))
+        a->omit_frame_pointer = on;
 }
 
 static void pass_through(struct vcc_args *a, const char *reason)
@@ -395,7 +397,7 @@ int vcc_classify(int argc, char **argv, struct vcc_args *a, char *err, size_t er
     a->argc = argc;
     a->argv = argv;
     a->opt_level = '0';
-    a->loop_vectorize = a->slp_vectorize = a->unroll_loops = -1;
+    a->loop_vectorize = a->slp_vectorize = a->unroll_loops = a->omit_frame_pointer = -1;
     a->roles = calloc((size_t)argc + 1, sizeof *a->roles);
     a->inputs = calloc((size_t)argc + 1, sizeof *a->inputs);
     enum category *cat = calloc((size_t)argc + 1, sizeof *cat);

@@ -51,6 +51,7 @@ struct vcc_args {
     char opt_level;         /* '0', '1', '2', '3', 's', 'z' (last -O wins; -Og = 1, -Ofast = 3) */
     int has_debug_flag;     /* the user chose a -g level (including -g0) */
     int loop_vectorize, slp_vectorize, unroll_loops; /* -f[no-]...: 1/0, -1 = not given */
+    int omit_frame_pointer; /* -f[no-]omit-frame-pointer: 1/0 (last wins), -1 = not given */
     int shared, nostdlib, relocatable, static_link;
     const char *static_flag; /* the option that asked for a static link (-static, -static-pie, --static) */
     int print_version;      /* --version: clang prints its version and stops */

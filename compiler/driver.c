@@ -251,6 +251,11 @@ static int stage_settings(struct vcc_job *job)
         {"on", VIGIL_PRED_COUNTERS_INSTR}, {"true", VIGIL_PRED_COUNTERS_INSTR}, {"2", VIGIL_PRED_COUNTERS_BOTH},
         {"both", VIGIL_PRED_COUNTERS_BOTH}, {NULL, 0}};
     job->pred_counters = setting_word("VIGIL_CC_PRED_COUNTERS", s->pred_counters, pred_counters, "0, 1 or 2");
+    static const struct setting_word frame_pointers[] = {
+        {"1", VCC_FRAME_POINTERS_ALL}, {"yes", VCC_FRAME_POINTERS_ALL}, {"on", VCC_FRAME_POINTERS_ALL},
+        {"true", VCC_FRAME_POINTERS_ALL}, {"nonleaf", VCC_FRAME_POINTERS_NONLEAF}, {"0", VCC_FRAME_POINTERS_OFF},
+        {"no", VCC_FRAME_POINTERS_OFF}, {"off", VCC_FRAME_POINTERS_OFF}, {"false", VCC_FRAME_POINTERS_OFF}, {NULL, 0}};
+    job->frame_pointers = setting_word("VIGIL_CC_FRAME_POINTERS", s->frame_pointers, frame_pointers, "1, nonleaf or 0");
     return CONTINUE;
 }
 

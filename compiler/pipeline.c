@@ -133,6 +133,14 @@ static int stage_front_end(struct vcc_job *job, struct source_job *sj)
         if (!user_mentions(a, "-fdebug-default-version")) vcc_cmd_push(&cmd, "-gdwarf-4");
         vcc_cmd_push(&cmd, "-gline-tables-only"); /* after -gdwarf-4, which alone means -g */
     }
+    /* Frame pointers: the runtime captures allocation stacks by walking them, and code
+     * without them gives one-frame stacks. Before the user's arguments, so that his own
+     * -fomit-frame-pointer (which we then do not contradict at all) has the last word. */
+    if (job->frame_pointers && a->omit_frame_pointer != 1) {
+        vcc_cmd_push(&cmd, "-fno-omit-frame-pointer");
+        if (job->frame_pointers == VCC_FRAME_POINTERS_NONLEAF && !user_mentions(a, "omit-leaf-frame-pointer"))
+            vcc_cmd_push(&cmd, "-momit-leaf-frame-pointer");
+    }
     /* With the cache, the preprocessor run wrote the dependency file already. */
     int deps_done = vcc_cache_deps_written(sj->cache);
     for (int i = 0; i < a->argc; i++) {

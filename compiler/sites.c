@@ -95,6 +95,43 @@ void xs_free(struct vigil_xform *x)
     x->ndispatch = x->dispatch_cap = x->dispatch_of_cap = 0;
 }
 
+/* Operand i of a debug-info node (MDNode operands: DILexicalBlock(File) 0 file, 1 scope;
+ * DISubprogram 0 file, 1 scope, 2 name), or NULL. The C API has no getter for these. */
+static LLVMValueRef node_operand(struct vigil_xform *x, LLVMMetadataRef node, unsigned i)
+{
+    LLVMValueRef v = LLVMMetadataAsValue(x->ctx, node);
+    unsigned n = LLVMGetMDNodeNumOperands(v);
+    if (i >= n || n > 64)
+        return NULL;
+    LLVMValueRef ops[64];
+    LLVMGetMDNodeOperands(v, ops);
+    return ops[i];
+}
+
+/* The source name of the function whose code loc is in, when the optimizer inlined that code
+ * (loc has an inlined-at location): its innermost scope's subprogram, through the lexical
+ * blocks around it. NULL otherwise (malloc'd). */
+static char *inlined_function(struct vigil_xform *x, LLVMMetadataRef loc)
+{
+    if (!loc || !LLVMDILocationGetInlinedAt(loc))
+        return NULL;
+    LLVMMetadataRef scope = LLVMDILocationGetScope(loc);
+    for (int depth = 0; scope && depth < 256; depth++) {
+        LLVMMetadataKind kind = LLVMGetMetadataKind(scope);
+        if (kind == LLVMDISubprogramMetadataKind) {
+            LLVMValueRef name = node_operand(x, scope, 2);
+            unsigned len = 0;
+            const char *text = name ? LLVMGetMDString(name, &len) : NULL;
+            return text && len ? strndup(text, len) : NULL;
+        }
+        if (kind != LLVMDILexicalBlockMetadataKind && kind != LLVMDILexicalBlockFileMetadataKind)
+            return NULL;
+        LLVMValueRef parent = node_operand(x, scope, 1);
+        scope = parent ? LLVMValueAsMetadata(parent) : NULL;
+    }
+    return NULL;
+}
+
 uint32_t xs_add(struct vigil_xform *x, enum vigil_site_kind kind, const char *function,
                 LLVMMetadataRef loc, uint32_t aux)
 {
@@ -102,6 +139,15 @@ uint32_t xs_add(struct vigil_xform *x, enum vigil_site_kind kind, const char *fu
     uint32_t line = loc ? LLVMDILocationGetLine(loc) : 0, column = loc ? LLVMDILocationGetColumn(loc) : 0;
     uint32_t index = add_record(x, kind, function, file, line, column, aux);
     free(file);
+    /* Code the optimizer inlined: the site is the inlined function's, at its line (the
+     * location's own line and file already are). */
+    char *source = inlined_function(x, loc);
+    if (source && strcmp(source, function) != 0) {
+        hash_u32(&x->hash, index);   /* the table's identity covers it too */
+        hash_string(&x->hash, source);
+        vigil_sitefmt_set_inlined(x->sites, index, source);
+    }
+    free(source);
     return index;
 }
 

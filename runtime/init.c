@@ -163,6 +163,7 @@ static void init_once(void)
     __vigil_resolve_real_functions();
     __vigil_process_start();
     __vigil_signals_install();
+    __vigil_text_ranges_init();
     __vigil_tools_start();
     /* ninstr=0: the tools have now said what burst length they need (the schedule's default if
      * none did). No check fires before this: the program's code runs after init. */

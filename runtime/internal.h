@@ -176,8 +176,16 @@ void __vigil_deliver_sync(const void *object, enum vigil_sync_op op) HIDDEN;
 void __vigil_deliver_accesses(void) HIDDEN;
 
 /* ---- stack.c ---- */
-/* Walk frame pointers from frame (a frame of this thread), with bounds checks. */
-uint32_t __vigil_walk_stack(void *frame, uintptr_t *pcs, uint32_t max) HIDDEN;
+/* Walk frame pointers from frame (a frame of this thread), with bounds checks; every return
+ * address kept lies in an executable segment, after a call. may_refresh: the caller is not in
+ * a signal handler and may have the loader's object list re-read (the allocation path). */
+uint32_t __vigil_walk_stack(void *frame, uintptr_t *pcs, uint32_t max, int may_refresh) HIDDEN;
+/* The executable segments the walk accepts return addresses in, read at start-up. */
+void __vigil_text_ranges_init(void) HIDDEN;
+/* Around a dlclose (thread_hooks.c): while it runs, the walk reads no code bytes (the object's
+ * segment may be unmapped under it); after it, the table is read again. */
+void __vigil_text_unload_begin(void) HIDDEN;
+void __vigil_text_unload_end(void) HIDDEN;
 /* Whether pc is a return address inside the runtime's transfer entry (sampler.c): that frame
  * and the thunk frame before it are vigil's, not the program's. Inline: the walk runs on every
  * sampled allocation. The entry keeps default visibility (instrumented shared libraries call it

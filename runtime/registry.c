@@ -229,7 +229,7 @@ int vigil_site_lookup(vigil_site_t site, struct vigil_site_info *info)
         struct vigil_site_view v;
         vigil_sitefmt_get(t, site - n->base_id, &v);
         info->kind = vigil_site_kind_name(v.kind);
-        info->function = v.function;
+        info->function = vigil_site_source_function(&v);   /* the inlined one, if inlined */
         info->file = v.file;
         info->line = v.line;
         info->column = v.column;

@@ -420,7 +420,9 @@ INTERPOSE void pthread_exit(void *ret)
 /* dlclose: a module whose object goes away must no longer be read by the report. */
 INTERPOSE int dlclose(void *h)
 {
+    __vigil_text_unload_begin();
     int r = REAL(dlclose)(h);
+    __vigil_text_unload_end();
     if (r == 0 && __vigil_is_ready())
         __vigil_modules_check_unloaded();
     return r;

@@ -401,7 +401,7 @@ void __vigil_deliver_alloc(void *p, size_t size, void *frame)
 {
     __vigil_deliver_accesses();   /* this thread's accesses come before its allocation */
     struct vigil_stack where;
-    where.depth = __vigil_walk_stack(frame, where.pc, alloc_stack_depth ? alloc_stack_depth : VIGIL_MAX_STACK);
+    where.depth = __vigil_walk_stack(frame, where.pc, alloc_stack_depth ? alloc_stack_depth : VIGIL_MAX_STACK, 1);
     __vigil_thread.hook_frame = frame;
     DELIVER(VIGIL_EV_ALLOC, on_alloc, p, size, &where);
     __vigil_thread.hook_frame = NULL;
@@ -467,5 +467,5 @@ void vigil_capture_stack(struct vigil_stack *out, uint32_t max_depth)
         max_depth = VIGIL_MAX_STACK;
     /* Inside an event: start at the hook's frame, skipping the tool's and the runtime's. */
     void *frame = __vigil_thread.hook_frame;
-    out->depth = __vigil_walk_stack(frame ? frame : __builtin_frame_address(0), out->pc, max_depth);
+    out->depth = __vigil_walk_stack(frame ? frame : __builtin_frame_address(0), out->pc, max_depth, 0);
 }

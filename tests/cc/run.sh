@@ -367,6 +367,37 @@ check_valgrind() {
     if [ -z "$why" ]; then pass cc/valgrind-without-g; else fail cc/valgrind-without-g "$why"; fi
 }
 
+# ---- Frame pointers: kept by default, unless -fomit-frame-pointer or VIGIL_CC_FRAME_POINTERS=0 ----
+check_frame_pointers() {
+    local why="" n
+    cat >fp.c <<'SRC'
+int fp_callee(int x);
+int fp_caller(int x) { return fp_callee(x * 3) + fp_callee(x + 1); }
+int fp_leaf(int *p, int n) { int s = 0; for (int i = 0; i < n; i++) s += p[i] * i; return s; }
+SRC
+    # "mov %rsp,%rbp" in fp_caller's checking copy: it sets up a frame pointer
+    frames() { objdump -d --no-show-raw-insn "$1" 2>/dev/null | awk -v fn="<${2:-fp_caller}>:" '$2 == fn { f = 1; next } /^$/ { f = 0 } f && /mov +%rsp,%rbp/ { n++ } END { print n + 0 }'; }
+    for cache in 0 1; do   # the setting is part of the cache key: a cached object never answers for the other
+        export VIGIL_CC_CACHE=$cache
+        "$VIGILCC" -O2 -c fp.c -o fp-default.o 2>fp.log || why+="default build fails: $(oneline fp.log 120); "
+        "$VIGILCC" -O2 -fomit-frame-pointer -c fp.c -o fp-omit.o 2>>fp.log || why+="-fomit-frame-pointer build fails; "
+        VIGIL_CC_FRAME_POINTERS=0 "$VIGILCC" -O2 -c fp.c -o fp-off.o 2>>fp.log || why+="VIGIL_CC_FRAME_POINTERS=0 build fails; "
+        "$VIGILCC" -O2 -fomit-frame-pointer -fno-omit-frame-pointer -c fp.c -o fp-last.o 2>>fp.log || why+="last-wins build fails; "
+        [ "$(frames fp-default.o)" -ge 1 ] || why+="cache=$cache: no frame pointer by default; "
+        [ "$(frames fp-omit.o)" = 0 ] || why+="cache=$cache: a frame pointer despite -fomit-frame-pointer; "
+        [ "$(frames fp-off.o)" = 0 ] || why+="cache=$cache: a frame pointer with VIGIL_CC_FRAME_POINTERS=0; "
+        [ "$(frames fp-last.o)" -ge 1 ] || why+="cache=$cache: -fno-omit-frame-pointer after -fomit-frame-pointer gives none; "
+        VIGIL_CC_FRAME_POINTERS=nonleaf "$VIGILCC" -O2 -c fp.c -o fp-nonleaf.o 2>>fp.log || why+="nonleaf build fails; "
+        [ "$(frames fp-default.o fp_leaf)" -ge 1 ] || why+="cache=$cache: no frame pointer in a leaf by default; "
+        [ "$(frames fp-nonleaf.o fp_caller)" -ge 1 ] && [ "$(frames fp-nonleaf.o fp_leaf)" = 0 ] ||
+            why+="cache=$cache: nonleaf: $(frames fp-nonleaf.o fp_caller) in fp_caller, $(frames fp-nonleaf.o fp_leaf) in the leaf; "
+    done
+    unset VIGIL_CC_CACHE
+    n=$("$VIGILCC" --vigil-help 2>&1 | grep -c VIGIL_CC_FRAME_POINTERS)
+    [ "$n" -ge 1 ] || why+="--vigil-help does not list VIGIL_CC_FRAME_POINTERS; "
+    if [ -z "$why" ]; then pass cc/frame-pointers; else fail cc/frame-pointers "$why"; fi
+}
+
 check_version
 check_clang_only
 check_vigil_help
@@ -374,4 +405,5 @@ check_static
 check_dwarf
 check_valgrind
 check_build_id
+check_frame_pointers
 exit $status

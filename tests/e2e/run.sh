@@ -668,7 +668,36 @@ burst_calls_check() {
     fi
     if [ -z "$why" ]; then pass "e2e-cmd/burst-calls"; else fail "e2e-cmd/burst-calls" "$why"; fi
 }
+# ---- Sites in inlined code (compiler/sites.c: the location's inlined-at chain) ----
+# At -O2 del_ele and unblock_process are inlined into main: their sites name them, at their own
+# lines, with the function they were compiled into, in `vigil sites` (text, JSON) and `vigil stats`.
+inlined_sites_check() {
+    local d=$E2E_WORK/inlined_sites src=$PROGS/inlined_sites.c why="" out del_line unblock_line rundir
+    build_program "$VIGILCC" "-O2 -g" inlined_sites "$d" || { fail "e2e-cmd/inlined-sites" "build failed: $(first_error "$d/build.log")"; return; }
+    del_line=$(grep -n 'LINE:del_ele_test' "$src" | cut -d: -f1)
+    unblock_line=$(grep -n 'LINE:unblock_test' "$src" | cut -d: -f1)
+    out=$("$VIGIL" sites "$d/inlined_sites" 2>&1)
+    echo "$out" | awk -v l="inlined_sites.c:$del_line:" '$2 == "branch" && $3 == "del_ele" && index($4, l) && /\(inlined in main\)/ { hit = 1 } END { exit !hit }' ||
+        why+="no branch site of del_ele at line $del_line inlined in main; "
+    echo "$out" | awk -v l="inlined_sites.c:$unblock_line:" '$2 == "branch" && $3 == "unblock_process" && index($4, l) { hit = 1 } END { exit !hit }' ||
+        why+="no branch site of unblock_process at line $unblock_line; "
+    echo "$out" | awk '$2 == "backedge" && $3 == "del_ele" { hit = 1 } END { exit !hit }' || why+="no back-edge site of del_ele; "
+    echo "$out" | awk '$3 == "main" && $4 ~ /:('"$del_line|$unblock_line"'):/ { hit = 1 } END { exit hit }' ||
+        why+="a site at an inlined function's line is named main; "
+    "$VIGIL" sites --json "$d/inlined_sites" 2>/dev/null | python3 -c '
+import json, sys
+sites = [s for t in json.load(sys.stdin)["tables"] for s in t["sites"]]
+sys.exit(0 if any(s["function"] == "del_ele" and s.get("inlined_in") == "main" for s in sites) else 1)' ||
+        why+="JSON: no site with function del_ele, inlined_in main; "
+    rm -rf "$d/out"
+    (cd "$d" && VIGIL_OPTIONS="mode=full:out=$d/out" timeout -k 5 "$E2E_TIMEOUT" ./inlined_sites 200) >"$d/full.out" 2>/dev/null
+    rundir=$(dirname "$(find "$d/out" -name run.txt 2>/dev/null | head -n1)")
+    out=$("$VIGIL" stats "$rundir" 2>&1)
+    echo "$out" | grep -E 'backedge' | grep -E ' del_ele ' | grep -q 'inlined in main' || why+="vigil stats: no back-edge of del_ele inlined in main: $(echo "$out" | grep backedge | head -n3 | tr '\n' '|'); "
+    if [ -z "$why" ]; then pass "e2e-cmd/inlined-sites"; else fail "e2e-cmd/inlined-sites" "$why"; fi
+}
 if [ -z "$E2E_ONLY" ] && [ "$(basename "$VIGILCC")" = vigil-cc ]; then
+    inlined_sites_check
     shlib_probe_registers_check
     burst_calls_check
     access_sizes_check

@@ -21,7 +21,7 @@ static int visit_table(const struct vigil_sitefmt_table *t, void *arg)
         struct vigil_site_view v;
         vigil_sitefmt_get(t, i, &v);
         /* strlen walks to the NUL: ASan catches any string running past the buffer */
-        all->bytes += strlen(v.function) + strlen(v.file) + strlen(vigil_site_kind_name(v.kind));
+        all->bytes += strlen(v.function) + strlen(v.file) + strlen(v.inlined) + strlen(vigil_site_kind_name(v.kind));
     }
     if (all->n < sizeof all->t / sizeof all->t[0])
         all->t[all->n++] = *t;

@@ -200,6 +200,60 @@ static void test_symbolize(void)
           strstr(err, "/nonexistent/binary") == err, "missing binary: \"%s\"", err);
 }
 
+/* A return address in code inlined twice: the chain of inlined calls, innermost first, each
+ * with its function and the line of its call. */
+static void test_symbolize_inlined(void)
+{
+    char src[256], bin[256], cmd[1024], out[300];
+    snprintf(src, sizeof src, "%s/inl.c", dir);
+    snprintf(bin, sizeof bin, "%s/inl", dir);
+    snprintf(out, sizeof out, "%s/inl.out", dir);
+    FILE *f = fopen(src, "w");
+    fprintf(f, "#include <stdio.h>\nvolatile int after;\n"                                     /* 1, 2 */
+               "__attribute__((noinline)) void probe(void)\n"                                 /* 3 */
+               "{ printf(\"%%lx\\n\", (unsigned long)__builtin_return_address(0)); }\n"         /* 4 */
+               "static inline __attribute__((always_inline)) void inner(int x)\n"             /* 5 */
+               "{\n"                                                                          /* 6 */
+               "    if (x) { probe(); after++; }\n"                                            /* 7 */
+               "}\n"                                                                          /* 8 */
+               "static inline __attribute__((always_inline)) void mid(int x)\n"               /* 9 */
+               "{\n"                                                                          /* 10 */
+               "    inner(x + 1);\n"                                                           /* 11 */
+               "}\n"                                                                          /* 12 */
+               "__attribute__((noinline)) void outer(int x)\n"                                /* 13 */
+               "{\n"                                                                          /* 14 */
+               "    mid(x);\n"                                                                 /* 15 */
+               "}\n"                                                                          /* 16 */
+               "int main(void) { outer(1); return 0; }\n");
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "clang -g -O2 -no-pie %s -o %s && %s > %s", src, bin, bin, out);
+    if (run(cmd))
+        return;
+    f = fopen(out, "r");
+    unsigned long address = 0;
+    CHECK(f && fscanf(f, "%lx", &address) == 1, "read the return address");
+    if (f)
+        fclose(f);
+    char err[512] = "";
+    struct vigil_symbolizer *s = vigil_symbolizer_open(bin, err, sizeof err);
+    CHECK(s != NULL, "open symbolizer: %s", err);
+    if (!s)
+        return;
+    struct vigil_source_location locs[VIGIL_MAX_INLINED];
+    int n = vigil_symbolize_inlined(s, address - 1, locs, VIGIL_MAX_INLINED);
+    CHECK(n == 3, "%d frames at %lx, expected 3 (inner, mid, outer)", n, address - 1);
+    static const char *const names[] = {"inner", "mid", "outer"};
+    static const int lines[] = {7, 11, 15};
+    for (int i = 0; i < n && i < 3; i++)
+        CHECK(!strcmp(locs[i].function, names[i]) && locs[i].line == lines[i] && strstr(locs[i].file, "inl.c") &&
+              !strcmp(locs[i].container, "outer"),
+              "frame %d: %s %s:%d in %s, expected %s line %d in outer", i, locs[i].function, locs[i].file,
+              locs[i].line, locs[i].container, names[i], lines[i]);
+    CHECK(vigil_symbolize_inlined(s, address - 1, locs, 2) == 2, "max 2 frames");
+    CHECK(vigil_symbolize_inlined(s, 0, locs, VIGIL_MAX_INLINED) == 0, "address 0: no frames");
+    vigil_symbolizer_close(s);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -209,6 +263,7 @@ int main(void)
     test_two_tables();
     test_plain_and_bad_files();
     test_symbolize();
+    test_symbolize_inlined();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)

@@ -160,11 +160,11 @@ static void test_site_flags(void)
     uint32_t w0 = (uint32_t)r[0] | (uint32_t)r[1] << 8 | (uint32_t)r[2] << 16 | (uint32_t)r[3] << 24;
     CHECK(w0 >> 28 == VIGIL_SITE_LOAD && ((w0 >> 24) & 0xf) == (VIGIL_SITE_ATOMIC | VIGIL_SITE_ACQUIRE) &&
           !strcmp(t.strings + (w0 & 0xffffff), "consumer"), "version 4 word 0: %08x", w0);
-    /* a reader that knows only versions 1 to 3 refuses it by its version; so does this one a 5 */
+    /* a reader that knows only versions 1 to 3 refuses it by its version; so does this one a 6 */
     unsigned char *copy = malloc(len);
     memcpy(copy, buf, len);
-    put32(copy + 8, 5);
-    CHECK(open_copy(copy, len, err, sizeof err) == -1 && strstr(err, "version 5, expected 1 to 4"), "version 5: %s", err);
+    put32(copy + 8, 6);
+    CHECK(open_copy(copy, len, err, sizeof err) == -1 && strstr(err, "version 6, expected 1 to 5"), "version 6: %s", err);
     free(copy);
     free(buf);
     free(plain);
@@ -521,6 +521,68 @@ static void test_legacy_versions(void)
     CHECK(vigil_sitefmt_open(buf, len, &t, err, sizeof err) == -1 && strstr(err, "record size"), "v2 with 12: %s", err);
 }
 
+/* Version 5: sites in inlined code name their source function; a table with flags and
+ * inlined sites keeps both; the inlined name's offset is checked at open. */
+static void test_inlined(void)
+{
+    size_t len = 0;
+    struct vigil_sitefmt_table t;
+    struct vigil_site_view v;
+    char err[200] = "";
+    struct vigil_sitefmt_builder *b = vigil_sitefmt_builder_new("proc.c");
+    uint32_t own = vigil_sitefmt_add(b, VIGIL_SITE_BRANCH, "unblock_process", "proc.c", 300, 7, 0);
+    uint32_t in = vigil_sitefmt_add(b, VIGIL_SITE_BRANCH, "unblock_process", "proc.c", 125, 9, 0);
+    uint32_t atomic = vigil_sitefmt_add(b, VIGIL_SITE_LOAD, "unblock_process", "list.h", 12, 3, 4);
+    vigil_sitefmt_set_inlined(b, in, "del_ele");
+    vigil_sitefmt_set_inlined(b, atomic, "list_head");
+    vigil_sitefmt_set_inlined(b, own, "");      /* not inlined: nothing recorded */
+    vigil_sitefmt_set_inlined(b, 77, "nowhere");   /* no such site: ignored */
+    vigil_sitefmt_set_flags(b, atomic, VIGIL_SITE_ATOMIC);
+    unsigned char *buf = vigil_sitefmt_finish(b, 9, &len, NULL, NULL);
+    CHECK(buf && vigil_sitefmt_open(buf, len, &t, err, sizeof err) == 0, "version 5 open: %s", err);
+    if (!buf)
+        return;
+    CHECK(t.version == 5 && t.header->record_size == 16 && t.nsites == 3, "version %u, record size %u, %u sites",
+          t.version, t.header->record_size, t.nsites);
+    vigil_sitefmt_get(&t, own, &v);
+    CHECK(!strcmp(v.function, "unblock_process") && !strcmp(v.inlined, "") &&
+          !strcmp(vigil_site_source_function(&v), "unblock_process") && v.line == 300, "own site: %s/%s:%u",
+          v.function, v.inlined, v.line);
+    vigil_sitefmt_get(&t, in, &v);
+    CHECK(!strcmp(v.function, "unblock_process") && !strcmp(v.inlined, "del_ele") &&
+          !strcmp(vigil_site_source_function(&v), "del_ele") && v.line == 125 && v.column == 9 &&
+          v.kind == VIGIL_SITE_BRANCH, "inlined site: %s/%s:%u:%u", v.function, v.inlined, v.line, v.column);
+    vigil_sitefmt_get(&t, atomic, &v);
+    CHECK(!strcmp(v.inlined, "list_head") && v.flags == VIGIL_SITE_ATOMIC && v.aux == 4 && !strcmp(v.file, "list.h"),
+          "inlined atomic load: %s flags %u aux %u", v.inlined, v.flags, v.aux);
+    /* lazy open reads it the same */
+    CHECK(vigil_sitefmt_open_lazy(buf, len, &t, err, sizeof err) == 0, "lazy open: %s", err);
+    vigil_sitefmt_get(&t, in, &v);
+    CHECK(!strcmp(vigil_site_source_function(&v), "del_ele"), "lazy: %s", v.inlined);
+    /* word 3 of a record out of the string table: rejected by a full open, "" from a lazy one */
+    unsigned char *bad = malloc(len);
+    memcpy(bad, buf, len);
+    put32(bad + t.header->header_size + (size_t)in * 16 + 12, 0x7fffffff);
+    CHECK(open_copy(bad, len, err, sizeof err) != 0 && strstr(err, "string offset"), "bad inlined offset accepted: %s", err);
+    CHECK(vigil_sitefmt_open_lazy(bad, len, &t, err, sizeof err) == 0, "lazy open of a bad record: %s", err);
+    vigil_sitefmt_get(&t, in, &v);
+    CHECK(!strcmp(v.inlined, "") && !strcmp(vigil_site_source_function(&v), "unblock_process"),
+          "bad offset read lazily: '%s'", v.inlined);
+    /* a version 5 table whose record size says 12 is refused */
+    memcpy(bad, buf, len);
+    put32(bad + 28, 12);
+    CHECK(open_copy(bad, len, err, sizeof err) != 0 && strstr(err, "record size"), "version 5 with 12-byte records: %s", err);
+    free(bad);
+    free(buf);
+    /* without inlined sites the table stays version 3 */
+    b = vigil_sitefmt_builder_new("plain.c");
+    vigil_sitefmt_add(b, VIGIL_SITE_ENTRY, "main", "plain.c", 1, 0, 0);
+    buf = vigil_sitefmt_finish(b, 10, &len, NULL, NULL);
+    CHECK(buf && vigil_sitefmt_open(buf, len, &t, err, sizeof err) == 0 && t.version == 3, "no inlined sites: version %u",
+          buf ? t.version : 0);
+    free(buf);
+}
+
 int main(void)
 {
     test_round_trip();
@@ -535,5 +597,6 @@ int main(void)
     test_find();
     test_cfg();
     test_legacy_versions();
+    test_inlined();
     return CHECK_DONE("sitefmt");
 }

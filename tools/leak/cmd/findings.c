@@ -118,7 +118,7 @@ static int add_group(const struct leak_report_view *r, const struct leak_group_v
         for (size_t k = 0; k < g->nframes; k++) {
             const struct leak_frame *fr = &g->frames[k];
             if (!vigil_stack_add_frame(s, fr->pc, fr->function, fr->file, (uint32_t)fr->line,
-                                       (uint32_t)fr->column, 0))
+                                       (uint32_t)fr->column, fr->inlined))
                 return -1;
         }
     }

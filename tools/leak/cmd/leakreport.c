@@ -556,33 +556,58 @@ int leak_suppressions_parse(const char *text, const char *name, char ***kinds, c
  * outlined copy is one frame in the user's terms. */
 static void symbolize_stack(const struct leak_report_view *r, struct vigil_symbolizer **syms, struct leak_group_view *g)
 {
+    struct vigil_source_location locs[VIGIL_MAX_INLINED];
     char outlined_in[256] = "";   /* the previous frame ran in this function's outlined copy */
+    /* The frames as the user sees them: a return address in inlined code stands for the
+     * inlined calls too, innermost first, each with its function, file and line. */
+    struct leak_frame *shown = NULL;
+    size_t nshown = 0, cap = 0;
     for (size_t k = 0; k < g->nframes; k++) {
         struct leak_frame *f = &g->frames[k];
-        struct vigil_source_location loc;
-        if (f->module < 0 || (size_t)f->module >= r->nmodules || !syms[f->module] ||
-            vigil_symbolize(syms[f->module], f->offset - 1, &loc) != 0) {   /* -1: the call, not the return */
+        int n = 0;
+        if (f->module >= 0 && (size_t)f->module < r->nmodules && syms[f->module])
+            n = vigil_symbolize_inlined(syms[f->module], f->offset - 1, locs, VIGIL_MAX_INLINED);   /* -1: the call, not the return */
+        if (n == 0) {
             outlined_in[0] = '\0';
-            continue;
-        }
-        if (loc.thunk || (outlined_in[0] && strcmp(loc.container, outlined_in) == 0 && !loc.outlined)) {
+            n = 1;   /* kept as it is: an address without a name */
+            locs[0].function[0] = locs[0].file[0] = '\0';
+            locs[0].line = locs[0].column = 0;
+        } else if (locs[0].thunk || (outlined_in[0] && strcmp(locs[0].container, outlined_in) == 0 && !locs[0].outlined)) {
             /* The checking copy's call into its outlined copy: the same call of the
              * function, one frame in the user's terms (and one site, whichever copy ran). */
-            free(f->function), free(f->file);
-            memmove(f, f + 1, (g->nframes - k - 1) * sizeof *f);
-            g->nframes--;
-            k--;
-            if (!loc.thunk)   /* a thunk (seen in code without frame pointers) keeps the merge going */
+            if (!locs[0].thunk)   /* a thunk (seen in code without frame pointers) keeps the merge going */
                 outlined_in[0] = '\0';
+            free(f->function), free(f->file);
             continue;
+        } else {
+            snprintf(outlined_in, sizeof outlined_in, "%s", locs[0].outlined ? locs[0].container : "");
         }
-        snprintf(outlined_in, sizeof outlined_in, "%s", loc.outlined ? loc.container : "");
-        free(f->function), free(f->file);
-        f->function = strdup(loc.function);
-        f->file = strdup(loc.file);
-        f->line = loc.line;
-        f->column = loc.column;
+        if (nshown + (size_t)n > cap) {
+            cap = (nshown + (size_t)n) * 2;
+            struct leak_frame *grown = realloc(shown, cap * sizeof *grown);
+            if (!grown) {
+                free(f->function), free(f->file);
+                continue;
+            }
+            shown = grown;
+        }
+        for (int m = 0; m < n; m++) {
+            struct leak_frame *to = &shown[nshown++];
+            *to = *f;
+            if (m == 0 && !locs[0].function[0] && !locs[0].file[0])
+                break;   /* unknown: f's own strings stay */
+            to->function = strdup(locs[m].function);
+            to->file = strdup(locs[m].file);
+            to->line = locs[m].line;
+            to->column = locs[m].column;
+            to->inlined = m + 1 < n;
+        }
+        if (locs[0].function[0] || locs[0].file[0])
+            free(f->function), free(f->file);
     }
+    free(g->frames);
+    g->frames = shown;
+    g->nframes = nshown;
 }
 
 static int larger_first(const void *a, const void *b)

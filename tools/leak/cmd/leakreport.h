@@ -14,6 +14,7 @@ struct leak_frame {
     int module;                 /* index into modules, -1 when unknown */
     char *function, *file;      /* "" when unknown (malloc'd) */
     int line, column;
+    int inlined;                /* inlined into the next frame (which has the same pc) */
 };
 
 struct leak_access {

@@ -39,6 +39,8 @@ static void print_frame(const struct leak_frame *f)
         printf("%s (no line)", f->file);
     else
         printf("(pc 0x%llx, no line information)", (unsigned long long)f->pc);
+    if (f->inlined)
+        printf("  (inlined)");
 }
 
 static void print_access(const char *label, const struct leak_access *a, uint64_t now_ms, int running)
@@ -157,7 +159,8 @@ static void print_text(const struct leak_report_view *r, int all)
     print_in_use(r, all);
     if (leak_report_stacks_shallow(r))
         printf("note: allocation stacks are one frame deep, not %llu: the runtime follows frame pointers, "
-               "so build with -fno-omit-frame-pointer for the callers of the allocating function\n",
+               "and this program's were left out (vigil-cc keeps them unless told -fomit-frame-pointer or "
+               "VIGIL_CC_FRAME_POINTERS=0; code built by another compiler needs -fno-omit-frame-pointer)\n",
                (unsigned long long)r->depth);
     size_t rank = 0;
     for (size_t i = 0; i < r->ngroups; i++) {
@@ -290,6 +293,7 @@ static void print_json(const struct leak_report_view *r, int all)
             vigil_json_key(&j, "file"); vigil_json_string(&j, f->file);
             vigil_json_key(&j, "line"); vigil_json_uint(&j, (uint64_t)f->line);
             vigil_json_key(&j, "pc"); vigil_json_uint(&j, f->pc);
+            vigil_json_key(&j, "inlined"); vigil_json_bool(&j, f->inlined);
             vigil_json_object_end(&j);
         }
         vigil_json_array_end(&j);

@@ -83,7 +83,7 @@ struct leak_group {
 };
 
 /* What is in use (live) at a snapshot, by allocation site: the largest sites. */
-#define LEAK_IN_USE_MAX 10
+#define LEAK_IN_USE_MAX 100   /* raw sites: the command merges those with one source stack (unrolled calls) */
 struct leak_in_use {
     uint32_t site;
     uint64_t objects, bytes;

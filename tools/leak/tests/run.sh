@@ -7,7 +7,12 @@
 #                                                     recent last access is in FUNC2, of N objects,
 #                                                     N of them indirect leaks
 #   expect: absent FUNC                                no group allocated in FUNC
-# and "// options: K=V:..." adds tool options for that program.
+#   expect: stack F1:L1 <- F2:L2 <- ...                some group's allocation stack begins
+#                                                     with these frames (function:line, inlined
+#                                                     calls included), each with a file
+#   expect: noframe FUNC                               no frame of any group is in FUNC
+# "// options: K=V:..." adds tool options for that program, and "// cflags: ..." replaces the
+# compile flags (default: -O1 -g -fno-omit-frame-pointer).
 # A group allocated in the test's own source that no "found" line expects is a false positive.
 # Prints one PASS/FAIL line per check, a found/missed/false-positive table, and a final count.
 # Also checks SARIF and JSON output, suppressions, the snapshot triggers (API, SIGUSR2, timer)
@@ -42,7 +47,9 @@ for src in "$HERE"/*.c; do
     case "$(basename "$src")" in test_*.c|allocator_top.c|daemon_snapshot.c|short_growing.c|merged_line.c) continue ;; esac
     name=$(basename "$src" .c)
     exe="$WORK/$name"
-    if ! "$VIGILCC" -O1 -g -fno-omit-frame-pointer -I"$ROOT/include" -I"$ROOT/tools/leak/include" "$src" -o "$exe" 2>"$WORK/$name.cc.log"; then
+    cflags=$(sed -n 's,^// cflags: ,,p' "$src" | head -n1)
+    # shellcheck disable=SC2086  # the flags are words
+    if ! "$VIGILCC" ${cflags:--O1 -g -fno-omit-frame-pointer} -I"$ROOT/include" -I"$ROOT/tools/leak/include" "$src" -o "$exe" 2>"$WORK/$name.cc.log"; then
         bad "$name: does not build with vigil-cc ($(head -c 300 "$WORK/$name.cc.log"))"
         continue
     fi
@@ -77,6 +84,32 @@ for src in "$HERE"/*.c; do
             else
                 bad "$name: expected a $kind group allocated in $fn${extra:+ with $extra}; got: $(tr '\n' ';' <"$WORK/$name.groups")"
                 missed=$((missed + 1))
+            fi ;;
+        stack)
+            want="$fn $kind $extra"
+            "$VIGIL" leaks --json "$rundir" >"$WORK/$name.json" 2>&1
+            if got=$(python3 - "$WORK/$name.json" "$want" <<'PY'
+import json, sys
+want = [w for w in sys.argv[2].split() if w != "<-"]
+stacks = [["%s:%s" % (f["function"], f["line"]) for f in g["stack"]] for g in json.load(open(sys.argv[1]))["groups"]]
+hit = [g for g in json.load(open(sys.argv[1]))["groups"]
+       if ["%s:%s" % (f["function"], f["line"]) for f in g["stack"]][:len(want)] == want
+       and all(f["file"] for f in g["stack"][:len(want)])]
+print(" | ".join(" <- ".join(s) for s in stacks))
+sys.exit(0 if hit else 1)
+PY
+            ); then
+                ok "$name: stack $want"
+            else
+                bad "$name: no group's stack begins with $want; stacks: $got"
+            fi ;;
+        noframe)
+            "$VIGIL" leaks --json "$rundir" >"$WORK/$name.json" 2>&1
+            if python3 -c 'import json, sys; sys.exit(any((f["function"] or "?") == sys.argv[2] for g in json.load(open(sys.argv[1]))["groups"] for f in g["stack"]))' \
+                    "$WORK/$name.json" "$fn"; then
+                ok "$name: no frame in $fn"
+            else
+                bad "$name: a stack has a frame in $fn: $(python3 -c 'import json, sys; print([[f["function"] for f in g["stack"]] for g in json.load(open(sys.argv[1]))["groups"]])' "$WORK/$name.json")"
             fi ;;
         absent)
             if awk -v fn="$fn" '$2 == fn { hit = 1 } END { exit hit }' "$WORK/$name.groups"; then
@@ -282,7 +315,7 @@ if [ -d "$rep" ]; then
     if "$VIGILCC" -O2 -g -fomit-frame-pointer -I"$ROOT/include" -I"$ROOT/tools/leak/include" "$HERE/never_freed.c" -o "$WORK/never_freed_nofp" \
             2>"$WORK/nofp.cc.log" &&
        VIGIL_OPTIONS="$OPTS:out=$WORK/out-nofp" "$WORK/never_freed_nofp" >/dev/null 2>&1 &&
-       "$VIGIL" leaks "$(ls -d "$WORK"/out-nofp/*/ | head -n1)" | grep -q '^note: allocation stacks are one frame deep, not 4'; then
+       "$VIGIL" leaks "$(ls -d "$WORK"/out-nofp/*/ | head -n1)" | grep -q '^note: allocation stacks are one frame deep, not 6'; then
         ok "frame pointers: a build without them gets a note naming -fno-omit-frame-pointer"
     else bad "frame pointers: no note on a build with -fomit-frame-pointer"; fi
     "$VIGIL" leaks --sarif "$rep" >"$WORK/sarif.json" 2>&1
@@ -475,6 +508,25 @@ if [ -x "$WORK/never_freed" ]; then
     else
         bad "findings_summary: with: $(head -c 300 "$WORK/summary.stderr"); without: $(head -c 200 "$WORK/nosummary.stderr")"
     fi
+fi
+
+# The page links every frame of the inlined chain to its line in the embedded source.
+if [ -d "$WORK/report-inlined_chain" ] && "$VIGIL" html "$WORK/report-inlined_chain" -o "$WORK/inlined.html" 2>"$WORK/inlined.html.err"; then
+    verdict=$(python3 - "$WORK/inlined.html" <<'PY'
+import re, sys
+page = open(sys.argv[1]).read()
+stack = re.search(r'<ol class="stack">(.*?)</ol>', page, re.S)
+frames = re.findall(r'<li>(.*?)</li>', stack.group(1)) if stack else []
+links = [re.search(r'href="#([^"]+)"', f) for f in frames]
+ours = [f for f in frames if "inlined_chain.c:" in f]
+# every frame in the test's source links to its line; no link anywhere points nowhere
+missing = [f for f, l in zip(frames, links) if ("inlined_chain.c:" in f and not l) or (l and ('id="%s"' % l.group(1)) not in page)]
+print("ok" if len(ours) >= 6 and not missing else "%d frames in inlined_chain.c, unlinked or dangling: %s" % (len(ours), missing[:2]))
+PY
+)
+    [ "$verdict" = ok ] && ok "html: every frame of the inlined chain links to its source line" || bad "html: $verdict"
+else
+    bad "html: vigil html failed on inlined_chain: $(head -c 300 "$WORK/inlined.html.err" 2>/dev/null)"
 fi
 
 if command -v chromium >/dev/null 2>&1; then

@@ -171,7 +171,7 @@ static int describe_sites(struct ingest *in, struct report *r, char *err, size_t
             s->site_index = i;
             s->kind = v.kind;
             s->line = v.line;
-            s->function = v.function;
+            s->function = vigil_site_source_function(&v);   /* the inlined one, if inlined */
             s->file = v.file;
         }
         remember_module(in, tu);   /* described by this run once it commits */
