@@ -482,10 +482,26 @@ static int pick_cause(const char *db, unsigned n, struct vigil_store_cause *out,
     if (read_causes(db, &causes, ncauses, err, errlen) != 0)
         return -1;
     int rc = 0;
-    if (n == 0 || n > *ncauses)
+    if (*ncauses == 0) {
+        struct vigil_store_totals t = {0};
+        struct vigil_store *s = vigil_store_open(db, err, errlen);
+        if (s && vigil_store_read_begin(s, err, errlen) == 0) {
+            vigil_store_totals(s, &t, err, errlen);
+            vigil_store_read_end(s);
+        }
+        if (s)
+            vigil_store_close(s);
+        rc = -1, snprintf(err, errlen, "the store has 0 failure causes: none of its %llu failing runs (of %llu) "
+                          "has a crash site (a `crash` line in run.txt). vigil records one when a run dies of "
+                          "SIGSEGV, SIGBUS, SIGILL or SIGFPE, or raises a signal itself (abort, assert, raise); "
+                          "runs that fail by their exit status or an oracle's label have none: use "
+                          "--direction forward", (unsigned long long)t.num_f,
+                          (unsigned long long)(t.num_f + t.num_s));
+    } else if (n == 0 || n > *ncauses) {
         rc = -1, snprintf(err, errlen, "--cause %u: the store has %zu failure causes (failing runs with a crash "
-                          "line); ingest crashing runs first", n, *ncauses);
-    else
+                          "site); expected 1 to %zu", n, *ncauses, *ncauses);
+    }
+    if (rc == 0)
         *out = causes[n - 1].c;
     free_causes(causes, *ncauses);
     return rc;
@@ -564,7 +580,7 @@ int cmd_plan(int argc, char **argv)
         state_path = state_buf;
     }
     srand(20240501u);
-    char err[600];
+    char err[1024];
     struct program p;
     if (load_program(binary, &p, err, sizeof err) != 0) {
         free_program(&p);

@@ -400,6 +400,12 @@ static int get_totals(void *arg, int ncols, const char *const *cols)
     return 0;
 }
 
+int vigil_store_totals(struct vigil_store *s, struct vigil_store_totals *totals, char *err, size_t errlen)
+{
+    memset(totals, 0, sizeof *totals);
+    return run(s, totals_sql, 0, NULL, get_totals, totals, err, errlen);
+}
+
 int vigil_store_aggregate(struct vigil_store *s, struct vigil_store_pred **preds, size_t *npreds,
                           struct vigil_store_totals *totals, char *err, size_t errlen)
 {

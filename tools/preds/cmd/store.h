@@ -99,6 +99,8 @@ void vigil_store_read_end(struct vigil_store *s);
 /* Every predicate of every observed site, counted over the runs not excluded; malloc'd. */
 int vigil_store_aggregate(struct vigil_store *s, struct vigil_store_pred **preds, size_t *npreds,
                           struct vigil_store_totals *totals, char *err, size_t errlen);
+/* Failing and successful runs not excluded (inside a read session). */
+int vigil_store_totals(struct vigil_store *s, struct vigil_store_totals *totals, char *err, size_t errlen);
 /* Exclude every run in which predicate p was true (inside a read session). */
 int vigil_store_exclude_true(struct vigil_store *s, const struct vigil_store_pred *p,
                              char *err, size_t errlen);

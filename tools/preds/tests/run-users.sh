@@ -71,4 +71,66 @@ check "--label-by with an empty command is a usage error" grep -q 'label-by expe
 out=$("$VIGIL" run --out "$T/lb2" --label-by 'true' -- "$T/echo" 20000 2>/dev/null | head -1)
 check "--label-by: a reader that stops early (| head) gets its line and vigil run ends" test "$out" = "line 0 of a long enough output to pass the pipe buffer several times"
 
+# ---- crashes by abort() and assert: a crash site, so that the backward search has a cause ----
+cat >"$T/stack.c" <<'C'
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+/* A bounded stack fed by the digits of argv[1]: '+' pushes, '-' pops; overflow aborts. */
+static int items[8], depth;
+static void push(int v)
+{
+    if (depth >= 8) {
+        fprintf(stderr, "stack overflow\n");
+        abort();                                   /* ABORT-SITE */
+    }
+    items[depth++] = v;
+}
+static int pop(void)
+{
+    assert(depth > 0);                             /* ASSERT-SITE */
+    return items[--depth];
+}
+int main(int argc, char **argv)
+{
+    long sum = 0;
+    for (const char *p = argc > 1 ? argv[1] : ""; *p; p++) {
+        if (*p == '+')
+            push((int)(p - argv[1]));
+        else if (*p == '-')
+            sum += pop();
+    }
+    printf("%ld\n", sum);
+    return 0;
+}
+C
+ABORT_LINE=$(grep -n 'ABORT-SITE' "$T/stack.c" | cut -d: -f1)
+ASSERT_LINE=$(grep -n 'ASSERT-SITE' "$T/stack.c" | cut -d: -f1)
+if ! VIGIL_CC_PRED_COUNTERS=1 "$VIGILCC" -O2 -g "$T/stack.c" -o "$T/stack" 2>"$T/cc.err"; then
+    fail "vigil-cc builds stack.c: $(head -3 "$T/cc.err")"; finish
+fi
+"$VIGIL" run --out "$T/ab" -- "$T/stack" '+++++++++' >/dev/null 2>"$T/ab.err"
+check "abort(): vigil run shows the crash at the abort call, stack.c:$ABORT_LINE" \
+    grep -q "crash       SIGABRT at .*stack.c:$ABORT_LINE " "$T/ab.err"
+"$VIGIL" run --out "$T/ab" -- "$T/stack" '+--' >/dev/null 2>"$T/ab.err"
+check "assert(): vigil run shows the crash at the assertion, stack.c:$ASSERT_LINE" \
+    grep -q "crash       SIGABRT at .*stack.c:$ASSERT_LINE " "$T/ab.err"
+check "assert(): the C library's assertion message still reaches stderr" grep -q "Assertion .depth > 0. failed" "$T/ab.err"
+printf 'vigil-plan 1\nend\n' >"$T/empty.vplan"
+for i in $(seq 1 40); do   # overflows when the pushes outrun the pops by 9
+    pat=$(awk -v s="$i" 'BEGIN { srand(s); n = 6 + int(rand() * 10); for (k = 0; k < n; k++) printf "%s", (rand() < 0.75 ? "+" : "-") }' | tr -d '\n')
+    case $pat in -*) pat="+$pat" ;; esac
+    (VIGIL_PLAN=$T/empty.vplan VIGIL_OPTIONS="tools=preds:mode=off:out=$T/abpool" "$T/stack" "$pat" >/dev/null 2>&1) 2>/dev/null
+done 2>/dev/null   # no "Aborted" lines from the shell
+"$VIGIL" ingest --quiet --db "$T/ab.db" "$T/abpool" >/dev/null 2>&1
+"$VIGIL" plan --db "$T/ab.db" --direction backward --state "$T/ab.state" "$T/stack" -o "$T/ab.vplan" >"$T/abplan.out" 2>&1
+check "abort(): vigil plan --direction backward starts from the abort ($(head -1 "$T/abplan.out"))" \
+    grep -q "signal 6 in .* at .*stack.c:\($ABORT_LINE\|$ASSERT_LINE\)" "$T/abplan.out"
+# failures by exit status only: no crash site, and the message says what is missing
+"$VIGIL" run --out "$T/ex" --tool preds -- "$T/echo" 7 >/dev/null 2>&1
+"$VIGIL" ingest --quiet --db "$T/ex.db" "$T/ex" >/dev/null 2>&1
+"$VIGIL" plan --db "$T/ex.db" --direction backward --state "$T/ex.state" "$T/echo" -o "$T/ex.vplan" >"$T/explan.out" 2>&1
+check "backward search without crash sites: the error says which runs lack what ($(head -c 160 "$T/explan.out"))" \
+    grep -q "none of its 1 failing runs (of 1) has a crash site" "$T/explan.out"
+
 finish
