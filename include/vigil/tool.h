@@ -99,7 +99,7 @@ struct vigil_stack {
 };
 
 struct vigil_site_info {
-    const char *kind;       /* "entry", "backedge", "load", "store", "branch", "return", "call" */
+    const char *kind;       /* "entry", "backedge", "load", "store", "branch", "return", "call", "case" */
     const char *function;
     const char *file;       /* "" when unknown */
     uint32_t line, column;

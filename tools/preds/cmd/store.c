@@ -65,6 +65,14 @@ static const char *const schema[] = {
     " signal INTEGER NOT NULL,"
     " path TEXT NOT NULL,"
     " file_offset BIGINT NOT NULL)",
+    /* a site's column and the text of its source line (vigil rank shows the condition); a
+     * table of its own so that older stores gain it without a migration */
+    "CREATE TABLE IF NOT EXISTS site_source ("
+    " tu_hash TEXT NOT NULL,"
+    " site_index INTEGER NOT NULL,"
+    " col INTEGER NOT NULL,"
+    " source TEXT NOT NULL,"
+    " PRIMARY KEY (tu_hash, site_index))",
     "INSERT INTO vigil_meta (key, value) VALUES ('schema_version', '" SCHEMA_VERSION "')"
     " ON CONFLICT (key) DO NOTHING",
 };
@@ -83,9 +91,10 @@ static const char aggregate_sql[] =
     "  SUM(CASE WHEN p.n > 0 AND p.failed = 1 THEN 1 ELSE 0 END),"
     "  SUM(CASE WHEN p.n > 0 AND p.failed = 0 THEN 1 ELSE 0 END),"
     "  SUM(p.failed), SUM(1 - p.failed),"
-    "  s.function, s.file, s.line"
+    "  s.function, s.file, s.line, ss.col, ss.source"
     " FROM p LEFT JOIN sites s ON s.tu_hash = p.tu_hash AND s.site_index = p.site_index"
-    " GROUP BY p.tu_hash, p.site_index, p.kind, p.pred, s.function, s.file, s.line"
+    "  LEFT JOIN site_source ss ON ss.tu_hash = p.tu_hash AND ss.site_index = p.site_index"
+    " GROUP BY p.tu_hash, p.site_index, p.kind, p.pred, s.function, s.file, s.line, ss.col, ss.source"
     " ORDER BY p.tu_hash, p.site_index, p.pred";
 
 static const char totals_sql[] =
@@ -276,6 +285,25 @@ static int insert_sites(struct vigil_store *s, const struct vigil_store_run *run
         free(sql);
         if (rc != 0)
             return -1;
+        /* the same rows' columns and source text: (tu_hash, site_index, col, source) */
+        for (int r = 0; r < nrows; r++) {
+            const struct vigil_store_site *v = &run_in->sites[start + (size_t)r];
+            const char **p = &params[r * 4];
+            char (*t)[24] = &text[r * SITE_COLS];
+            snprintf(t[2], 24, "%u", v->column);
+            p[0] = v->tu_hash;
+            p[1] = t[1];
+            p[2] = t[2];
+            p[3] = v->source;
+        }
+        sql = values_sql("INSERT INTO site_source (tu_hash, site_index, col, source)", 4, nrows,
+                         " ON CONFLICT (tu_hash, site_index) DO NOTHING");
+        if (!sql)
+            return fail(err, errlen, "out of memory");
+        rc = run(s, sql, nrows * 4, params, NULL, NULL, err, errlen);
+        free(sql);
+        if (rc != 0)
+            return -1;
     }
     return 0;
 }
@@ -360,7 +388,7 @@ static uint64_t to_u64(const char *s)
 static int add_pred(void *arg, int ncols, const char *const *cols)
 {
     struct pred_list *l = arg;
-    if (ncols != 11) {
+    if (ncols != 13) {
         l->bad = 1;
         return 1;
     }
@@ -387,6 +415,8 @@ static int add_pred(void *arg, int ncols, const char *const *cols)
     snprintf(p->function, sizeof p->function, "%s", cols[8] ? cols[8] : "");
     snprintf(p->file, sizeof p->file, "%s", cols[9] ? cols[9] : "");
     p->line = (uint32_t)to_u64(cols[10]);
+    p->column = (uint32_t)to_u64(cols[11]);
+    snprintf(p->source, sizeof p->source, "%s", cols[12] ? cols[12] : "");
     return 0;
 }
 
@@ -513,8 +543,11 @@ const char *vigil_pred_name(uint32_t kind, uint32_t pred)
 {
     static const char *const branch[] = {"false", "true"};
     static const char *const ret[] = {"< 0", "== 0", "> 0"};
+    static const char *const cases[] = {"not taken", "taken"};
     if (kind == VIGIL_SITE_BRANCH && pred < 2)
         return branch[pred];
+    if (kind == VIGIL_SITE_CASE && pred < 2)
+        return cases[pred];
     if (kind == VIGIL_SITE_RETURN && pred < 3)
         return ret[pred];
     return "?";

@@ -38,6 +38,8 @@ void vigil_store_close(struct vigil_store *s);
 const char *vigil_store_backend_name(const struct vigil_store *s);
 
 /* One run, ready to insert: everything is parsed and checked before the transaction. */
+#define VIGIL_STORE_SOURCE_MAX 128
+
 struct vigil_store_observation {
     char tu_hash[17];                 /* module identity, 16 hex digits */
     uint32_t site_index;              /* local index in that module's site table */
@@ -47,8 +49,9 @@ struct vigil_store_observation {
 
 struct vigil_store_site {
     char tu_hash[17];
-    uint32_t site_index, kind, line;
+    uint32_t site_index, kind, line, column;
     const char *function, *file;
+    char source[VIGIL_STORE_SOURCE_MAX];   /* the text of its source line, trimmed; "" if unread */
 };
 
 struct vigil_store_run {
@@ -85,7 +88,8 @@ struct vigil_store_pred {
     uint32_t site_index, kind, pred;  /* pred: branch 0 false, 1 true; return 0 <0, 1 ==0, 2 >0 */
     struct vigil_pred_counts counts;
     char function[128], file[512];    /* "" when the site table was not available */
-    uint32_t line;
+    uint32_t line, column;            /* column 0: unknown (also stores from before columns) */
+    char source[VIGIL_STORE_SOURCE_MAX];   /* its source line's text, "" when unknown */
 };
 
 struct vigil_store_totals {

@@ -25,11 +25,13 @@ static const struct vigil_cmd_command preds_commands[] = {
      "example: for i in inputs/*; do vigil run --tool preds -- ./prog \"$i\"; done; vigil ingest vigil-out/",
      cmd_ingest},
     {"rank", "predicates most predictive of failure, from the report store",
-     "vigil rank [--db FILE|URL] [--top N] [--json] [--by failcount|increase|importance|ttest|eliminate]",
+     "vigil rank [--db FILE|URL] [--top N] [--all] [--json] [--by failcount|increase|importance|ttest|eliminate]",
      "  --db FILE|URL   the report store (default vigil.db)\n"
      "  --top N         how many predicates to show (default 10)\n"
+     "  --all           also the predicates whose score is not positive (hidden by default)\n"
      "  --json          one JSON document\n"
-     "  --by SCORE      failcount, increase, importance (default), ttest, or eliminate (iterative\n"
+     "  --by SCORE      failcount, increase, importance (default), ttest (-log10 p, signed), or\n"
+     "                  eliminate (iterative\n"
      "                  bug elimination: the best predicate, then the runs it explains removed)\n"
      "example: vigil ingest vigil-out/ && vigil rank --top 5",
      cmd_rank},

@@ -133,4 +133,78 @@ check "abort(): vigil plan --direction backward starts from the abort ($(head -1
 check "backward search without crash sites: the error says which runs lack what ($(head -c 160 "$T/explan.out"))" \
     grep -q "none of its 1 failing runs (of 1) has a crash site" "$T/explan.out"
 
+# ---- switch statements: case predicates, ranked, and reached by the adaptive forward search ----
+SRC=$REPO/tools/preds/tests/fields.c
+BUG_LINE=$(grep -n 'SEEDED-BUG' "$SRC" | cut -d: -f1)
+if ! VIGIL_CC_PRED_COUNTERS=1 "$VIGILCC" -O2 -g "$SRC" -o "$T/fields" 2>"$T/cc.err"; then
+    fail "vigil-cc builds fields.c: $(head -3 "$T/cc.err")"; finish
+fi
+ncase=$("$VIGIL" sites "$T/fields" | awk '$2 == "case"' | wc -l)
+check "switch: fields.c -O2 has case sites, one per successor of its switch ($ncase)" test "$ncase" -ge 6
+bash "$(dirname "$0")/fields-inputs.sh" 150 "$T/fin"
+for f in "$T"/fin/in*; do
+    (VIGIL_OPTIONS="tools=preds:preds.collect=all:mode=off:out=$T/fall" "$T/fields" <"$f" >/dev/null 2>&1)
+done
+"$VIGIL" ingest --quiet --db "$T/fall.db" "$T/fall" >/dev/null 2>&1
+"$VIGIL" rank --db "$T/fall.db" --top 10 >"$T/frank.txt" 2>&1
+check "switch: complete counts rank the branch in the buggy case first (fields.c:$BUG_LINE)" \
+    sh -c "sed -n 3p $T/frank.txt | grep -q 'fields.c:$BUG_LINE'"
+check "switch: the case leading to it is counted (\"case taken\" at fields.c:$BUG_LINE)" \
+    grep -q "case taken .*fields.c:$BUG_LINE" "$T/frank.txt"
+top_of() { "$VIGIL" rank --db "$1" --top 1 --json 2>/dev/null |
+    awk -F'"' '/"tu_hash"/ {h=$4} /"site_index"/ {gsub(/[^0-9]/, "", $3); s=$3} /"predicate"/ {p=$4} END {print h, s, p}'; }
+want=$(top_of "$T/fall.db")
+"$VIGIL" plan --db "$T/fa.db" --state "$T/fa.state" "$T/fields" -o "$T/fa.vplan" >"$T/faplan.out" 2>&1
+found=0 it=0
+while [ $it -lt 8 ] && [ $found = 0 ]; do
+    it=$((it + 1))
+    for f in "$T"/fin/in*; do
+        (VIGIL_PLAN=$T/fa.vplan VIGIL_OPTIONS="tools=preds:mode=off:out=$T/fa$it" "$T/fields" <"$f" >/dev/null 2>&1)
+    done
+    "$VIGIL" ingest --quiet --db "$T/fa.db" "$T/fa$it" >/dev/null 2>&1
+    [ "$(top_of "$T/fa.db")" = "$want" ] && found=1 && break
+    "$VIGIL" plan --db "$T/fa.db" --state "$T/fa.state" "$T/fields" -o "$T/fa.vplan" >>"$T/faplan.out" 2>&1 || break
+    grep -q 'search complete' "$T/faplan.out" && break
+done
+check "switch: the adaptive forward search reaches the complete run's top predictor ($want) in $it rounds ($(tail -1 "$T/faplan.out" | sed 's/.*; //'))" \
+    test $found = 1
+
+# ---- ranking: ties in a fixed order and shown, the t-test unsaturated, zero scores hidden ----
+cat >"$T/ties.c" <<'C'
+#include <stdlib.h>
+static volatile int sink;
+__attribute__((noinline)) static int check_a(int v) { if (v > 5) { sink++; return 1; } return 0; }
+__attribute__((noinline)) static int check_b(int v) { if (v > 5) { sink += 2; return 1; } return 0; }
+int main(int argc, char **argv) { int v = argc > 1 ? atoi(argv[1]) : 0; return check_a(v) + check_b(v) == 2; }
+C
+VIGIL_CC_PRED_COUNTERS=1 "$VIGILCC" -O2 -g "$T/ties.c" -o "$T/ties" 2>"$T/cc.err" || fail "vigil-cc builds ties.c: $(head -2 "$T/cc.err")"
+for v in $(seq 0 11) $(seq 0 11); do
+    (VIGIL_OPTIONS="tools=preds:preds.collect=all:mode=off:out=$T/tall" "$T/ties" "$v" >/dev/null 2>&1)
+done
+"$VIGIL" ingest --quiet --db "$T/ties.db" "$T/tall" >/dev/null 2>&1
+"$VIGIL" rank --db "$T/ties.db" --top 20 >"$T/ties1.txt" 2>&1
+"$VIGIL" rank --db "$T/ties.db" --top 20 >"$T/ties2.txt" 2>&1
+check "ranking: tied scores are marked (\"1=\") and explained" \
+    sh -c "grep -q '^ *1= ' $T/ties1.txt && grep -q '^=: same score' $T/ties1.txt"
+check "ranking: the order of ties is the same on every run" cmp -s "$T/ties1.txt" "$T/ties2.txt"
+lines=$(awk '$1 ~ /=$/ { n = split($0, f, "ties.c:"); split(f[2], l, ":"); print l[1] }' "$T/ties1.txt" | tr '\n' ' ')
+check "ranking: tied rows follow source order (lines $lines)" \
+    sh -c "test -n '$lines' && echo '$lines' | tr ' ' '\n' | sed '/^$/d' | sort -n -c"
+check "ranking: the source text of the predicate is shown" grep -q 'if (v > 5)' "$T/ties1.txt"
+"$VIGIL" rank --db "$T/ties.db" --top 50 --all >"$T/tiesall.txt" 2>&1
+shown=$(grep -c 'ties.c:' "$T/ties1.txt"); all=$(grep -c 'ties.c:' "$T/tiesall.txt")
+check "ranking: rows scored 0 are hidden by default ($shown shown), --all shows them ($all)" \
+    sh -c "test $shown -gt 0 && test $all -gt $shown && grep -q 'not shown (--all shows them)' $T/ties1.txt"
+"$VIGIL" rank --db "$T/fall.db" --by ttest --top 3 --json >"$T/tt.json" 2>&1
+tt=$(json_field "$T/tt.json" ttest)
+check "ranking: the t-test score of a perfect predictor does not saturate at 1 ($tt)" \
+    awk -v t="$tt" 'BEGIN { exit !(t + 0 > 5) }'
+for v in 1 2 3; do
+    "$VIGIL" run --tool preds --out "$T/allfail" --label-by 'false' -- "$T/echo" "$v" >/dev/null 2>&1
+done
+"$VIGIL" ingest --quiet --db "$T/allfail.db" "$T/allfail" >/dev/null 2>&1
+"$VIGIL" rank --db "$T/allfail.db" >"$T/allfail.txt" 2>&1
+check "ranking: \"no predictor found\" when no predicate has a positive score ($(tail -1 "$T/allfail.txt"))" \
+    grep -q '^no predictor found: no predicate has a positive importance score' "$T/allfail.txt"
+
 finish
