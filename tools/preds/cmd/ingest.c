@@ -94,6 +94,22 @@ static void remember_module(struct ingest *in, const char *tu_hash)
     snprintf(in->known[in->nknown++], 17, "%s", tu_hash);
 }
 
+/* Runs are committed in batches (one transaction, a savepoint per run): a commit per run
+ * would wait for the disk once per report. */
+#define BATCH_RUNS 500
+
+static void commit_batch(struct ingest *in)
+{
+    size_t pending = vigil_store_batch_pending(in->store);
+    char err[1024];
+    if (vigil_store_batch_commit(in->store, err, sizeof err) != 0) {
+        fprintf(stderr, "vigil ingest: committing %zu runs: %s: they were not added\n", pending, err);
+        in->added -= pending;
+        in->rejected += pending;
+        in->nknown = 0;   /* site descriptions of the lost runs: ask the store again */
+    }
+}
+
 /* Everything one report needs, owned here and freed by report_free. */
 struct report {
     struct vigil_run_report run;
@@ -469,6 +485,8 @@ static void ingest_one(struct ingest *in, const char *dir)
         in->nknown = known_before;   /* rolled back: ask the store next time */
     } else {
         in->added++;
+        if (vigil_store_batch_pending(in->store) >= BATCH_RUNS)
+            commit_batch(in);
     }
     report_free(&r);
 }
@@ -552,6 +570,7 @@ int cmd_ingest(int argc, char **argv)
     in.store = vigil_store_open(db, err, sizeof err);
     if (!in.store)
         return cmd_error("ingest", "%s", err);
+    vigil_store_batch_begin(in.store);
     for (; i < argc; i++) {
         if (!is_dir(argv[i])) {
             fprintf(stderr, "vigil ingest: %s: not a directory\n", argv[i]);
@@ -560,6 +579,7 @@ int cmd_ingest(int argc, char **argv)
         }
         ingest_path(&in, argv[i]);
     }
+    commit_batch(&in);
     if (!quiet || in.rejected)   /* no URL in the message: it may hold a password */
         fprintf(stderr, "vigil ingest: %zu added, %zu already present, %zu skipped, %zu rejected "
                         "(%s store%s%s)\n", in.added, in.present, in.skipped, in.rejected,

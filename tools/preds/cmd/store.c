@@ -16,6 +16,9 @@
 struct vigil_store {
     const struct vigil_store_backend *be;
     void *db;
+    int batching;        /* vigil_store_batch_begin: runs share transactions */
+    int open_tx;         /* a batch's transaction is open */
+    size_t pending;      /* runs added in it, not yet committed */
 };
 
 /* One schema for both databases. Counts above 2^63-1 are clamped (BIGINT is signed). */
@@ -308,6 +311,63 @@ static int insert_sites(struct vigil_store *s, const struct vigil_store_run *run
     return 0;
 }
 
+void vigil_store_batch_begin(struct vigil_store *s)
+{
+    s->batching = 1;
+}
+
+size_t vigil_store_batch_pending(const struct vigil_store *s)
+{
+    return s->pending;
+}
+
+int vigil_store_batch_commit(struct vigil_store *s, char *err, size_t errlen)
+{
+    if (!s->open_tx)
+        return 0;
+    s->open_tx = 0;
+    s->pending = 0;
+    if (run0(s, "COMMIT", err, errlen) != 0) {
+        rollback(s);
+        return -1;
+    }
+    return 0;
+}
+
+/* One run's statements: a transaction of its own, or a savepoint in the batch's. */
+static int run_begin(struct vigil_store *s, char *err, size_t errlen)
+{
+    if (!s->batching)
+        return run0(s, s->be->begin_write, err, errlen);
+    if (!s->open_tx) {
+        if (run0(s, s->be->begin_write, err, errlen) != 0)
+            return -1;
+        s->open_tx = 1;
+    }
+    return run0(s, "SAVEPOINT vigil_run", err, errlen);
+}
+
+static int run_commit(struct vigil_store *s, char *err, size_t errlen)
+{
+    if (!s->batching)
+        return run0(s, "COMMIT", err, errlen);
+    if (run0(s, "RELEASE SAVEPOINT vigil_run", err, errlen) != 0)
+        return -1;
+    s->pending++;
+    return 0;
+}
+
+static void run_rollback(struct vigil_store *s)
+{
+    if (!s->batching) {
+        rollback(s);
+        return;
+    }
+    char ignored[256];
+    run0(s, "ROLLBACK TO SAVEPOINT vigil_run", ignored, sizeof ignored);
+    run0(s, "RELEASE SAVEPOINT vigil_run", ignored, sizeof ignored);
+}
+
 int vigil_store_add_run(struct vigil_store *s, const struct vigil_store_run *r, char *err, size_t errlen)
 {
     char run_id[24], pid[24], start[24], failed[4], exit_status[16], signal[16], binary[4];
@@ -322,7 +382,7 @@ int vigil_store_add_run(struct vigil_store *s, const struct vigil_store_run *r, 
         run_id, r->report_path, r->program, pid, start, failed, r->label_source,
         r->exited ? exit_status : NULL, r->exited ? NULL : signal, r->stack, r->collect, binary,
     };
-    if (run0(s, s->be->begin_write, err, errlen) != 0)
+    if (run_begin(s, err, errlen) != 0)
         return -1;
     int added = 0;
     if (run(s, "INSERT INTO runs (run_id, report_path, program, pid, start_unix_ns, failed,"
@@ -332,7 +392,7 @@ int vigil_store_add_run(struct vigil_store *s, const struct vigil_store_run *r, 
             (int)(sizeof params / sizeof params[0]), params, has_row, &added, err, errlen) != 0)
         goto bad;
     if (!added) {   /* already ingested (maybe by a concurrent ingest): change nothing */
-        rollback(s);
+        run_rollback(s);
         return 0;
     }
     if (insert_sites(s, r, err, errlen) != 0 || insert_observations(s, run_id, r, err, errlen) != 0)
@@ -346,11 +406,11 @@ int vigil_store_add_run(struct vigil_store *s, const struct vigil_store_run *r, 
                 NULL, NULL, err, errlen) != 0)
             goto bad;
     }
-    if (run0(s, "COMMIT", err, errlen) != 0)
+    if (run_commit(s, err, errlen) != 0)
         goto bad;
     return 1;
 bad:
-    rollback(s);
+    run_rollback(s);
     return -1;
 }
 

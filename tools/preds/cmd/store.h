@@ -79,6 +79,13 @@ struct vigil_store_run {
 int vigil_store_add_run(struct vigil_store *s, const struct vigil_store_run *run,
                         char *err, size_t errlen);
 /* 1 when the store already describes the sites of this module, 0 when not, -1 on error. */
+/* Batches: after vigil_store_batch_begin, each added run is a savepoint in a transaction
+ * that vigil_store_batch_commit ends (a run that fails or is already present still changes
+ * nothing); without it, each run commits on its own. Commit returns 0, or -1 when the batch
+ * was lost (its runs are not in the store). pending: runs added since the last commit. */
+void vigil_store_batch_begin(struct vigil_store *s);
+int vigil_store_batch_commit(struct vigil_store *s, char *err, size_t errlen);
+size_t vigil_store_batch_pending(const struct vigil_store *s);
 int vigil_store_has_module(struct vigil_store *s, const char *tu_hash, char *err, size_t errlen);
 
 /* ---- Aggregation ---- */
