@@ -112,6 +112,8 @@ def wordfreq_input(r):
     if r.random() < 0.1:
         vocab.append("pneumonoultramicroscopicsilicovolcano"[: r.randint(22, 32)])
     words = [r.choice(vocab) for _ in range(r.randint(10, 80))]
+    if len(vocab) > 60:   # every word of a big vocabulary at least once
+        words += vocab
     text = " ".join(w.upper() if r.random() < 0.1 else w for w in words)
     return (text + "\n").encode()
 
