@@ -14,10 +14,11 @@
  * cdg.c, vigil_redundant_edges) gets no counter, and the site table records which site to
  * sum instead (sitefmt.h, "removed"); `vigil ingest` fills the count in.
  *
- * Switches: one case site per successor k, counted like a branch whose condition is "the
- * switch takes successor k" (the value equals one of k's case values; for the default, none of
- * the others'): predicates false (it went elsewhere) and true. Each is counted before the
- * switch, so a switch of n successors executes n guarded counters in the copies that count. */
+ * Switches: one case site per edge (distinct successor block), counted like a branch whose
+ * condition is "the switch goes to that block" (the value is one of the cases going there, or,
+ * if the default goes there, none of those going elsewhere): predicates false (it went
+ * elsewhere) and true. Each is counted before the switch, so a switch to n blocks executes n
+ * guarded counters in the copies that count. */
 #include "xform.h"
 
 #include <stdlib.h>
@@ -93,17 +94,25 @@ static void count_branch(struct xfunc *f, LLVMValueRef br, uint32_t site, unsign
     emit_counter(f, from, cont, site, LLVMBuildZExt(x->builder, cond, x->i8, ""), keep);
 }
 
-/* i1: switch sw takes successor k: its case value matches; k 0, the default: none matches. */
+/* i1: switch sw goes to the block of its successor k: the value is one of the cases that go
+ * there, or, when the default goes there too, none of the cases that go elsewhere. */
 static LLVMValueRef takes_successor(struct vigil_xform *x, LLVMValueRef sw, unsigned k)
 {
     LLVMValueRef cond = LLVMGetOperand(sw, 0);
+    LLVMBasicBlockRef target = LLVMGetSuccessor(sw, k);
+    LLVMValueRef here = LLVMConstInt(LLVMInt1TypeInContext(x->ctx), 0, 0), elsewhere = here;
     /* operands: condition, default, then (value, successor) pairs: successor j >= 1 is case j */
-    if (k != 0)
-        return LLVMBuildICmp(x->builder, LLVMIntEQ, cond, LLVMGetOperand(sw, 2 * k), "");
-    LLVMValueRef any = LLVMConstInt(LLVMInt1TypeInContext(x->ctx), 0, 0);
-    for (unsigned j = 1; j < LLVMGetNumSuccessors(sw); j++)
-        any = LLVMBuildOr(x->builder, any, LLVMBuildICmp(x->builder, LLVMIntEQ, cond, LLVMGetOperand(sw, 2 * j), ""), "");
-    return LLVMBuildNot(x->builder, any, "");
+    for (unsigned j = 1; j < LLVMGetNumSuccessors(sw); j++) {
+        LLVMValueRef is = LLVMBuildICmp(x->builder, LLVMIntEQ, cond, LLVMGetOperand(sw, 2 * j), "");
+        if (LLVMGetSuccessor(sw, j) == target)
+            here = LLVMBuildOr(x->builder, here, is, "");
+        else
+            elsewhere = LLVMBuildOr(x->builder, elsewhere, is, "");
+    }
+    if (LLVMGetSuccessor(sw, 0) != target)
+        return here;
+    /* the default goes there too: any value that no case sends elsewhere */
+    return LLVMBuildNot(x->builder, elsewhere, "");
 }
 
 static void count_case(struct xfunc *f, LLVMValueRef sw, uint32_t site, unsigned successor)
