@@ -29,6 +29,10 @@ struct vigil_cmd_tool {
      * holds no report of this tool (nothing added); -1 when its report is damaged, after one
      * message on stderr naming the file, line and what was expected. NULL: no findings. */
     int (*findings)(const char *rundir, struct vigil_findings *out);
+    /* Record an oracle's verdict on the run in rundir (`vigil run --label-by CMD`): failed is
+     * 1 for a failure, 0 for a success. Written atomically where the tool reads labels. 0, or
+     * -1 with a message in err. NULL: the tool takes no labels. */
+    int (*label_run)(const char *rundir, int failed, char *err, size_t errlen);
 };
 
 #if defined(__has_attribute) && __has_attribute(retain)

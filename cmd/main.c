@@ -12,11 +12,15 @@
 /* X(name, one-line help, usage, details: every flag and an example) */
 #define VIGIL_COMMANDS(X)                                                                      \
     X(run, "run a program under vigil, then summarize its run report",                         \
-      "vigil run [--out DIR] [--mode MODE] [--tool NAME]... [--error-exitcode N] [--] PROGRAM [ARGS...]", \
+      "vigil run [--out DIR] [--mode MODE] [--tool NAME]... [--error-exitcode N] [--label-by CMD] [--] PROGRAM [ARGS...]", \
       "  --out DIR            where the run report goes (default ./vigil-out, or out= of VIGIL_OPTIONS)\n" \
       "  --mode MODE          adaptive (default), bursty, full or off (see `vigil options`)\n" \
       "  --tool NAME          enable an analysis tool (repeatable; `vigil tools` lists them)\n" \
       "  --error-exitcode N   exit N when the run has findings, else with the program's status\n" \
+      "  --label-by CMD       an oracle: after the program, sh -c CMD reads its standard output\n" \
+      "                       (which still reaches yours) with VIGIL_EXIT_STATUS, VIGIL_SIGNAL and\n" \
+      "                       VIGIL_RUN_DIR set; CMD's exit status labels the run (0 success,\n" \
+      "                       else failure) for the tools that take labels (preds: label.txt)\n" \
       "The program's standard output is left alone; vigil's summary goes to stderr.\n"      \
       "example: vigil run --tool leak -- ./server --port 8080")                              \
     X(report, "every tool's findings of a run: text, JSON, SARIF or a page; or a list of runs",          \

@@ -1,4 +1,5 @@
-/* vigil run [--out DIR] [--mode M] [--tool NAME]... [--error-exitcode N] [--] PROGRAM [ARGS...]
+/* vigil run [--out DIR] [--mode M] [--tool NAME]... [--error-exitcode N] [--label-by CMD] [--]
+ *           PROGRAM [ARGS...]
  * Runs the program with VIGIL_OPTIONS set (preloading libvigil.so when the program was not
  * built with vigil-cc), forwards SIGINT/SIGTERM, then prints a one-screen summary from the run
  * report and its findings (every tool's, cmd/report.h) on stderr: the program's standard
@@ -8,9 +9,17 @@
  * (1-255), with N instead when the run has findings or a tool's report of it is damaged. No
  * suppression file applies here: every finding the tools report counts (`vigil report
  * --suppress FILE` filters afterwards). A run that wrote no report has no findings. An unknown
- * --tool name is rejected before anything runs. */
+ * --tool name is rejected before anything runs.
+ * --label-by CMD: an oracle. The program's standard output passes through vigil (copied to
+ * vigil's own standard output as it comes, and kept in an unlinked temporary file); after the
+ * program ends, `/bin/sh -c CMD` runs with that output on its standard input, its own standard
+ * output sent to stderr, and VIGIL_EXIT_STATUS (the program's status, 128+signal when killed),
+ * VIGIL_SIGNAL (the signal number, when killed) and VIGIL_RUN_DIR (the run report) in its
+ * environment. CMD's exit status labels the run: 0 a success, any other a failure; every tool
+ * that takes labels (cmdtool.h, label_run) records it in the run directory. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,6 +46,7 @@ struct run_args {
     const char *out, *mode;
     char tools[VIGIL_OPT_STRING_MAX];
     int error_exitcode;         /* 0: the program's status whatever the findings */
+    const char *label_by;       /* --label-by CMD, or NULL */
     char **program_argv;
 };
 
@@ -92,6 +102,14 @@ static int parse_args(int argc, char **argv, struct run_args *a)
                 return cmd_usage_error(argv[0], "--error-exitcode %s: expected an exit status from 1 to 255",
                                        value ? value : "(missing)");
             a->error_exitcode = (int)n;
+            continue;
+        }
+        if (strcmp(arg, "--label-by") == 0 || strncmp(arg, "--label-by=", 11) == 0) {
+            const char *value = arg[10] == '=' ? arg + 11 : i + 1 < argc ? argv[++i] : NULL;
+            if (!value || !value[strspn(value, " \t")])
+                return cmd_usage_error(argv[0], "--label-by expects a shell command (the oracle: exit 0 "
+                                       "for a success, non-zero for a failure)");
+            a->label_by = value;
             continue;
         }
         int takes_value = !strcmp(arg, "--out") || !strcmp(arg, "--mode") || !strcmp(arg, "--tool");
@@ -403,6 +421,112 @@ static int prepare_environment(const char *cmd, const struct run_args *a, const 
     return 0;
 }
 
+/* Copy the program's output from fd `from` to our standard output (as long as it takes it)
+ * and to `keep`, until every writer has closed it. When our standard output goes away (EPIPE,
+ * `vigil run ... | head`), the pipe is closed so that the program meets the EPIPE it would
+ * have met, and what it wrote so far is kept. -1 when `keep` cannot be written. */
+static int pass_output(int from, int keep, const char *cmd)
+{
+    char buf[65536];
+    int forward = 1, rc = 0;
+    for (;;) {
+        ssize_t n = read(from, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        for (ssize_t done = 0, w; forward && done < n; done += w) {
+            w = write(STDOUT_FILENO, buf + done, (size_t)(n - done));
+            if (w < 0 && errno == EINTR)
+                w = 0;
+            else if (w < 0)
+                forward = 0;
+        }
+        for (ssize_t done = 0, w; rc == 0 && done < n; done += w) {
+            w = write(keep, buf + done, (size_t)(n - done));
+            if (w < 0 && errno == EINTR)
+                w = 0;
+            else if (w < 0) {
+                cmd_error(cmd, "--label-by: cannot keep the program's output: %s", strerror(errno));
+                rc = -1;
+            }
+        }
+        if (!forward)
+            break;
+    }
+    close(from);
+    return rc;
+}
+
+/* Run the oracle on the program's output (in `kept`); its exit status, or -1 after a message
+ * when it could not run or was killed. */
+static int run_oracle(const char *cmd, const char *oracle, int kept, int status, const char *report_path)
+{
+    if (lseek(kept, 0, SEEK_SET) != 0)
+        return cmd_error(cmd, "--label-by: cannot reread the program's output: %s", strerror(errno)), -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return cmd_error(cmd, "--label-by: fork: %s", strerror(errno)), -1;
+    if (pid == 0) {
+        char text[16];
+        snprintf(text, sizeof text, "%d", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+        setenv("VIGIL_EXIT_STATUS", text, 1);
+        if (WIFSIGNALED(status)) {
+            snprintf(text, sizeof text, "%d", WTERMSIG(status));
+            setenv("VIGIL_SIGNAL", text, 1);
+        } else {
+            unsetenv("VIGIL_SIGNAL");
+        }
+        if (report_path)
+            setenv("VIGIL_RUN_DIR", report_path, 1);
+        else
+            unsetenv("VIGIL_RUN_DIR");
+        signal(SIGPIPE, SIG_DFL);
+        if (dup2(kept, STDIN_FILENO) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+            _exit(126);
+        close(kept);
+        execl("/bin/sh", "sh", "-c", oracle, (char *)NULL);
+        fprintf(stderr, "vigil run: --label-by: cannot execute /bin/sh: %s\n", strerror(errno));
+        _exit(126);
+    }
+    int oracle_status;
+    while (waitpid(pid, &oracle_status, 0) < 0) {
+        if (errno != EINTR)
+            return cmd_error(cmd, "--label-by: waitpid: %s", strerror(errno)), -1;
+    }
+    if (!WIFEXITED(oracle_status)) {
+        int sig = WTERMSIG(oracle_status);
+        return cmd_error(cmd, "--label-by \"%s\" was killed by signal %d (%s): the run is not labelled",
+                         oracle, sig, strsignal(sig)), -1;
+    }
+    return WEXITSTATUS(oracle_status);
+}
+
+/* Give the oracle's verdict to every tool that takes labels; prints the summary's label line. */
+static void label_run(FILE *out, const char *oracle, int oracle_status, const char *report_path)
+{
+    int failed = oracle_status != 0;
+    if (!report_path) {
+        fprintf(out, "  label       %s (--label-by exited with %d), not recorded: no run report\n",
+                failed ? "failure" : "success", oracle_status);
+        return;
+    }
+    size_t count, recorded = 0;
+    const struct vigil_cmd_tool *const *tools = cmd_tool_list(&count);
+    for (size_t k = 0; k < count; k++) {
+        char err[512];
+        if (!tools[k]->label_run)
+            continue;
+        if (tools[k]->label_run(report_path, failed, err, sizeof err) != 0)
+            fprintf(out, "vigil run: --label-by: %s: cannot record the label: %s\n", tools[k]->name, err);
+        else
+            recorded++;
+    }
+    fprintf(out, "  label       %s (--label-by exited with %d)%s\n", failed ? "failure" : "success",
+            oracle_status, recorded ? "" : ", not recorded: no tool takes labels");
+}
+
 int cmd_run(int argc, char **argv)
 {
     struct run_args a = {0};
@@ -425,11 +549,25 @@ int cmd_run(int argc, char **argv)
     struct timespec start, end, wall_start;
     clock_gettime(CLOCK_REALTIME, &wall_start);
     clock_gettime(CLOCK_MONOTONIC, &start);
+    int out_pipe[2] = {-1, -1}, kept = -1;
+    if (a.label_by) {
+        const char *tmpdir = getenv("TMPDIR");
+        char kept_path[PATH_MAX];
+        snprintf(kept_path, sizeof kept_path, "%s/vigil-run-output.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+        kept = mkostemp(kept_path, O_CLOEXEC);
+        if (kept < 0)
+            return cmd_error(argv[0], "--label-by: cannot create %s: %s", kept_path, strerror(errno));
+        unlink(kept_path);
+        if (pipe2(out_pipe, O_CLOEXEC) != 0)
+            return cmd_error(argv[0], "--label-by: pipe: %s", strerror(errno));
+    }
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0)
         return cmd_error(argv[0], "fork: %s", strerror(errno));
     if (pid == 0) {
+        if (a.label_by && dup2(out_pipe[1], STDOUT_FILENO) < 0)
+            _exit(EXIT_NOT_FOUND);
         execv(program, a.program_argv);
         fprintf(stderr, "vigil run: cannot execute %s: %s\n", program, strerror(errno));
         _exit(EXIT_NOT_FOUND);
@@ -438,6 +576,12 @@ int cmd_run(int argc, char **argv)
     sigaction(SIGINT, &forward, NULL);
     sigaction(SIGTERM, &forward, NULL);
     sigaction(SIGHUP, &forward, NULL);
+    if (a.label_by) {
+        signal(SIGPIPE, SIG_IGN);   /* our standard output closing is pass_output's to handle */
+        close(out_pipe[1]);
+        if (pass_output(out_pipe[0], kept, argv[0]) != 0)
+            close(kept), kept = -1;
+    }
     int status;
     while (waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR)
@@ -453,7 +597,15 @@ int cmd_run(int argc, char **argv)
     fflush(NULL);
     FILE *out = stderr;   /* the program's standard output is its own */
     fprintf(out, "vigil run: %s %s\n  duration    %.3f s\n", name, outcome, seconds);
-    if (find_report(out_dir, program, pid, &wall_start, report_path, sizeof report_path) != 0) {
+    int have_report = find_report(out_dir, program, pid, &wall_start, report_path, sizeof report_path) == 0;
+    if (a.label_by && kept >= 0) {
+        int oracle_status = run_oracle(argv[0], a.label_by, kept, status, have_report ? report_path : NULL);
+        if (oracle_status >= 0)
+            label_run(out, a.label_by, oracle_status, have_report ? report_path : NULL);
+    }
+    if (kept >= 0)
+        close(kept);
+    if (!have_report) {
         fprintf(out, "  report      none in %s/ (report=0, or the process was killed before it "
                 "could write one)\n", out_dir);
         return own_status;

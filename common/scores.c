@@ -102,31 +102,61 @@ double vigil_student_t_pvalue(double t, double df)
     return vigil_incomplete_beta(df / (df + t * t), df / 2.0, 0.5);
 }
 
-/* Difference of truth rates (failing - successful) and its confidence. */
-static double ttest(const struct vigil_pred_counts *c, double *diff)
+double vigil_student_t_log10_pvalue(double t, double df)
+{
+    if (isnan(t) || !(df > 0))
+        return NAN;
+    if (isinf(t))
+        return -INFINITY;
+    double x = df / (df + t * t), a = df / 2.0, b = 0.5;
+    if (!(x > 0))
+        return -INFINITY;
+    if (x < (a + 1.0) / (a + b + 2.0)) {   /* the tail: log of I_x(a, b) without forming it */
+        double log_front = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
+        return (log_front + log(beta_fraction(x, a, b)) - log(a)) / log(10.0);
+    }
+    return log10(vigil_incomplete_beta(x, a, b));
+}
+
+/* Student's t statistic of the difference of truth rates (failing - successful), with its
+ * degrees of freedom; 0 when a sample is empty or there are fewer than 3 observations. When
+ * neither sample varies (p true in all of one side and none of the other), the pooled
+ * variance is taken as 1 / (4 N) of N observations: the statistic stays finite and grows with
+ * the evidence, so that such predicates rank among themselves. */
+static double t_statistic(const struct vigil_pred_counts *c, double *df, int *certain)
 {
     double n1 = (double)c->f_obs, n2 = (double)c->s_obs;
-    *diff = 0;
+    *df = 0, *certain = 0;
     if (c->f_obs == 0 || c->s_obs == 0 || c->f_obs + c->s_obs < 3)
         return 0;
     double m1 = (double)c->f / n1, m2 = (double)c->s / n2;
-    *diff = m1 - m2;
+    *df = n1 + n2 - 2;
+    if (m1 == m2)
+        return 0;
     /* 0/1 samples: the sum of squared deviations of a sample is n m (1 - m) */
     double pooled = (n1 * m1 * (1 - m1) + n2 * m2 * (1 - m2)) / (n1 + n2 - 2);
-    double se = sqrt(pooled * (1 / n1 + 1 / n2));
-    if (se == 0)
-        return m1 == m2 ? 0 : 1;   /* no variance at all: the rates differ for certain, or not */
-    return 1.0 - vigil_student_t_pvalue((m1 - m2) / se, n1 + n2 - 2);
+    if (pooled == 0)
+        pooled = 1.0 / (4.0 * (n1 + n2)), *certain = 1;
+    return (m1 - m2) / sqrt(pooled * (1 / n1 + 1 / n2));
 }
 
 double vigil_ttest_confidence(const struct vigil_pred_counts *c)
 {
-    double diff;
-    return ttest(c, &diff);
+    double df;
+    int certain;
+    double t = t_statistic(c, &df, &certain);
+    if (t == 0)
+        return 0;
+    return certain ? 1 : 1.0 - vigil_student_t_pvalue(t, df);
 }
 
 double vigil_score_ttest(const struct vigil_pred_counts *c)
 {
-    double diff, conf = ttest(c, &diff);
-    return diff > 0 ? conf : -conf;
+    double df;
+    int certain;
+    double t = t_statistic(c, &df, &certain);
+    if (t == 0)
+        return 0;
+    double digits = -vigil_student_t_log10_pvalue(t, df);
+    return t > 0 ? digits : -digits;
 }

@@ -31,12 +31,17 @@ double vigil_score_max_importance(const struct vigil_pred_counts *c, uint64_t nu
  * rate differs between failing runs (F(p) of F(p obs)) and successful runs (S(p) of S(p obs)).
  * 0 when either sample is empty or there are fewer than 3 observations in all. */
 double vigil_ttest_confidence(const struct vigil_pred_counts *c);
-/* ttest(p) = +confidence when p is true in a larger share of failures than successes, else
- * -confidence. */
+/* ttest(p): the significance of that difference in decimal digits, -log10(p-value), positive
+ * when p is true in a larger share of failures than successes, else negative; 0 when there is
+ * no difference or too few observations. Unlike the confidence it does not saturate (1 - p
+ * rounds to 1 for p < 1e-16): 2 is p = 0.01, 20 is p = 1e-20. When neither sample varies the
+ * statistic is computed with a pooled variance of 1 / (4 N) (N observations), finite. */
 double vigil_score_ttest(const struct vigil_pred_counts *c);
 
 /* Regularized incomplete beta function I_x(a, b), a, b > 0, 0 <= x <= 1. */
 double vigil_incomplete_beta(double x, double a, double b);
+/* log10 of the two-sided p-value of Student's t, computed in the tail without underflow. */
+double vigil_student_t_log10_pvalue(double t, double df);
 /* Two-sided p-value of Student's t distribution with df degrees of freedom. */
 double vigil_student_t_pvalue(double t, double df);
 

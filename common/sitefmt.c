@@ -8,7 +8,7 @@ static const char *const kind_names[] = {
     [VIGIL_SITE_ENTRY] = "entry",   [VIGIL_SITE_BACKEDGE] = "backedge",
     [VIGIL_SITE_LOAD] = "load",     [VIGIL_SITE_STORE] = "store",
     [VIGIL_SITE_BRANCH] = "branch", [VIGIL_SITE_RETURN] = "return",
-    [VIGIL_SITE_CALL] = "call",
+    [VIGIL_SITE_CALL] = "call",     [VIGIL_SITE_CASE] = "case",
 };
 
 const char *vigil_site_kind_name(enum vigil_site_kind kind)

@@ -70,7 +70,9 @@ enum vigil_site_kind {
     VIGIL_SITE_BRANCH = 5,   /* conditional branch: predicates taken / not taken */
     VIGIL_SITE_RETURN = 6,   /* call returning an integer or pointer: <0, ==0, >0 */
     VIGIL_SITE_CALL = 7,
-    VIGIL_SITE_KIND_MAX = 7
+    VIGIL_SITE_CASE = 8,     /* one successor of a switch (aux: its index k, 0 = default):
+                                predicates the switch went elsewhere / took it */
+    VIGIL_SITE_KIND_MAX = 8
 };
 
 /* Flags of a site (version 4 records; 0 in earlier versions). Load and store sites of atomic
@@ -115,7 +117,8 @@ struct vigil_cfgfmt_header {
 struct vigil_site_view {
     enum vigil_site_kind kind;
     const char *function, *file;
-    uint32_t line, column, aux;   /* aux: access size in bytes for LOAD/STORE (0 = variable) */
+    uint32_t line, column, aux;   /* aux: access size in bytes for LOAD/STORE (0 = variable);
+                                     the switch successor's index for CASE */
     uint32_t flags;               /* VIGIL_SITE_ATOMIC...; 0 before version 4 */
     const char *inlined;          /* the function the site was written in when it was inlined
                                      into `function` (the compiled function that holds it), ""

@@ -13,6 +13,7 @@ struct vigil_xform;
 struct xfunc;
 
 #define VIGIL_MAX_CC_TOOLS 4
+#define VIGIL_MAX_CASE_SITES 64   /* a switch to more blocks (an interpreter's) gets none */
 
 /* A setting of a tool's compiler part: an environment variable VIGIL_CC_<TOOL>_..., listed
  * by `vigil-cc --vigil-help`, part of the instrumentation cache's key, read with xcc_setting. */
@@ -31,6 +32,12 @@ struct vigil_cc_tool {
      * the checking copy's, or NULL; block: the original block's index or VIGIL_CFG_NONE. */
     void (*at_site)(struct xfunc *f, LLVMValueRef at, LLVMValueRef original, uint32_t site,
                     uint32_t block, LLVMValueRef (*as_i64)(struct vigil_xform *, LLVMValueRef));
+    /* A case site of f: the edge of the switch `at` to the block of its successor k (one site
+     * per distinct successor block, k its first successor index there, 0 = the default; kind
+     * VIGIL_SITE_CASE, aux k); original and block as for at_site. Only switches of at most
+     * VIGIL_MAX_CASE_SITES such edges get them. NULL: no case sites for this tool. */
+    void (*at_case)(struct xfunc *f, LLVMValueRef at, LLVMValueRef original, uint32_t site, uint32_t block,
+                    unsigned successor);
     /* Every site of f is known (and f->cfg_edges still there): place what was deferred. */
     void (*function_done)(struct xfunc *f);
     /* Every function of the module is done (before its tables are emitted); NULL: nothing. */

@@ -436,6 +436,52 @@ static void probe_branch(struct xfunc *f, LLVMValueRef br)
             tools[t]->at_site(f, br, ptrmap_get(&f->originals, br), site, block, NULL);
 }
 
+/* The location of a switch successor: its first instruction with one (the case's first
+ * statement), else the switch's own. */
+static LLVMMetadataRef case_location(LLVMValueRef sw, LLVMBasicBlockRef to)
+{
+    for (LLVMValueRef i = LLVMGetFirstInstruction(to); i; i = LLVMGetNextInstruction(i)) {
+        LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(i);
+        if (loc)
+            return loc;
+    }
+    return LLVMInstructionGetDebugLoc(sw);
+}
+
+/* Successor k of sw goes to a block no earlier successor goes to. */
+static int first_to_its_block(LLVMValueRef sw, unsigned k)
+{
+    for (unsigned j = 0; j < k; j++)
+        if (LLVMGetSuccessor(sw, j) == LLVMGetSuccessor(sw, k))
+            return 0;
+    return 1;
+}
+
+/* A switch: one case site per CFG edge, i.e. per distinct successor block (named by its first
+ * successor index k, 0 = default), for the tools that count them. */
+static void probe_switch(struct xfunc *f, LLVMValueRef sw)
+{
+    struct vigil_xform *x = f->x;
+    const struct vigil_cc_tool *tools[VIGIL_MAX_CC_TOOLS];
+    unsigned ntools = xcc_active_tools(x, tools), nsucc = LLVMGetNumSuccessors(sw), want = 0, nedges = 0;
+    for (unsigned t = 0; t < ntools; t++)
+        want |= tools[t]->at_case != NULL;
+    for (unsigned k = 0; want && k < nsucc && nedges <= VIGIL_MAX_CASE_SITES; k++)
+        nedges += first_to_its_block(sw, k);
+    if (!want || nedges < 2 || nedges > VIGIL_MAX_CASE_SITES)
+        return;
+    LLVMValueRef original = ptrmap_get(&f->originals, sw);
+    for (unsigned k = 0; k < nsucc; k++) {
+        if (!first_to_its_block(sw, k))
+            continue;
+        uint32_t site = xs_add(x, VIGIL_SITE_CASE, f->name, case_location(sw, LLVMGetSuccessor(sw, k)), k);
+        uint32_t block = locate(f, sw, site);
+        for (unsigned t = 0; t < ntools; t++)
+            if (tools[t]->at_case)
+                tools[t]->at_case(f, sw, original, site, block, k);
+    }
+}
+
 /* ---- merged accesses ----
  * Loads (or stores) of one block through one base pointer at constant offsets, with no call
  * between them, share probes placed at the first of them: one per run of bytes they cover
@@ -698,6 +744,9 @@ static void probe_instruction(struct xfunc *f, LLVMValueRef inst)
     case LLVMBr:
         if (LLVMIsConditional(inst))
             probe_branch(f, inst);
+        break;
+    case LLVMSwitch:
+        probe_switch(f, inst);
         break;
     default:
         break;

@@ -44,8 +44,9 @@ struct vigil_process {
  * identity fields); read by the report writer and vigil_now_ns. */
 extern struct vigil_process __vigil_proc HIDDEN;
 
-/* Where a fault signal (SEGV, BUS, ILL, FPE) struck. Written once by the fatal-signal
- * handler before it writes the report; read by the report writer. signo 0: no fault. */
+/* Where a fault signal (SEGV, BUS, ILL, FPE) struck, or where the program raised a fatal
+ * signal itself (the call of abort, raise or assert). Written once by the fatal-signal handler
+ * before it writes the report; read by the report writer. signo 0: no crash site. */
 struct vigil_crash {
     int signo;
     uintptr_t pc;

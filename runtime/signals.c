@@ -5,6 +5,7 @@
  * another Ctrl-C) ends the process at once. */
 #include "internal.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <signal.h>
@@ -34,6 +35,85 @@ static uintptr_t fault_pc(int sig, void *context)
     (void)uc;
     return 0;
 #endif
+}
+
+/* The program's own call of abort(), raise() or __assert_fail() (assert): where it called (the
+ * return address minus one, inside the call instruction, so that it maps to the call's line),
+ * and the signal it raises. Written by the interposers below just before the signal is raised,
+ * read by the fatal-signal handler. The glibc functions they forward to are resolved by
+ * __vigil_signals_install (NULL before, or in a -static link). */
+static struct {
+    _Atomic int signo;
+    _Atomic uintptr_t pc;
+} self_raise;
+static void (*real_abort)(void);
+static int (*real_raise)(int);
+static void (*real_assert_fail)(const char *, const char *, unsigned, const char *);
+
+static void note_self_raise(int sig, void *return_address)
+{
+    atomic_store_explicit(&self_raise.pc, (uintptr_t)return_address - 1, memory_order_relaxed);
+    atomic_store_explicit(&self_raise.signo, sig, memory_order_release);
+}
+
+/* The call site of a signal the process sent itself through abort/raise/assert, or 0. */
+static uintptr_t self_raised_pc(int sig, const siginfo_t *info)
+{
+    if (!info || (info->si_code != SI_TKILL && info->si_code != SI_USER) || info->si_pid != getpid() ||
+        atomic_load_explicit(&self_raise.signo, memory_order_acquire) != sig)
+        return 0;
+    return atomic_load_explicit(&self_raise.pc, memory_order_relaxed);
+}
+
+static void raise_unresolved(int sig)
+{
+    syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
+}
+
+INTERPOSE int raise(int sig)
+{
+    note_self_raise(sig, __builtin_return_address(0));
+    int (*fn)(int) = real_raise;
+    if (fn)
+        return fn(sig);
+    raise_unresolved(sig);
+    return 0;
+}
+
+INTERPOSE __attribute__((noreturn)) void abort(void)
+{
+    note_self_raise(SIGABRT, __builtin_return_address(0));
+    void (*fn)(void) = real_abort;
+    if (fn)
+        fn();
+    /* No glibc abort to forward to: its essentials (the default action if the handler returns). */
+    raise_unresolved(SIGABRT);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    __sigaction(SIGABRT, &dfl, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGABRT);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise_unresolved(SIGABRT);
+    _exit(128 + SIGABRT);
+}
+
+/* assert(): the crash site is the failing assertion's call, whose line is the assert's. */
+INTERPOSE __attribute__((noreturn)) void __assert_fail(const char *assertion, const char *file, unsigned line,
+                                                     const char *function)
+{
+    note_self_raise(SIGABRT, __builtin_return_address(0));
+    void (*fn)(const char *, const char *, unsigned, const char *) = real_assert_fail;
+    if (fn)
+        fn(assertion, file, line, function);
+    char text[1024];
+    int n = snprintf(text, sizeof text, "%s: %u: %s: Assertion `%s' failed.\n", file, line,
+                     function ? function : "?", assertion);
+    ssize_t ignored = write(2, text, n > 0 && (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+    (void)ignored;
+    abort();
 }
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
@@ -192,6 +272,8 @@ static void fatal_handler(int sig, siginfo_t *info, void *context)
 {
     int saved = errno;
     uintptr_t pc = fault_pc(sig, context);
+    if (!pc)
+        pc = self_raised_pc(sig, info);
     if (pc) {
         __vigil_crash.pc = pc;
         __vigil_crash.signo = sig;
@@ -299,6 +381,9 @@ static int is_our_handler(void (*handler)(int, siginfo_t *, void *))
 void __vigil_signals_install(void)
 {
     dl_iterate_phdr(find_libc_text, NULL);
+    real_abort = (void (*)(void))dlsym(RTLD_NEXT, "abort");
+    real_raise = (int (*)(int))dlsym(RTLD_NEXT, "raise");
+    real_assert_fail = (void (*)(const char *, const char *, unsigned, const char *))dlsym(RTLD_NEXT, "__assert_fail");
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
         struct sigaction old, sa;
         if (__sigaction(fatal_signals[i], NULL, &old) != 0 || !is_default(&old))

@@ -100,7 +100,7 @@ struct vigil_stack {
 };
 
 struct vigil_site_info {
-    const char *kind;       /* "entry", "backedge", "load", "store", "branch", "return", "call" */
+    const char *kind;       /* "entry", "backedge", "load", "store", "branch", "return", "call", "case" */
     const char *function;   /* the function the site is written in: the inlined one when the
                                optimizer inlined it into another */
     const char *file;       /* "" when unknown */

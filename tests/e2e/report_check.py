@@ -24,7 +24,7 @@ import sys
 
 HEADER = struct.Struct("<8sIIQIIIIII")
 RECORD = struct.Struct("<IIIIII")
-KIND_NAMES = {1: "entry", 2: "backedge", 3: "load", 4: "store", 5: "branch", 6: "return", 7: "call"}
+KIND_NAMES = {1: "entry", 2: "backedge", 3: "load", 4: "store", 5: "branch", 6: "return", 7: "call", 8: "case"}
 
 
 def elf_section(path, wanted):

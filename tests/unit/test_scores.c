@@ -24,7 +24,8 @@ static void test_counts_scores(void)
     /* t = 5.9079477 with 30 degrees of freedom: p is about 2e-6 */
     double conf = vigil_ttest_confidence(&c);
     CHECK(conf > 0.99999 && conf < 1.0, "ttest confidence %.9f", conf);
-    CHECK(vigil_score_ttest(&c) == conf, "ttest sign");
+    CHECK(NEAR(vigil_score_ttest(&c), -log10(1 - conf), 1e-6), "ttest score: -log10 p %.6f want %.6f",
+          vigil_score_ttest(&c), -log10(1 - conf));
 }
 
 static void test_undefined_and_edges(void)
@@ -46,7 +47,11 @@ static void test_undefined_and_edges(void)
     CHECK(vigil_ttest_confidence(&always) == 0, "no difference: confidence 0");
     /* deterministic separation: true in every failure and no success, no variance */
     struct vigil_pred_counts perfect = {.f = 4, .s = 0, .f_obs = 4, .s_obs = 6};
-    CHECK(vigil_score_ttest(&perfect) == 1, "perfect separation ttest %f", vigil_score_ttest(&perfect));
+    CHECK(vigil_ttest_confidence(&perfect) == 1, "perfect separation: confidence 1");
+    struct vigil_pred_counts perfect_more = {.f = 40, .s = 0, .f_obs = 40, .s_obs = 60};
+    double s4 = vigil_score_ttest(&perfect), s40 = vigil_score_ttest(&perfect_more);
+    CHECK(isfinite(s4) && s4 > 0 && isfinite(s40) && s40 > s4,
+          "perfect separation: finite, more runs rank higher (%f, %f)", s4, s40);
     CHECK(NEAR(vigil_score_importance(&perfect, 4), 2.0 / (1 / 0.6 + 1.0), 1e-12),
           "perfect importance %f", vigil_score_importance(&perfect, 4));
     struct vigil_pred_counts empty = {.f = 0, .s = 0, .f_obs = 0, .s_obs = 7};
@@ -61,10 +66,20 @@ static void test_ttest_closed_forms(void)
     double want = 1.0 / sqrt(3.0);
     CHECK(NEAR(vigil_ttest_confidence(&c), want, 1e-9), "df=2 confidence %.9f want %.9f",
           vigil_ttest_confidence(&c), want);
-    CHECK(NEAR(vigil_score_ttest(&c), want, 1e-9), "df=2 score positive");
+    CHECK(NEAR(vigil_score_ttest(&c), -log10(1 - want), 1e-9), "df=2 score positive");
     struct vigil_pred_counts mirrored = {.f = 0, .s = 1, .f_obs = 2, .s_obs = 2};
-    CHECK(NEAR(vigil_score_ttest(&mirrored), -want, 1e-9), "df=2 score negative %f",
+    CHECK(NEAR(vigil_score_ttest(&mirrored), log10(1 - want), 1e-9), "df=2 score negative %f",
           vigil_score_ttest(&mirrored));
+    /* log10 p agrees with p where p is representable, and goes on in the tail */
+    CHECK(NEAR(vigil_student_t_log10_pvalue(2.228139, 10), log10(0.05), 1e-6), "log10 p df=10");
+    CHECK(NEAR(vigil_student_t_log10_pvalue(1.0, 1), log10(0.5), 1e-12), "log10 p cauchy");
+    double far = vigil_student_t_log10_pvalue(60, 200), farther = vigil_student_t_log10_pvalue(80, 200);
+    CHECK(isfinite(far) && far < -100 && farther < far, "tail: log10 p finite and decreasing (%f, %f)", far, farther);
+    /* no saturation: two very significant predicates keep distinct scores */
+    struct vigil_pred_counts strong = {.f = 90, .s = 5, .f_obs = 100, .s_obs = 900};
+    struct vigil_pred_counts stronger = {.f = 95, .s = 5, .f_obs = 100, .s_obs = 900};
+    CHECK(vigil_ttest_confidence(&strong) == 1 && vigil_score_ttest(&stronger) > vigil_score_ttest(&strong) + 1,
+          "no saturation (%f, %f)", vigil_score_ttest(&strong), vigil_score_ttest(&stronger));
     /* df = 1 (Cauchy): p = 1 - (2/pi) atan|t| */
     CHECK(NEAR(vigil_student_t_pvalue(1.0, 1), 0.5, 1e-12), "cauchy t=1 %.12f", vigil_student_t_pvalue(1.0, 1));
     CHECK(NEAR(vigil_student_t_pvalue(sqrt(3.0), 1), 1.0 / 3, 1e-12), "cauchy t=sqrt3");

@@ -13,7 +13,7 @@
 
 unsigned vigil_feedback_npreds(uint32_t kind)
 {
-    return kind == VIGIL_SITE_BRANCH ? 2 : kind == VIGIL_SITE_RETURN ? 3 : 0;
+    return kind == VIGIL_SITE_BRANCH || kind == VIGIL_SITE_CASE ? 2 : kind == VIGIL_SITE_RETURN ? 3 : 0;
 }
 
 static const char *const collect_names[] = {
@@ -48,7 +48,8 @@ static int site_line(struct vigil_text_reader *rd, struct vigil_feedback *fb, si
     uint32_t kind;
     if (n >= 3 && strcmp(f[2], "branch") == 0) kind = VIGIL_SITE_BRANCH;
     else if (n >= 3 && strcmp(f[2], "return") == 0) kind = VIGIL_SITE_RETURN;
-    else return vigil_text_fail(rd, "expected `site <id> branch|return <observed> <counts...>`");
+    else if (n >= 3 && strcmp(f[2], "case") == 0) kind = VIGIL_SITE_CASE;
+    else return vigil_text_fail(rd, "expected `site <id> branch|case|return <observed> <counts...>`");
     unsigned npreds = vigil_feedback_npreds(kind);
     if (n != 4 + (int)npreds)
         return vigil_text_fail(rd, "%s site needs <observed> and %u counts, got %d fields", f[2],

@@ -37,6 +37,10 @@ struct ingest {
         struct vigil_cfg_removed *v;
     } *removed;
     size_t nremoved_lists;
+    /* the source file read last (site descriptions show their line's text) */
+    char source_path[4096];
+    char *source_text;             /* NULL: not readable */
+    size_t source_len;
 };
 
 static int is_file(const char *path)
@@ -90,6 +94,22 @@ static void remember_module(struct ingest *in, const char *tu_hash)
     snprintf(in->known[in->nknown++], 17, "%s", tu_hash);
 }
 
+/* Runs are committed in batches (one transaction, a savepoint per run): a commit per run
+ * would wait for the disk once per report. */
+#define BATCH_RUNS 500
+
+static void commit_batch(struct ingest *in)
+{
+    size_t pending = vigil_store_batch_pending(in->store);
+    char err[1024];
+    if (vigil_store_batch_commit(in->store, err, sizeof err) != 0) {
+        fprintf(stderr, "vigil ingest: committing %zu runs: %s: they were not added\n", pending, err);
+        in->added -= pending;
+        in->rejected += pending;
+        in->nknown = 0;   /* site descriptions of the lost runs: ask the store again */
+    }
+}
+
 /* Everything one report needs, owned here and freed by report_free. */
 struct report {
     struct vigil_run_report run;
@@ -125,6 +145,56 @@ static int module_of(const struct vigil_run_report *run, uint32_t id, uint32_t *
         }
     }
     return -1;
+}
+
+/* The text of line `line` of the source file `file` (as the debug info names it: absolute, or
+ * relative to where it was compiled, tried from here and from the binary's directory),
+ * trimmed, in out ("" when unreadable). One file is kept in memory at a time. */
+static void source_line(struct ingest *in, const char *binary, const char *file, uint32_t line, char *out, size_t len)
+{
+    out[0] = '\0';
+    if (!file[0] || !line)
+        return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s", file);
+    if (file[0] != '/' && !is_file(path)) {
+        const char *slash = strrchr(binary, '/');
+        if (slash)
+            snprintf(path, sizeof path, "%.*s/%s", (int)(slash - binary), binary, file);
+    }
+    if (strcmp(path, in->source_path) != 0) {
+        free(in->source_text);
+        in->source_text = NULL;
+        in->source_len = 0;
+        snprintf(in->source_path, sizeof in->source_path, "%s", path);
+        FILE *f = is_file(path) ? fopen(path, "rb") : NULL;
+        if (f) {
+            struct stat st;
+            if (fstat(fileno(f), &st) == 0 && st.st_size < (1 << 24) && (in->source_text = malloc((size_t)st.st_size + 1)))
+                in->source_len = fread(in->source_text, 1, (size_t)st.st_size, f);
+            fclose(f);
+        }
+    }
+    const char *p = in->source_text, *end = p + in->source_len;
+    for (uint32_t l = 1; p && p < end && l < line; l++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : NULL;
+    }
+    if (!p || p >= end)
+        return;
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    if (!eol)
+        eol = end;
+    while (p < eol && (*p == ' ' || *p == '\t'))
+        p++;
+    while (eol > p && (eol[-1] == ' ' || eol[-1] == '\t' || eol[-1] == '\r'))
+        eol--;
+    size_t n = (size_t)(eol - p), o = 0;
+    for (size_t i = 0; i < n && o + 4 < len; i++)   /* printable text only; "..." when cut */
+        out[o++] = (unsigned char)p[i] < 0x20 ? ' ' : p[i];
+    if (o < n && o >= 3)
+        memcpy(out + o - 3, "...", 3);
+    out[o] = '\0';
 }
 
 /* Site descriptions of the modules the store does not describe yet. */
@@ -164,15 +234,17 @@ static int describe_sites(struct ingest *in, struct report *r, char *err, size_t
         for (uint32_t i = 0; i < t->nsites; i++) {
             struct vigil_site_view v;
             vigil_sitefmt_get(t, i, &v);
-            if (v.kind != VIGIL_SITE_BRANCH && v.kind != VIGIL_SITE_RETURN)
+            if (v.kind != VIGIL_SITE_BRANCH && v.kind != VIGIL_SITE_RETURN && v.kind != VIGIL_SITE_CASE)
                 continue;
             struct vigil_store_site *s = &r->sites[r->nsites++];
             snprintf(s->tu_hash, sizeof s->tu_hash, "%s", tu);
             s->site_index = i;
             s->kind = v.kind;
             s->line = v.line;
+            s->column = v.column;
             s->function = vigil_site_source_function(&v);   /* the inlined one, if inlined */
             s->file = v.file;
+            source_line(in, r->run.modules[m].path, v.file, v.line, s->source, sizeof s->source);
         }
         remember_module(in, tu);   /* described by this run once it commits */
     }
@@ -413,6 +485,8 @@ static void ingest_one(struct ingest *in, const char *dir)
         in->nknown = known_before;   /* rolled back: ask the store next time */
     } else {
         in->added++;
+        if (vigil_store_batch_pending(in->store) >= BATCH_RUNS)
+            commit_batch(in);
     }
     report_free(&r);
 }
@@ -496,6 +570,7 @@ int cmd_ingest(int argc, char **argv)
     in.store = vigil_store_open(db, err, sizeof err);
     if (!in.store)
         return cmd_error("ingest", "%s", err);
+    vigil_store_batch_begin(in.store);
     for (; i < argc; i++) {
         if (!is_dir(argv[i])) {
             fprintf(stderr, "vigil ingest: %s: not a directory\n", argv[i]);
@@ -504,6 +579,7 @@ int cmd_ingest(int argc, char **argv)
         }
         ingest_path(&in, argv[i]);
     }
+    commit_batch(&in);
     if (!quiet || in.rejected)   /* no URL in the message: it may hold a password */
         fprintf(stderr, "vigil ingest: %zu added, %zu already present, %zu skipped, %zu rejected "
                         "(%s store%s%s)\n", in.added, in.present, in.skipped, in.rejected,
@@ -511,6 +587,7 @@ int cmd_ingest(int argc, char **argv)
                 strstr(db, "://") ? "" : db);
     vigil_store_close(in.store);
     free(in.known);
+    free(in.source_text);
     for (size_t k = 0; k < in.nremoved_lists; k++)
         free(in.removed[k].v);
     free(in.removed);

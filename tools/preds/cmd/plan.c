@@ -75,7 +75,7 @@ static int is_pred_site(const struct program *p, uint32_t t, uint32_t i)
 {
     struct vigil_site_view v;
     vigil_sitefmt_get(&p->elf.tables[t], i, &v);
-    return v.kind == VIGIL_SITE_BRANCH || v.kind == VIGIL_SITE_RETURN;
+    return v.kind == VIGIL_SITE_BRANCH || v.kind == VIGIL_SITE_RETURN || v.kind == VIGIL_SITE_CASE;
 }
 
 static const struct fn_graph *find_function(const struct program *p, const char *name)
@@ -136,6 +136,18 @@ static void add_dependents(const struct program *p, const struct fn_graph *g, ui
     for (size_t k = 0; k < g->ndeps; k++)
         if (g->deps[k].from == from && g->deps[k].label == label)
             add_block(p, g, g->deps[k].block, visited, out);
+}
+
+/* The CFG edge whose dependents a predicate's truth leads to: a branch's true or false edge,
+ * a case site's switch successor (the site's aux). */
+static uint32_t edge_of(const struct program *p, uint32_t t, const struct vigil_store_pred *pr)
+{
+    if (pr->kind == VIGIL_SITE_CASE) {
+        struct vigil_site_view v;
+        vigil_sitefmt_get(&p->elf.tables[t], pr->site_index, &v);
+        return VIGIL_EDGE_CASE0 + v.aux;
+    }
+    return pr->pred ? VIGIL_EDGE_TRUE : VIGIL_EDGE_FALSE;
 }
 
 static void add_region_of_function(const struct program *p, const struct fn_graph *g, uint8_t *visited, struct siteset *out)
@@ -482,10 +494,26 @@ static int pick_cause(const char *db, unsigned n, struct vigil_store_cause *out,
     if (read_causes(db, &causes, ncauses, err, errlen) != 0)
         return -1;
     int rc = 0;
-    if (n == 0 || n > *ncauses)
+    if (*ncauses == 0) {
+        struct vigil_store_totals t = {0};
+        struct vigil_store *s = vigil_store_open(db, err, errlen);
+        if (s && vigil_store_read_begin(s, err, errlen) == 0) {
+            vigil_store_totals(s, &t, err, errlen);
+            vigil_store_read_end(s);
+        }
+        if (s)
+            vigil_store_close(s);
+        rc = -1, snprintf(err, errlen, "the store has 0 failure causes: none of its %llu failing runs (of %llu) "
+                          "has a crash site (a `crash` line in run.txt). vigil records one when a run dies of "
+                          "SIGSEGV, SIGBUS, SIGILL or SIGFPE, or raises a signal itself (abort, assert, raise); "
+                          "runs that fail by their exit status or an oracle's label have none: use "
+                          "--direction forward", (unsigned long long)t.num_f,
+                          (unsigned long long)(t.num_f + t.num_s));
+    } else if (n == 0 || n > *ncauses) {
         rc = -1, snprintf(err, errlen, "--cause %u: the store has %zu failure causes (failing runs with a crash "
-                          "line); ingest crashing runs first", n, *ncauses);
-    else
+                          "site); expected 1 to %zu", n, *ncauses, *ncauses);
+    }
+    if (rc == 0)
         *out = causes[n - 1].c;
     free_causes(causes, *ncauses);
     return rc;
@@ -564,7 +592,7 @@ int cmd_plan(int argc, char **argv)
         state_path = state_buf;
     }
     srand(20240501u);
-    char err[600];
+    char err[1024];
     struct program p;
     if (load_program(binary, &p, err, sizeof err) != 0) {
         free_program(&p);
@@ -639,7 +667,9 @@ int cmd_plan(int argc, char **argv)
             for (size_t k = 0; k < n; k++) {
                 const struct vigil_store_pred *pr = &preds[k];
                 int t = table_of(&p, pr->tu_hash);
-                if (t < 0 || pr->kind != VIGIL_SITE_BRANCH || !set_has(&st.monitored, (uint32_t)t, pr->site_index) ||
+                /* expandable: a branch predicate, or a case taken (its edge has dependents) */
+                int expandable = pr->kind == VIGIL_SITE_BRANCH || (pr->kind == VIGIL_SITE_CASE && pr->pred == 1);
+                if (t < 0 || !expandable || !set_has(&st.monitored, (uint32_t)t, pr->site_index) ||
                     set_has(pr->pred ? &st.explored_true : &st.explored_false, (uint32_t)t, pr->site_index) ||
                     pr->counts.f == 0)
                     continue;
@@ -671,7 +701,7 @@ int cmd_plan(int argc, char **argv)
                 if (st.has_cause)
                     add_backward(&p, g, block, &plan);
                 else
-                    add_dependents(&p, g, block, best->pred ? VIGIL_EDGE_TRUE : VIGIL_EDGE_FALSE, visited, &plan);
+                    add_dependents(&p, g, block, edge_of(&p, (uint32_t)t, best), visited, &plan);
             }
             for (size_t tt = 0; tt < p.elf.ntables; tt++)   /* vicinity \ monitored */
                 for (uint32_t i = 0; i < p.elf.tables[tt].nsites / 8 + 1; i++)

@@ -1,9 +1,13 @@
-/* vigil rank [--db TARGET] [--top N] [--json] [--by HEURISTIC]: the predicates most predictive
- * of failure, from the report store. Heuristics (scores in common/scores.c):
+/* vigil rank [--db TARGET] [--top N] [--all] [--json] [--by HEURISTIC]: the predicates most
+ * predictive of failure, from the report store. Rows whose score is not positive (no evidence
+ * for failure) are left out unless --all; when none is left, "no predictor found". Equal
+ * scores are ordered by Increase, then more F(p), fewer S(p), then source position, and
+ * marked "=" (text) or "tied" (JSON). Heuristics (scores in common/scores.c):
  *   failcount   F(p)
  *   increase    Increase(p) = F(p)/(S(p)+F(p)) - F(p obs)/(S(p obs)+F(p obs))
  *   importance  harmonic mean of Increase(p) and log F(p) / log NumF (default)
- *   ttest       signed confidence of Student's t-test on p's truth rate, failures vs successes
+ *   ttest       signed significance, -log10 p-value, of Student's t-test on p's truth rate,
+ *               failures vs successes
  *   eliminate   Liblit's iterative ranking and elimination: take the predicate of highest
  *               Importance (Increase > 0), drop every run in which it was true, re-score the
  *               remaining runs, repeat until no failing run or no candidate is left; each
@@ -40,18 +44,39 @@ static double score_of(enum heuristic by, const struct vigil_store_pred *p, uint
     return NAN;
 }
 
-/* Higher score first, NaN last; ties: more failing runs, then a stable site order. */
+/* Whether two scores are equal for ranking (NaN ties with NaN). */
+static int same_score(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    return fabs(a - b) <= 1e-12 * fmax(1.0, fmax(fabs(a), fabs(b)));
+}
+
+/* Higher score first, NaN last; equal scores: higher Increase, more F(p), fewer S(p), then
+ * source position (file, line, column) and site: the same order on every run. */
 static int compare_ranked(const void *a, const void *b)
 {
     const struct ranked *x = a, *y = b;
     int xn = isnan(x->score), yn = isnan(y->score);
     if (xn != yn)
         return xn - yn;
-    if (!xn && x->score != y->score)
+    if (!same_score(x->score, y->score))
         return x->score > y->score ? -1 : 1;
+    double xi = vigil_score_increase(&x->p.counts), yi = vigil_score_increase(&y->p.counts);
+    if (!same_score(xi, yi))
+        return isnan(xi) ? 1 : isnan(yi) ? -1 : xi > yi ? -1 : 1;
     if (x->p.counts.f != y->p.counts.f)
         return x->p.counts.f > y->p.counts.f ? -1 : 1;
-    int c = strcmp(x->p.tu_hash, y->p.tu_hash);
+    if (x->p.counts.s != y->p.counts.s)
+        return x->p.counts.s < y->p.counts.s ? -1 : 1;
+    int c = strcmp(x->p.file, y->p.file);
+    if (c)
+        return c;
+    if (x->p.line != y->p.line)
+        return x->p.line < y->p.line ? -1 : 1;
+    if (x->p.column != y->p.column)
+        return x->p.column < y->p.column ? -1 : 1;
+    c = strcmp(x->p.tu_hash, y->p.tu_hash);
     if (c)
         return c;
     if (x->p.site_index != y->p.site_index)
@@ -134,9 +159,26 @@ static int rank_eliminate(struct vigil_store *s, size_t top, struct ranked **out
     return 0;
 }
 
+/* Rows shown: those with a positive score, or all of them with --all; the others are counted. */
+static size_t shown_rows(const struct ranked *r, size_t n, int all)
+{
+    size_t k = 0;
+    while (k < n && (all || r[k].score > 0))
+        k++;
+    return all ? n : k;   /* sorted: positive scores come first */
+}
+
+/* Row i has the same score as a neighbour among the rows shown. */
+static int is_tied(const struct ranked *r, size_t n, size_t i)
+{
+    return (i > 0 && same_score(r[i - 1].score, r[i].score)) || (i + 1 < n && same_score(r[i + 1].score, r[i].score));
+}
+
 static void location(const struct vigil_store_pred *p, char *buf, size_t len)
 {
-    if (p->file[0])
+    if (p->file[0] && p->column)
+        snprintf(buf, len, "%s  %s:%u:%u", p->function[0] ? p->function : "?", p->file, p->line, p->column);
+    else if (p->file[0])
         snprintf(buf, len, "%s  %s:%u", p->function[0] ? p->function : "?", p->file, p->line);
     else if (p->function[0])
         snprintf(buf, len, "%s", p->function);
@@ -144,31 +186,46 @@ static void location(const struct vigil_store_pred *p, char *buf, size_t len)
         snprintf(buf, len, "(module %s, site %u)", p->tu_hash, p->site_index);
 }
 
-static void print_text(enum heuristic by, const struct ranked *r, size_t n, size_t top,
+static void print_text(enum heuristic by, const struct ranked *r, size_t n, size_t shown, size_t top,
                        const struct vigil_store_totals *t, size_t npreds)
 {
     printf("%llu runs (%llu failing, %llu successful), %zu predicates observed; ranked by %s\n",
            (unsigned long long)(t->num_f + t->num_s), (unsigned long long)t->num_f,
            (unsigned long long)t->num_s, npreds, heuristic_names[by]);
-    if (n == 0) {
-        printf("no predicate to rank%s\n", t->num_f ? "" : " (no failing run in the store)");
+    if (shown == 0) {
+        if (!t->num_f)
+            printf("no predictor found: no failing run in the store\n");
+        else
+            printf("no predictor found: no predicate has a positive %s score%s\n", heuristic_names[by],
+                   n ? " (--all shows the others)" : "");
         return;
     }
-    printf("%4s  %9s  %6s  %6s  %6s  %6s  %9s  %-16s  %s\n", "rank", "score", "F(p)", "S(p)",
-           "F(obs)", "S(obs)", "increase", "predicate", "function  file:line");
-    for (size_t i = 0; i < n && i < top; i++) {
+    printf("%5s  %9s  %6s  %6s  %6s  %6s  %9s  %-18s  %s\n", "rank", "score", "F(p)", "S(p)",
+           "F(obs)", "S(obs)", "increase", "predicate", "function  file:line:column  source");
+    int ties = 0;
+    for (size_t i = 0; i < shown && i < top; i++) {
         const struct vigil_store_pred *p = &r[i].p;
-        char pred[32], where[768];
+        char pred[32], where[768], rank[24];
         snprintf(pred, sizeof pred, "%s %s", vigil_site_kind_name((enum vigil_site_kind)p->kind),
                  vigil_pred_name(p->kind, p->pred));
         location(p, where, sizeof where);
-        printf("%4zu  %9.4f  %6llu  %6llu  %6llu  %6llu  %9.4f  %-16s  %s\n", i + 1, r[i].score,
+        int tied = is_tied(r, shown, i);
+        ties |= tied;
+        snprintf(rank, sizeof rank, "%zu%s", i + 1, tied ? "=" : "");
+        printf("%5s  %9.4f  %6llu  %6llu  %6llu  %6llu  %9.4f  %-18s  %s%s%s%s\n", rank, r[i].score,
                (unsigned long long)p->counts.f, (unsigned long long)p->counts.s,
                (unsigned long long)p->counts.f_obs, (unsigned long long)p->counts.s_obs,
-               vigil_score_increase(&p->counts), pred, where);
+               vigil_score_increase(&p->counts), pred, where, p->source[0] ? "  `" : "", p->source,
+               p->source[0] ? "`" : "");
     }
+    if (ties)
+        printf("=: same score as the row next to it; such rows are ordered by increase, then more F(p), "
+               "fewer S(p), then source position\n");
+    if (shown < n && shown < top)
+        printf("%zu predicates with a score <= 0 not shown (--all shows them)\n", n - shown);
 }
 
+/* n: the rows shown (the JSON document has no hidden rows to mention). */
 static void print_json(enum heuristic by, const struct ranked *r, size_t n, size_t top,
                        const struct vigil_store_totals *t, size_t npreds, const char *backend)
 {
@@ -204,6 +261,12 @@ static void print_json(enum heuristic by, const struct ranked *r, size_t n, size
         vigil_json_string(&j, p->file);
         vigil_json_key(&j, "line");
         vigil_json_uint(&j, p->line);
+        vigil_json_key(&j, "column");
+        vigil_json_uint(&j, p->column);
+        vigil_json_key(&j, "source");
+        vigil_json_string(&j, p->source);
+        vigil_json_key(&j, "tied");
+        vigil_json_bool(&j, is_tied(r, n, i));
         vigil_json_key(&j, "tu_hash");
         vigil_json_string(&j, p->tu_hash);
         vigil_json_key(&j, "site_index");
@@ -228,6 +291,8 @@ static void print_json(enum heuristic by, const struct ranked *r, size_t n, size
         vigil_json_double(&j, vigil_score_importance(&p->counts, r[i].num_f));
         vigil_json_key(&j, "ttest");
         vigil_json_double(&j, vigil_score_ttest(&p->counts));
+        vigil_json_key(&j, "ttest_confidence");
+        vigil_json_double(&j, vigil_ttest_confidence(&p->counts));
         vigil_json_object_end(&j);
     }
     vigil_json_array_end(&j);
@@ -239,7 +304,7 @@ int cmd_rank(int argc, char **argv)
 {
     const char *db = VIGIL_STORE_DEFAULT;
     size_t top = 10;
-    int json = 0;
+    int json = 0, all = 0;
     enum heuristic by = BY_IMPORTANCE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -253,6 +318,8 @@ int cmd_rank(int argc, char **argv)
             top = v;
         } else if (strcmp(a, "--json") == 0) {
             json = 1;
+        } else if (strcmp(a, "--all") == 0) {
+            all = 1;
         } else if (strcmp(a, "--by") == 0 && i + 1 < argc) {
             const char *name = argv[++i];
             size_t k = 0;
@@ -280,10 +347,11 @@ int cmd_rank(int argc, char **argv)
         vigil_store_read_end(s);
     }
     if (rc == 0) {
+        size_t shown = shown_rows(r, n, all);
         if (json)
-            print_json(by, r, n, top, &totals, npreds, vigil_store_backend_name(s));
+            print_json(by, r, shown, top, &totals, npreds, vigil_store_backend_name(s));
         else
-            print_text(by, r, n, top, &totals, npreds);
+            print_text(by, r, n, shown, top, &totals, npreds);
     }
     free(r);
     vigil_store_close(s);

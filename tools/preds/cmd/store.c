@@ -16,6 +16,9 @@
 struct vigil_store {
     const struct vigil_store_backend *be;
     void *db;
+    int batching;        /* vigil_store_batch_begin: runs share transactions */
+    int open_tx;         /* a batch's transaction is open */
+    size_t pending;      /* runs added in it, not yet committed */
 };
 
 /* One schema for both databases. Counts above 2^63-1 are clamped (BIGINT is signed). */
@@ -65,6 +68,14 @@ static const char *const schema[] = {
     " signal INTEGER NOT NULL,"
     " path TEXT NOT NULL,"
     " file_offset BIGINT NOT NULL)",
+    /* a site's column and the text of its source line (vigil rank shows the condition); a
+     * table of its own so that older stores gain it without a migration */
+    "CREATE TABLE IF NOT EXISTS site_source ("
+    " tu_hash TEXT NOT NULL,"
+    " site_index INTEGER NOT NULL,"
+    " col INTEGER NOT NULL,"
+    " source TEXT NOT NULL,"
+    " PRIMARY KEY (tu_hash, site_index))",
     "INSERT INTO vigil_meta (key, value) VALUES ('schema_version', '" SCHEMA_VERSION "')"
     " ON CONFLICT (key) DO NOTHING",
 };
@@ -83,9 +94,10 @@ static const char aggregate_sql[] =
     "  SUM(CASE WHEN p.n > 0 AND p.failed = 1 THEN 1 ELSE 0 END),"
     "  SUM(CASE WHEN p.n > 0 AND p.failed = 0 THEN 1 ELSE 0 END),"
     "  SUM(p.failed), SUM(1 - p.failed),"
-    "  s.function, s.file, s.line"
+    "  s.function, s.file, s.line, ss.col, ss.source"
     " FROM p LEFT JOIN sites s ON s.tu_hash = p.tu_hash AND s.site_index = p.site_index"
-    " GROUP BY p.tu_hash, p.site_index, p.kind, p.pred, s.function, s.file, s.line"
+    "  LEFT JOIN site_source ss ON ss.tu_hash = p.tu_hash AND ss.site_index = p.site_index"
+    " GROUP BY p.tu_hash, p.site_index, p.kind, p.pred, s.function, s.file, s.line, ss.col, ss.source"
     " ORDER BY p.tu_hash, p.site_index, p.pred";
 
 static const char totals_sql[] =
@@ -276,8 +288,84 @@ static int insert_sites(struct vigil_store *s, const struct vigil_store_run *run
         free(sql);
         if (rc != 0)
             return -1;
+        /* the same rows' columns and source text: (tu_hash, site_index, col, source) */
+        for (int r = 0; r < nrows; r++) {
+            const struct vigil_store_site *v = &run_in->sites[start + (size_t)r];
+            const char **p = &params[r * 4];
+            char (*t)[24] = &text[r * SITE_COLS];
+            snprintf(t[2], 24, "%u", v->column);
+            p[0] = v->tu_hash;
+            p[1] = t[1];
+            p[2] = t[2];
+            p[3] = v->source;
+        }
+        sql = values_sql("INSERT INTO site_source (tu_hash, site_index, col, source)", 4, nrows,
+                         " ON CONFLICT (tu_hash, site_index) DO NOTHING");
+        if (!sql)
+            return fail(err, errlen, "out of memory");
+        rc = run(s, sql, nrows * 4, params, NULL, NULL, err, errlen);
+        free(sql);
+        if (rc != 0)
+            return -1;
     }
     return 0;
+}
+
+void vigil_store_batch_begin(struct vigil_store *s)
+{
+    s->batching = 1;
+}
+
+size_t vigil_store_batch_pending(const struct vigil_store *s)
+{
+    return s->pending;
+}
+
+int vigil_store_batch_commit(struct vigil_store *s, char *err, size_t errlen)
+{
+    if (!s->open_tx)
+        return 0;
+    s->open_tx = 0;
+    s->pending = 0;
+    if (run0(s, "COMMIT", err, errlen) != 0) {
+        rollback(s);
+        return -1;
+    }
+    return 0;
+}
+
+/* One run's statements: a transaction of its own, or a savepoint in the batch's. */
+static int run_begin(struct vigil_store *s, char *err, size_t errlen)
+{
+    if (!s->batching)
+        return run0(s, s->be->begin_write, err, errlen);
+    if (!s->open_tx) {
+        if (run0(s, s->be->begin_write, err, errlen) != 0)
+            return -1;
+        s->open_tx = 1;
+    }
+    return run0(s, "SAVEPOINT vigil_run", err, errlen);
+}
+
+static int run_commit(struct vigil_store *s, char *err, size_t errlen)
+{
+    if (!s->batching)
+        return run0(s, "COMMIT", err, errlen);
+    if (run0(s, "RELEASE SAVEPOINT vigil_run", err, errlen) != 0)
+        return -1;
+    s->pending++;
+    return 0;
+}
+
+static void run_rollback(struct vigil_store *s)
+{
+    if (!s->batching) {
+        rollback(s);
+        return;
+    }
+    char ignored[256];
+    run0(s, "ROLLBACK TO SAVEPOINT vigil_run", ignored, sizeof ignored);
+    run0(s, "RELEASE SAVEPOINT vigil_run", ignored, sizeof ignored);
 }
 
 int vigil_store_add_run(struct vigil_store *s, const struct vigil_store_run *r, char *err, size_t errlen)
@@ -294,7 +382,7 @@ int vigil_store_add_run(struct vigil_store *s, const struct vigil_store_run *r, 
         run_id, r->report_path, r->program, pid, start, failed, r->label_source,
         r->exited ? exit_status : NULL, r->exited ? NULL : signal, r->stack, r->collect, binary,
     };
-    if (run0(s, s->be->begin_write, err, errlen) != 0)
+    if (run_begin(s, err, errlen) != 0)
         return -1;
     int added = 0;
     if (run(s, "INSERT INTO runs (run_id, report_path, program, pid, start_unix_ns, failed,"
@@ -304,7 +392,7 @@ int vigil_store_add_run(struct vigil_store *s, const struct vigil_store_run *r, 
             (int)(sizeof params / sizeof params[0]), params, has_row, &added, err, errlen) != 0)
         goto bad;
     if (!added) {   /* already ingested (maybe by a concurrent ingest): change nothing */
-        rollback(s);
+        run_rollback(s);
         return 0;
     }
     if (insert_sites(s, r, err, errlen) != 0 || insert_observations(s, run_id, r, err, errlen) != 0)
@@ -318,11 +406,11 @@ int vigil_store_add_run(struct vigil_store *s, const struct vigil_store_run *r, 
                 NULL, NULL, err, errlen) != 0)
             goto bad;
     }
-    if (run0(s, "COMMIT", err, errlen) != 0)
+    if (run_commit(s, err, errlen) != 0)
         goto bad;
     return 1;
 bad:
-    rollback(s);
+    run_rollback(s);
     return -1;
 }
 
@@ -360,7 +448,7 @@ static uint64_t to_u64(const char *s)
 static int add_pred(void *arg, int ncols, const char *const *cols)
 {
     struct pred_list *l = arg;
-    if (ncols != 11) {
+    if (ncols != 13) {
         l->bad = 1;
         return 1;
     }
@@ -387,6 +475,8 @@ static int add_pred(void *arg, int ncols, const char *const *cols)
     snprintf(p->function, sizeof p->function, "%s", cols[8] ? cols[8] : "");
     snprintf(p->file, sizeof p->file, "%s", cols[9] ? cols[9] : "");
     p->line = (uint32_t)to_u64(cols[10]);
+    p->column = (uint32_t)to_u64(cols[11]);
+    snprintf(p->source, sizeof p->source, "%s", cols[12] ? cols[12] : "");
     return 0;
 }
 
@@ -398,6 +488,12 @@ static int get_totals(void *arg, int ncols, const char *const *cols)
         t->num_s = to_u64(cols[1]);
     }
     return 0;
+}
+
+int vigil_store_totals(struct vigil_store *s, struct vigil_store_totals *totals, char *err, size_t errlen)
+{
+    memset(totals, 0, sizeof *totals);
+    return run(s, totals_sql, 0, NULL, get_totals, totals, err, errlen);
 }
 
 int vigil_store_aggregate(struct vigil_store *s, struct vigil_store_pred **preds, size_t *npreds,
@@ -507,8 +603,11 @@ const char *vigil_pred_name(uint32_t kind, uint32_t pred)
 {
     static const char *const branch[] = {"false", "true"};
     static const char *const ret[] = {"< 0", "== 0", "> 0"};
+    static const char *const cases[] = {"not taken", "taken"};
     if (kind == VIGIL_SITE_BRANCH && pred < 2)
         return branch[pred];
+    if (kind == VIGIL_SITE_CASE && pred < 2)
+        return cases[pred];
     if (kind == VIGIL_SITE_RETURN && pred < 3)
         return ret[pred];
     return "?";

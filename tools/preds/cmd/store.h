@@ -38,6 +38,8 @@ void vigil_store_close(struct vigil_store *s);
 const char *vigil_store_backend_name(const struct vigil_store *s);
 
 /* One run, ready to insert: everything is parsed and checked before the transaction. */
+#define VIGIL_STORE_SOURCE_MAX 128
+
 struct vigil_store_observation {
     char tu_hash[17];                 /* module identity, 16 hex digits */
     uint32_t site_index;              /* local index in that module's site table */
@@ -47,8 +49,9 @@ struct vigil_store_observation {
 
 struct vigil_store_site {
     char tu_hash[17];
-    uint32_t site_index, kind, line;
+    uint32_t site_index, kind, line, column;
     const char *function, *file;
+    char source[VIGIL_STORE_SOURCE_MAX];   /* the text of its source line, trimmed; "" if unread */
 };
 
 struct vigil_store_run {
@@ -76,6 +79,13 @@ struct vigil_store_run {
 int vigil_store_add_run(struct vigil_store *s, const struct vigil_store_run *run,
                         char *err, size_t errlen);
 /* 1 when the store already describes the sites of this module, 0 when not, -1 on error. */
+/* Batches: after vigil_store_batch_begin, each added run is a savepoint in a transaction
+ * that vigil_store_batch_commit ends (a run that fails or is already present still changes
+ * nothing); without it, each run commits on its own. Commit returns 0, or -1 when the batch
+ * was lost (its runs are not in the store). pending: runs added since the last commit. */
+void vigil_store_batch_begin(struct vigil_store *s);
+int vigil_store_batch_commit(struct vigil_store *s, char *err, size_t errlen);
+size_t vigil_store_batch_pending(const struct vigil_store *s);
 int vigil_store_has_module(struct vigil_store *s, const char *tu_hash, char *err, size_t errlen);
 
 /* ---- Aggregation ---- */
@@ -85,7 +95,8 @@ struct vigil_store_pred {
     uint32_t site_index, kind, pred;  /* pred: branch 0 false, 1 true; return 0 <0, 1 ==0, 2 >0 */
     struct vigil_pred_counts counts;
     char function[128], file[512];    /* "" when the site table was not available */
-    uint32_t line;
+    uint32_t line, column;            /* column 0: unknown (also stores from before columns) */
+    char source[VIGIL_STORE_SOURCE_MAX];   /* its source line's text, "" when unknown */
 };
 
 struct vigil_store_totals {
@@ -99,6 +110,8 @@ void vigil_store_read_end(struct vigil_store *s);
 /* Every predicate of every observed site, counted over the runs not excluded; malloc'd. */
 int vigil_store_aggregate(struct vigil_store *s, struct vigil_store_pred **preds, size_t *npreds,
                           struct vigil_store_totals *totals, char *err, size_t errlen);
+/* Failing and successful runs not excluded (inside a read session). */
+int vigil_store_totals(struct vigil_store *s, struct vigil_store_totals *totals, char *err, size_t errlen);
 /* Exclude every run in which predicate p was true (inside a read session). */
 int vigil_store_exclude_true(struct vigil_store *s, const struct vigil_store_pred *p,
                              char *err, size_t errlen);

@@ -1,6 +1,12 @@
 /* Statistical debugging's part of the `vigil` command: ingest, rank and plan. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cmd.h"
 #include "cmdtool.h"
+#include "feedback.h"
 
 #define VIGIL_OPTSET_TOOL preds
 #define VIGIL_OPTSET_ROWS "tools/preds/options.inc"
@@ -19,11 +25,13 @@ static const struct vigil_cmd_command preds_commands[] = {
      "example: for i in inputs/*; do vigil run --tool preds -- ./prog \"$i\"; done; vigil ingest vigil-out/",
      cmd_ingest},
     {"rank", "predicates most predictive of failure, from the report store",
-     "vigil rank [--db FILE|URL] [--top N] [--json] [--by failcount|increase|importance|ttest|eliminate]",
+     "vigil rank [--db FILE|URL] [--top N] [--all] [--json] [--by failcount|increase|importance|ttest|eliminate]",
      "  --db FILE|URL   the report store (default vigil.db)\n"
      "  --top N         how many predicates to show (default 10)\n"
+     "  --all           also the predicates whose score is not positive (hidden by default)\n"
      "  --json          one JSON document\n"
-     "  --by SCORE      failcount, increase, importance (default), ttest, or eliminate (iterative\n"
+     "  --by SCORE      failcount, increase, importance (default), ttest (-log10 p, signed), or\n"
+     "                  eliminate (iterative\n"
      "                  bug elimination: the best predicate, then the runs it explains removed)\n"
      "example: vigil ingest vigil-out/ && vigil rank --top 5",
      cmd_rank},
@@ -41,7 +49,26 @@ static const struct vigil_cmd_command preds_commands[] = {
      cmd_plan},
 };
 
+/* label.txt beside run.txt, written to a hidden name and renamed into place. */
+static int preds_label_run(const char *rundir, int failed, char *err, size_t errlen)
+{
+    char tmp[4096], path[4096];
+    snprintf(tmp, sizeof tmp, "%s/.%s.tmp", rundir, VIGIL_LABEL_FILE);
+    snprintf(path, sizeof path, "%s/%s", rundir, VIGIL_LABEL_FILE);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return snprintf(err, errlen, "%s: %s", tmp, strerror(errno)), -1;
+    int bad = vigil_feedback_write_label(f, failed ? VIGIL_LABEL_FAILURE : VIGIL_LABEL_SUCCESS, NULL, 0) != 0;
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
 static const struct vigil_cmd_tool preds_cmd_tool = {
+    .label_run = preds_label_run,
     .name = "preds",
     .options = &preds_option_set,
     .description = "statistical bug isolation: branch and return predicates that predict failure",

@@ -12,7 +12,13 @@
  * Static removal (seed 002 section 3.1): counters are placed once all sites of a function are
  * known; a branch predicate whose edge count equals the total count of another site (common/
  * cdg.c, vigil_redundant_edges) gets no counter, and the site table records which site to
- * sum instead (sitefmt.h, "removed"); `vigil ingest` fills the count in. */
+ * sum instead (sitefmt.h, "removed"); `vigil ingest` fills the count in.
+ *
+ * Switches: one case site per edge (distinct successor block), counted like a branch whose
+ * condition is "the switch goes to that block" (the value is one of the cases going there, or,
+ * if the default goes there, none of those going elsewhere): predicates false (it went
+ * elsewhere) and true. Each is counted before the switch, so a switch to n blocks executes n
+ * guarded counters in the copies that count. */
 #include "xform.h"
 
 #include <stdlib.h>
@@ -24,7 +30,8 @@
 struct pending_counter {
     LLVMValueRef at, original;
     uint32_t site, block;
-    LLVMValueRef (*as_i64)(struct vigil_xform *, LLVMValueRef);   /* NULL: a branch */
+    LLVMValueRef (*as_i64)(struct vigil_xform *, LLVMValueRef);   /* NULL: a branch or a case */
+    int successor;                                                 /* a case: its index k; else -1 */
 };
 
 struct xp_pending {
@@ -87,6 +94,38 @@ static void count_branch(struct xfunc *f, LLVMValueRef br, uint32_t site, unsign
     emit_counter(f, from, cont, site, LLVMBuildZExt(x->builder, cond, x->i8, ""), keep);
 }
 
+/* i1: switch sw goes to the block of its successor k: the value is one of the cases that go
+ * there, or, when the default goes there too, none of the cases that go elsewhere. */
+static LLVMValueRef takes_successor(struct vigil_xform *x, LLVMValueRef sw, unsigned k)
+{
+    LLVMValueRef cond = LLVMGetOperand(sw, 0);
+    LLVMBasicBlockRef target = LLVMGetSuccessor(sw, k);
+    LLVMValueRef here = LLVMConstInt(LLVMInt1TypeInContext(x->ctx), 0, 0), elsewhere = here;
+    /* operands: condition, default, then (value, successor) pairs: successor j >= 1 is case j */
+    for (unsigned j = 1; j < LLVMGetNumSuccessors(sw); j++) {
+        LLVMValueRef is = LLVMBuildICmp(x->builder, LLVMIntEQ, cond, LLVMGetOperand(sw, 2 * j), "");
+        if (LLVMGetSuccessor(sw, j) == target)
+            here = LLVMBuildOr(x->builder, here, is, "");
+        else
+            elsewhere = LLVMBuildOr(x->builder, elsewhere, is, "");
+    }
+    if (LLVMGetSuccessor(sw, 0) != target)
+        return here;
+    /* the default goes there too: any value that no case sends elsewhere */
+    return LLVMBuildNot(x->builder, elsewhere, "");
+}
+
+static void count_case(struct xfunc *f, LLVMValueRef sw, uint32_t site, unsigned successor)
+{
+    struct vigil_xform *x = f->x;
+    LLVMBasicBlockRef from = LLVMGetInstructionParent(sw);
+    LLVMBasicBlockRef cont = xf_split_before(f, sw, "vigil.pred.cont");
+    if (!cont)
+        return;
+    LLVMPositionBuilderAtEnd(x->builder, from);
+    emit_counter(f, from, cont, site, LLVMBuildZExt(x->builder, takes_successor(x, sw, successor), x->i8, ""), 3);
+}
+
 static void count_return(struct xfunc *f, LLVMValueRef call, uint32_t site, LLVMValueRef (*as_i64)(struct vigil_xform *, LLVMValueRef))
 {
     struct vigil_xform *x = f->x;
@@ -110,8 +149,7 @@ static const struct vigil_cc_tool preds_cc_tool;
 
 /* A counter is placed once every site of the function is known (place_counters), so that
  * branch predicates whose count follows from another site's are left out (seed 002 3.1). */
-static void defer_counter(struct xfunc *f, LLVMValueRef at, LLVMValueRef original, uint32_t site, uint32_t block,
-                          LLVMValueRef (*as_i64)(struct vigil_xform *, LLVMValueRef))
+static void defer(struct xfunc *f, struct pending_counter c)
 {
     void **state = xcc_state(f, &preds_cc_tool);
     struct xp_pending *p = state ? *state : NULL;
@@ -125,7 +163,19 @@ static void defer_counter(struct xfunc *f, LLVMValueRef at, LLVMValueRef origina
         p->v = grown;
         p->cap = cap;
     }
-    p->v[p->n++] = (struct pending_counter){at, original, site, block, as_i64};
+    p->v[p->n++] = c;
+}
+
+static void defer_counter(struct xfunc *f, LLVMValueRef at, LLVMValueRef original, uint32_t site, uint32_t block,
+                          LLVMValueRef (*as_i64)(struct vigil_xform *, LLVMValueRef))
+{
+    defer(f, (struct pending_counter){at, original, site, block, as_i64, -1});
+}
+
+static void defer_case(struct xfunc *f, LLVMValueRef at, LLVMValueRef original, uint32_t site, uint32_t block,
+                       unsigned successor)
+{
+    defer(f, (struct pending_counter){at, original, site, block, NULL, (int)successor});
 }
 
 /* Whether the code of inst's block before inst cannot stop the process or leave the block
@@ -178,10 +228,11 @@ static void find_redundant(struct xfunc *f, const struct xp_pending *p, unsigned
         if (b >= nblocks)
             continue;
         /* a branch site that counts every entry into its block (crashing runs included) */
-        if (!p->v[i].as_i64 && reached_whenever_entered(p->v[i].original ? p->v[i].original : p->v[i].at))
+        if (p->v[i].as_i64 || p->v[i].successor >= 0)   /* only branch sites stand for a block */
+            continue;
+        if (reached_whenever_entered(p->v[i].original ? p->v[i].original : p->v[i].at))
             block_site[b] = p->v[i].site;
-        if (!p->v[i].as_i64)
-            branch_at[b] = (uint32_t)i;
+        branch_at[b] = (uint32_t)i;
     }
     if (vigil_redundant_edges(nblocks, f->cfg_edges, f->cfg_nedges, f->cfg_exits, f->cfg_nexits, block_site, source) != 0)
         goto out;
@@ -223,6 +274,8 @@ static void place_counters(struct xfunc *f)
                 LLVMSetCurrentDebugLocation2(f->x->builder, xf_debug_loc(f, at));
                 if (c->as_i64)
                     count_return(f, at, c->site, c->as_i64);
+                else if (c->successor >= 0)
+                    count_case(f, at, c->site, (unsigned)c->successor);
                 else
                     count_branch(f, at, c->site, keep[i]);
             }
@@ -246,6 +299,7 @@ static const struct vigil_cc_tool preds_cc_tool = {
     .name = "preds",
     .active = counters_wanted,
     .at_site = defer_counter,
+    .at_case = defer_case,
     .function_done = place_counters,
 };
 VIGIL_REGISTER_CC_TOOL(preds_cc_tool);

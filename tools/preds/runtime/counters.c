@@ -109,7 +109,9 @@ static uint8_t enable_value(const struct vigil_module_info *m, uint32_t index, c
     if (vigil_site_lookup(m->base + index, &info) != 0 || !info.kind)
         return 0;
     *kind = info.kind;
-    uint8_t preds = strcmp(info.kind, "branch") == 0 ? 0x3 : strcmp(info.kind, "return") == 0 ? 0x7 : 0;
+    uint8_t preds = strcmp(info.kind, "branch") == 0 || strcmp(info.kind, "case") == 0 ? 0x3
+                    : strcmp(info.kind, "return") == 0                                 ? 0x7
+                                                                                       : 0;
     if (!preds)
         return 0;
     return (uint8_t)(preds | VIGIL_COUNTER_MONITORED | (binary ? VIGIL_COUNTER_BINARY : 0));
@@ -164,7 +166,7 @@ static void apply_plan(const struct vigil_module_info *m)
         const char *kind;
         uint8_t e = ps->index < m->nsites ? enable_value(m, ps->index, &kind) : 0;
         if (!e) {
-            reject_plan("%s:%u: site %016" PRIx64 " %u is of kind %s, expected a branch or return site",
+            reject_plan("%s:%u: site %016" PRIx64 " %u is of kind %s, expected a branch, case or return site",
                         plan_file, ps->line, pm->tu_hash, ps->index, kind);
             return;
         }

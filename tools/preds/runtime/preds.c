@@ -129,8 +129,8 @@ static uint32_t table_kind(uint32_t id)
 static int write_counted_site(const struct preds_site *s, void *arg)
 {
     FILE *f = arg;
-    int is_branch = strcmp(s->kind, "branch") == 0;
-    unsigned npreds = is_branch ? 2 : 3;
+    int two = strcmp(s->kind, "branch") == 0 || strcmp(s->kind, "case") == 0;   /* false, true */
+    unsigned npreds = two ? 2 : 3;
     uint64_t observed = 0;
     for (unsigned i = 0; i < npreds; i++)
         observed = binary_mode ? (observed | s->count[i]) : observed + s->count[i];

@@ -15,6 +15,7 @@ static const char good[] =
     "binary 0\n"
     "site 3 branch 7 2 5\n"
     "site 9 return 6 1 0 5\n"
+    "site 12 case 4 3 1\n"
     "site 4000000000 branch 1 1 0\n"
     "label failure\n"
     "stack 0x401136 0x7f00deadbeef\n"
@@ -39,14 +40,16 @@ static void test_good(void)
     CHECK(fb.version == 1 && fb.pid == 4242, "version %u pid %lld", fb.version, (long long)fb.pid);
     CHECK(fb.collect == VIGIL_COLLECT_SAMPLED && fb.binary == 0, "collect %d binary %d",
           fb.collect, fb.binary);
-    CHECK(fb.nsites == 3, "nsites %zu", fb.nsites);
-    if (fb.nsites == 3) {
+    CHECK(fb.nsites == 4, "nsites %zu", fb.nsites);
+    if (fb.nsites == 4) {
         CHECK(fb.sites[0].id == 3 && fb.sites[0].kind == VIGIL_SITE_BRANCH &&
               fb.sites[0].observed == 7 && fb.sites[0].count[0] == 2 && fb.sites[0].count[1] == 5,
               "site 0 fields");
         CHECK(fb.sites[1].kind == VIGIL_SITE_RETURN && fb.sites[1].count[0] == 1 &&
               fb.sites[1].count[1] == 0 && fb.sites[1].count[2] == 5, "site 1 fields");
-        CHECK(fb.sites[2].id == 4000000000u, "large id %u", fb.sites[2].id);
+        CHECK(fb.sites[2].kind == VIGIL_SITE_CASE && fb.sites[2].observed == 4 && fb.sites[2].count[0] == 3 &&
+              fb.sites[2].count[1] == 1, "case site fields");
+        CHECK(fb.sites[3].id == 4000000000u, "large id %u", fb.sites[3].id);
     }
     CHECK(fb.label == VIGIL_LABEL_FAILURE, "label %d", fb.label);
     CHECK(fb.stack_depth == 2 && fb.stack[0] == 0x401136 && fb.stack[1] == 0x7f00deadbeefull,
@@ -99,7 +102,7 @@ static const struct bad_case bad[] = {
     {"vigil-feedback 1\ncollect sampled\nbinary 0\nsite 1 branch 2 0 1\nend\n", "does not match", 4},
     {"vigil-feedback 1\ncollect sampled\nbinary 0\nsite 1 branch 1 1\nend\n", "needs <observed> and 2", 4},
     {"vigil-feedback 1\ncollect sampled\nbinary 0\nsite 1 return 1 0 1\nend\n", "needs <observed> and 3", 4},
-    {"vigil-feedback 1\ncollect sampled\nbinary 0\nsite 1 load 1 1\nend\n", "branch|return", 4},
+    {"vigil-feedback 1\ncollect sampled\nbinary 0\nsite 1 load 1 1\nend\n", "branch|case|return", 4},
     {"vigil-feedback 1\ncollect sampled\nbinary 0\nsite x branch 1 0 1\nend\n", "site id", 4},
     {"vigil-feedback 1\ncollect sampled\nbinary 0\nsite 4294967295 branch 1 0 1\nend\n", "site id", 4},
     {"vigil-feedback 1\ncollect sampled\nbinary 0\nsite 1 branch 1 -1 2\nend\n", "predicate count 0", 4},
