@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "hsint.h"
+#include "walk.h"
 
 #define VIGIL_OPTSET_TOOL hotspot
 #define VIGIL_OPTSET_ROWS "tools/hotspot/options.inc"
@@ -259,6 +260,7 @@ static void hs_handler(int sig, siginfo_t *si, void *context)
     int new_period = 0;
     if (s->sampling) {
         take_sample(s, context);
+        hs_walk_step();
     } else if (hs_mono_ns() >= hs.sample_start_ns) {
         s->sampling = 1;   /* the delay is over: from now on at the period */
         new_period = 1;
@@ -319,6 +321,7 @@ static void thread_begin(void)
         }
         pthread_attr_destroy(&attr);
     }
+    hs_walk_thread_start_stack(s->lo, s->hi);
     pid_t tid = (pid_t)syscall(SYS_gettid);
     uint32_t index = __atomic_fetch_add(&hs.nrecs, 1, __ATOMIC_RELAXED);
     if (index < HS_MAX_RECS) {
@@ -404,6 +407,7 @@ static void fork_child(void)
     hs.threads = hs.threads_blocked = hs.threads_failed = hs.threads_fallback = 0;
     hs.samples = hs.samples_unrecorded = hs.rearm_failed = 0;
     hs.start_ns = hs_mono_ns();
+    hs_walk_fork_child();
     if (still_ours())
         thread_begin();
 }
@@ -447,8 +451,51 @@ static void not_sampling(const char *fmt, const char *detail)
     vigil_tool_message(&hs_tool, "not sampling: %s", hs.why);
 }
 
+/* The walk signal: stop or restart the walks (walk.h). */
+static void walk_signal_handler(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    hs_walk_toggle();
+    errno = saved;
+}
+
+static void install_walk_signal(void)
+{
+    if (!hs_opts.walk_spots)
+        return;
+    int signo = SIGRTMIN + (int)hs_opts.walk_signal;
+    struct sigaction old;
+    if (signo == hs.signo || sigaction(signo, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
+        old.sa_handler != SIG_DFL) {
+        vigil_tool_message(&hs_tool, "walk signal %d (SIGRTMIN+%u) is taken or not at its default disposition: the "
+                           "walks cannot be toggled", signo, hs_opts.walk_signal);
+        return;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = walk_signal_handler;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(signo, &sa, NULL);
+}
+
 static int hotspot_init(void)
 {
+    if (!option_ok("walk_spots", hs_opts.walk_spots, 0, 16))
+        hs_opts.walk_spots = 2;
+    if (!option_ok("walk_share", hs_opts.walk_share, 1, 100))
+        hs_opts.walk_share = 10;
+    if (!option_ok("walk_calls", hs_opts.walk_calls, 1, 100000000))
+        hs_opts.walk_calls = 1000;
+    if (!option_ok("walk_min_share", hs_opts.walk_min_share, 0, 100))
+        hs_opts.walk_min_share = 5;
+    if (!option_ok("walk_samples", hs_opts.walk_samples, 1, 100000000))
+        hs_opts.walk_samples = 100;
+    if (!option_ok("walk_trace", hs_opts.walk_trace, 0, 1u << 20))
+        hs_opts.walk_trace = 4096;
+    if (!option_ok("walk_signal", hs_opts.walk_signal, 0, (uint32_t)(SIGRTMAX - SIGRTMIN)))
+        hs_opts.walk_signal = 4;
     if (!option_ok("period", hs_opts.period, 100, 1000000))
         hs_opts.period = 1000;
     if (!option_ok("depth", hs_opts.depth, 1, HS_MAX_DEPTH))
@@ -512,6 +559,10 @@ static int hotspot_init(void)
                 vigil_tool_message(&hs_tool, "%s", hs.why);
         }
     }
+    struct hs_walk_options wo = {hs_opts.walk_share, hs_opts.walk_spots, hs_opts.walk_calls, hs_opts.walk_min_share,
+                                 hs_opts.walk_samples, hs_opts.walk_timeout_ms, hs_opts.walk_trace};
+    hs_walk_init(&wo);
+    install_walk_signal();
     thread_begin();
     return 0;
 }
@@ -521,6 +572,7 @@ static void hotspot_fini(void)
     still_ours();
     ended = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    hs_walk_end();
     hs_report_write();
     if (hs_opts.print)
         vigil_tool_message(&hs_tool, "%s, period %u us: %llu samples in %llu thread%s, %u stacks (hotspot.json)",
