@@ -997,7 +997,7 @@ void hs_walk_report(struct vigil_json *j, const struct vigil_loadmap *ms)
         vigil_json_array_begin(j);
         for (uint32_t k = 0; k < n; k++) {
             vigil_json_array_begin(j);
-            vigil_json_uint(j, r->ev[k].start_ns > hs.start_ns ? (r->ev[k].start_ns - hs.start_ns) / 1000u : 0);
+            vigil_json_uint(j, r->ev[k].start_ns > hs.start_ns ? r->ev[k].start_ns - hs.start_ns : 0);
             vigil_json_uint(j, r->ev[k].dur_ns);
             vigil_json_uint(j, r->ev[k].level);
             vigil_json_array_end(j);
