@@ -200,7 +200,7 @@ static void take_sample(struct hs_self *s, const ucontext_t *uc)
         hi = 0;
     while (n < depth && fp >= lo && hi >= 16 && fp <= hi - 16 && (fp & 7) == 0) {
         const uintptr_t *frame = (const uintptr_t *)fp;
-        uintptr_t next = frame[0], ret = frame[1];
+        uintptr_t next = frame[0], ret = hs_walk_real_return(frame[1], fp + sizeof(uintptr_t));
         if (ret < 4096)
             break;
         pcs[n++] = ret;

@@ -310,6 +310,17 @@ __attribute__((used)) static uintptr_t hs_on_exit(uintptr_t sp)
     return e.ret;
 }
 
+uintptr_t hs_walk_real_return(uintptr_t ret, uintptr_t slot)
+{
+    if (ret != (uintptr_t)__vigil_hs_exit_tramp)
+        return ret;
+    const struct hs_shadow *sh = &wself.sh;
+    for (uint32_t i = sh->n; i-- > 0;)
+        if (sh->e[i].slot == slot)
+            return sh->e[i].ret;
+    return ret;
+}
+
 /* ---- modules ---- */
 
 static int pread_all(void *ctx, uint64_t offset, void *buf, size_t len)

@@ -26,6 +26,9 @@ void hs_walk_thread_start_stack(uintptr_t lo, uintptr_t hi);
 /* From the sampling signal handler, after each sample: the walker's step (trylock; at most
  * every few milliseconds). Async-signal-safe. */
 void hs_walk_step(void);
+/* A return address read from the calling thread's stack at slot: the real one where a measured
+ * call replaced it with the exit trampoline's (async-signal-safe; for stack walks). */
+uintptr_t hs_walk_real_return(uintptr_t ret, uintptr_t slot);
 /* Toggle (the walk signal): stop every walk and remove its hooks, or start choosing again. */
 void hs_walk_toggle(void);
 /* A fork child: the walks restart (hooks removed, counts kept as the parent had them). */

@@ -139,7 +139,7 @@ PY
         r=$(pyjson "$WORK/trace.json" "
 ev = d['traceEvents']
 x = [e for e in ev if e['ph'] == 'X']
-assert x and all(isinstance(e['ts'], int) and e['dur'] >= 0 and 'pid' in e and 'tid' in e for e in x)
+assert x and all(isinstance(e['ts'], (int, float)) and e['dur'] >= 0 and 'pid' in e and 'tid' in e for e in x)
 assert {'main', 'work', 'hot_a', 'hot_b'} <= {e['name'] for e in x}
 assert any(e['ph'] == 'M' and e['name'] == 'thread_name' for e in ev)
 bytid = {}
