@@ -28,9 +28,10 @@ build() {  # PROG VARIANT -> binary (the variant is also a -D, so that the build
 instructions() {  # MODE CMD... -> instructions executed
     local out
     out=$(mktemp)
-    VIGIL_OPTIONS="mode=$1" valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+    VIGIL_OPTIONS="mode=$1" valgrind --tool=cachegrind --cache-sim=no --trace-children=yes --cachegrind-out-file=/dev/null \
         sh -c "${*:2}" 2>"$out" >/dev/null
-    sed -n 's/.*I *refs: *//p' "$out" | tr -d ,
+    # the last process's figure (sh runs the program with exec)
+    sed -n 's/.*I *refs: *//p' "$out" | tr -d , | tail -n1
     rm -f "$out"
 }
 for prog in lua bzip2; do
@@ -38,11 +39,11 @@ for prog in lua bzip2; do
     for var in none min24 all; do
         bin=$(build "$prog" "$var") || exit 1
         case $prog in
-            lua) cmd="$bin $REPO_ROOT/bench/workloads/bench.lua $LUA_N" ;;
-            bzip2) cmd="$bin -9 -c < $INPUT" ;;
+            lua) cmd="exec $bin $REPO_ROOT/bench/workloads/bench.lua $LUA_N" ;;
+            bzip2) cmd="exec $bin -9 -c < $INPUT" ;;
         esac
         text=$(size -A "$bin" | awk '$1==".text"{print $2}')
-        nent=$(( $(size -A "$bin" | awk '$1=="__patchable_function_entries"{print $2}') / 8 ))
+        nent=$(( $(size -A "$bin" | awk '$1=="__patchable_function_entries"{s=$2} END{print s+0}') / 8 ))
         for mode in off adaptive; do
             ins[$var.$mode]=$(instructions $mode "$cmd")
         done

@@ -8,10 +8,11 @@
  * call from plain code, a function pointer or another module reaches. The instrumented copy
  * (<name>.vigil.instr) is entered from it, and burst entries (<name>.vigil.b) are reached only
  * from instrumented copies, during bursts: a hook sees every call but those made from inside a
- * burst. Which functions: those with a loop, and those of at least VIGIL_CC_HOTSPOT_MIN
- * instructions (LLVM IR, before the transform); smaller ones are left without a nop, because
- * they are the most called and a nop at their entry is most of the unpatched cost, and they
- * are usually inlined at -O2 anyway. */
+ * burst. Which functions: those with a loop, those that call a function (every caller a walk
+ * may climb to), and those of at least VIGIL_CC_HOTSPOT_MIN instructions (LLVM IR, before the
+ * transform); small leaves without a loop are left without a nop: they are the most called,
+ * a nop at their entry would be most of the unpatched cost, and a walk that starts in one
+ * starts at its caller instead (runtime/walk.c). */
 #include "xform.h"
 
 #include <stdlib.h>
@@ -29,22 +30,32 @@ static long setting_number(const char *name, long def)
     return *end || n < 0 ? def : n;
 }
 
-/* Instructions of f's original body (f->blocks: the checking copy's blocks as they were). */
-static long original_instructions(const struct xfunc *f)
+/* Instructions of f's original body (f->blocks: the checking copy's blocks as they were);
+ * *calls: whether it calls a function (intrinsics and inline assembly are not calls). */
+static long original_instructions(const struct xfunc *f, int *calls)
 {
     long n = 0;
+    *calls = 0;
     for (size_t i = 0; i < f->blocks.n; i++)
         for (LLVMValueRef inst = LLVMGetFirstInstruction(LLVMValueAsBasicBlock(f->blocks.v[i])); inst;
-             inst = LLVMGetNextInstruction(inst))
+             inst = LLVMGetNextInstruction(inst)) {
             n++;
+            if (LLVMGetInstructionOpcode(inst) != LLVMCall && LLVMGetInstructionOpcode(inst) != LLVMInvoke)
+                continue;
+            LLVMValueRef callee = LLVMGetCalledValue(inst);
+            if (LLVMIsAInlineAsm(callee) || (LLVMIsAFunction(callee) && LLVMGetIntrinsicID(callee)))
+                continue;
+            *calls = 1;
+        }
     return n;
 }
 
 static void function_done(struct xfunc *f)
 {
     long min = setting_number("VIGIL_CC_HOTSPOT_MIN", 24);
-    if (f->backedge_from.n == 0 && original_instructions(f) < min)
-        return;
+    int calls;
+    if (f->backedge_from.n == 0 && original_instructions(f, &calls) < min && !calls)
+        return;   /* a small leaf without a loop */
     static const char key[] = "patchable-function-entry";
     LLVMAddAttributeAtIndex(f->fn, LLVMAttributeFunctionIndex,
                             LLVMCreateStringAttribute(f->x->ctx, key, sizeof key - 1, "5", 1));
@@ -58,8 +69,8 @@ static int wanted(const struct vigil_xform *x)
 }
 
 static const struct vigil_cc_setting settings[] = {
-    {"VIGIL_CC_HOTSPOT_ENTRIES", "1", "0: no patchable entries (a 5-byte nop in each function with a loop or of VIGIL_CC_HOTSPOT_MIN instructions), so the hotspot tool samples but cannot hook and walk"},
-    {"VIGIL_CC_HOTSPOT_MIN", "24", "functions without a loop get a patchable entry from this many LLVM instructions on (0: every function)"},
+    {"VIGIL_CC_HOTSPOT_ENTRIES", "1", "0: no patchable entries (a 5-byte nop in each function with a loop, a call, or VIGIL_CC_HOTSPOT_MIN instructions), so the hotspot tool samples but cannot hook and walk"},
+    {"VIGIL_CC_HOTSPOT_MIN", "24", "leaf functions without a loop get a patchable entry from this many LLVM instructions on (0: every function)"},
 };
 
 static const struct vigil_cc_tool hotspot_cc_tool = {

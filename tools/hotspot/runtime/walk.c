@@ -153,8 +153,9 @@ static volatile int walking;             /* the walk runs (toggled by the walk s
 static int sync_core;                    /* membarrier SYNC_CORE registered */
 static long page_size;
 static char instructions_why[160];       /* why instructions are not measured */
-/* Counters, atomics: hooks made, removed, refused (and the last reason). */
-static uint64_t n_hooked, n_unhooked, n_refused, n_lost_exit;
+/* Counters, atomics: hooks made, removed, refused (and the last reason); shadow-stack entries
+ * dropped (their frame ended without returning: longjmp). */
+static uint64_t n_hooked, n_unhooked, n_refused, n_dropped;
 static char refused_why[200];
 
 extern char __vigil_hs_entry_tramp[], __vigil_hs_exit_tramp[];
@@ -259,7 +260,10 @@ __attribute__((used)) static void hs_on_entry(uintptr_t after, uintptr_t *slot)
     __atomic_add_fetch(&l->calls, 1, __ATOMIC_RELAXED);
     if (caller)
         count_caller(l, caller);
+    uint64_t dropped = w->sh.dropped;
     hs_shadow_prune(&w->sh, tail ? at - 1 : at, w->lo, w->hi);
+    if (w->sh.dropped != dropped)
+        __atomic_add_fetch(&n_dropped, w->sh.dropped - dropped, __ATOMIC_RELAXED);
     if (tail) {
         __atomic_add_fetch(&l->tail, 1, __ATOMIC_RELAXED);
     } else if (hs_shadow_holds(&w->sh, l)) {
@@ -280,6 +284,7 @@ __attribute__((used)) static uintptr_t hs_on_exit(uintptr_t sp)
     int saved = errno;
     struct hs_wself *w = &wself;
     struct hs_shadow_entry e;
+    uint64_t dropped = w->sh.dropped;
     if (hs_shadow_pop(&w->sh, sp - sizeof(uintptr_t), &e) != 0) {
         /* Only a replaced return address leads here, and its entry is kept until its frame is
          * shown dead: this cannot happen unless the stack was corrupted. */
@@ -290,6 +295,8 @@ __attribute__((used)) static uintptr_t hs_on_exit(uintptr_t sp)
         abort();
     }
     struct hs_level *l = e.what;
+    if (w->sh.dropped != dropped)
+        __atomic_add_fetch(&n_dropped, w->sh.dropped - dropped, __ATOMIC_RELAXED);
     uint64_t dt = t - e.t0_ns;
     __atomic_add_fetch(&l->measured, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&l->wall_ns, dt, __ATOMIC_RELAXED);
@@ -708,7 +715,11 @@ static void end_walk(struct hs_walk *w, struct hs_level *l, const char *why)
 {
     unhook(l);
     w->active = 0;
-    snprintf(w->end, sizeof w->end, "%s", why);
+    if (!__atomic_load_n(&l->calls, __ATOMIC_RELAXED))
+        snprintf(w->end, sizeof w->end, "%s; its last function was not called once it was hooked (it was "
+                 "entered before: a thread's start routine, or a long loop)", why);
+    else
+        snprintf(w->end, sizeof w->end, "%s", why);
 }
 
 static int hooked_elsewhere(uintptr_t entry, const struct hs_walk *self_walk, uint32_t *which)
@@ -728,13 +739,14 @@ static int hooked_elsewhere(uintptr_t entry, const struct hs_walk *self_walk, ui
 static void advance(struct hs_walk *w, uint64_t now)
 {
     struct hs_level *l = &levels[w->level[w->nlevel - 1]];
-    uint64_t measured = __atomic_load_n(&l->measured, __ATOMIC_RELAXED);
+    /* claimed: calls that were measured, or are being measured, or were left by a longjmp */
+    uint64_t claimed = __atomic_load_n(&l->claimed, __ATOMIC_RELAXED);
     uint64_t calls = __atomic_load_n(&l->calls, __ATOMIC_RELAXED);
     int timed_out = now > l->start_ns && now - l->start_ns >= (uint64_t)wo.timeout_ms * 1000000u;
-    if (measured < wo.calls && !timed_out)
+    if (claimed < wo.calls && !timed_out)
         return;
     if (!calls) {
-        end_walk(w, l, "no call within walk_timeout_ms");
+        end_walk(w, l, "walk_timeout_ms passed");
         return;
     }
     const struct hs_module *m = module_of(l->entry);
@@ -744,7 +756,7 @@ static void advance(struct hs_walk *w, uint64_t now)
     }
     struct tally t[64];
     memset(t, 0, sizeof t);
-    uint64_t total = __atomic_load_n(&l->callers_other, __ATOMIC_RELAXED), unhookable = 0;
+    uint64_t total = __atomic_load_n(&l->callers_other, __ATOMIC_RELAXED);
     for (int i = 0; i < HS_CALLERS; i++) {
         uintptr_t site = __atomic_load_n(&l->callers[i].site, __ATOMIC_ACQUIRE);
         uint64_t c = __atomic_load_n(&l->callers[i].count, __ATOMIC_RELAXED);
@@ -756,14 +768,12 @@ static void advance(struct hs_walk *w, uint64_t now)
         total += c;
         if (f)
             tally_add(t, 64, f, c);
-        else
-            unhookable += c;
     }
     struct tally *best = NULL;
     for (int i = 0; i < 64; i++)
         if (t[i].key && (!best || t[i].count > best->count))
             best = &t[i];
-    if (!best || best->count < unhookable) {
+    if (!best) {
         end_walk(w, l, total ? "called from code without patchable entries (a thread's start routine, libc, code "
                                "not built by vigil-cc)" : "called only by itself");
         return;
@@ -795,6 +805,12 @@ static void advance(struct hs_walk *w, uint64_t now)
     }
     unhook(l);
     w->level[w->nlevel++] = (uint32_t)(up - levels);
+    const struct hs_module *um = module_of(best->key);
+    if (um && um->main_entry == best->key) {   /* called once: named, not hooked */
+        w->active = 0;
+        snprintf(w->end, sizeof w->end, "main");
+        return;
+    }
     if (hook(up) != 0) {
         w->active = 0;
         snprintf(w->end, sizeof w->end, "its caller could not be hooked: %s", refused_why);
@@ -944,7 +960,7 @@ void hs_walk_report(struct vigil_json *j, const struct vigil_loadmap *ms)
     for (uint32_t i = 0; i < nm; i++)
         entries += modules[i].n;
     num(j, "entries", entries);
-    (void)n_lost_exit;
+    num(j, "dropped", __atomic_load_n(&n_dropped, __ATOMIC_RELAXED));
     vigil_json_key(j, "walks");
     vigil_json_array_begin(j);
     uint32_t nw = __atomic_load_n(&nwalks, __ATOMIC_ACQUIRE);
