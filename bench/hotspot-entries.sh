@@ -3,10 +3,11 @@
 # (bench/workloads/bench.lua) and bzip2 -9 (1 MB of text) built with vigil-cc three ways,
 # instructions executed under cachegrind (deterministic, so one run each), in mode=off and
 # adaptive, and text size:
-#   none   VIGIL_CC_HOTSPOT_ENTRIES=0 (no nops)
-#   min24  the default: a nop in functions with a loop or of at least 24 IR instructions
-#   all    VIGIL_CC_HOTSPOT_MIN=0: a nop in every transformed function
-# usage: bench/hotspot-entries.sh        Environment: LUA_N (20), VIGIL_REAL_DIR, VIGILCC.
+#   none     VIGIL_CC_HOTSPOT_ENTRIES=0 (no nops)
+#   default  a nop in functions with a loop, a call, or at least 24 IR instructions
+#   nocalls  VIGIL_CC_HOTSPOT_CALLERS=0: a nop in functions with a loop or of 24 instructions
+#   all      VIGIL_CC_HOTSPOT_MIN=0: a nop in every transformed function
+# usage: bench/hotspot-entries.sh        Environment: LUA_N (20), VARIANTS, VIGIL_REAL_DIR, VIGILCC.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO_ROOT=$(cd "$HERE/.." && pwd)
@@ -21,7 +22,8 @@ INPUT=$VIGIL_REAL_DIR/inputs/text-1024k.txt
 build() {  # PROG VARIANT -> binary (the variant is also a -D, so that the build cache keeps them apart)
     case "$2" in
         none) VIGIL_CC_HOTSPOT_ENTRIES=0 REAL_CFLAGS="$BASE_CFLAGS -DVIGIL_BENCH_ENTRIES_NONE" real_build "$1" vigil ;;
-        min24) REAL_CFLAGS="$BASE_CFLAGS" real_build "$1" vigil ;;
+        default) REAL_CFLAGS="$BASE_CFLAGS" real_build "$1" vigil ;;
+        nocalls) VIGIL_CC_HOTSPOT_CALLERS=0 REAL_CFLAGS="$BASE_CFLAGS -DVIGIL_BENCH_ENTRIES_NOCALLS" real_build "$1" vigil ;;
         all) VIGIL_CC_HOTSPOT_MIN=0 REAL_CFLAGS="$BASE_CFLAGS -DVIGIL_BENCH_ENTRIES_ALL" real_build "$1" vigil ;;
     esac
 }
@@ -36,7 +38,7 @@ instructions() {  # MODE CMD... -> instructions executed
 }
 for prog in lua bzip2; do
     declare -A ins=()
-    for var in none min24 all; do
+    for var in ${VARIANTS:-none default nocalls all}; do
         bin=$(build "$prog" "$var") || exit 1
         case $prog in
             lua) cmd="exec $bin $REPO_ROOT/bench/workloads/bench.lua $LUA_N" ;;
@@ -50,7 +52,8 @@ for prog in lua bzip2; do
         ins[$var.text]=$text
         echo "$prog $var: entries $nent, text $text, instructions off ${ins[$var.off]} adaptive ${ins[$var.adaptive]}"
     done
-    for var in min24 all; do
+    for var in ${VARIANTS:-none default nocalls all}; do
+        [ "$var" = none ] && continue
         python3 -c "
 n=dict(off=${ins[none.off]},ad=${ins[none.adaptive]},t=${ins[none.text]}); v=dict(off=${ins[$var.off]},ad=${ins[$var.adaptive]},t=${ins[$var.text]})
 print('$prog $var over none: instructions mode=off %+.2f%%, adaptive %+.2f%%, text %+.2f%%' % tuple(100.0*(v[k]/n[k]-1) for k in ('off','ad','t')))"

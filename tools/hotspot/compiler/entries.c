@@ -54,8 +54,9 @@ static void function_done(struct xfunc *f)
 {
     long min = setting_number("VIGIL_CC_HOTSPOT_MIN", 24);
     int calls;
-    if (f->backedge_from.n == 0 && original_instructions(f, &calls) < min && !calls)
-        return;   /* a small leaf without a loop */
+    if (f->backedge_from.n == 0 && original_instructions(f, &calls) < min &&
+        (!calls || !setting_number("VIGIL_CC_HOTSPOT_CALLERS", 1)))
+        return;   /* a small leaf without a loop (or any small function without one) */
     static const char key[] = "patchable-function-entry";
     LLVMAddAttributeAtIndex(f->fn, LLVMAttributeFunctionIndex,
                             LLVMCreateStringAttribute(f->x->ctx, key, sizeof key - 1, "5", 1));
@@ -70,6 +71,7 @@ static int wanted(const struct vigil_xform *x)
 
 static const struct vigil_cc_setting settings[] = {
     {"VIGIL_CC_HOTSPOT_ENTRIES", "1", "0: no patchable entries (a 5-byte nop in each function with a loop, a call, or VIGIL_CC_HOTSPOT_MIN instructions), so the hotspot tool samples but cannot hook and walk"},
+    {"VIGIL_CC_HOTSPOT_CALLERS", "1", "0: small functions that call (under VIGIL_CC_HOTSPOT_MIN instructions, no loop) get no patchable entry either: a lower unpatched cost, but a walk ends at such a caller"},
     {"VIGIL_CC_HOTSPOT_MIN", "24", "leaf functions without a loop get a patchable entry from this many LLVM instructions on (0: every function)"},
 };
 

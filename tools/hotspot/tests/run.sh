@@ -464,6 +464,20 @@ assert w['levels'][2]['measured'] > 0, w['levels'][2]
 else
     bad "walk/uselib: does not build: $(head -c 300 "$WORK/w-uselib.cc.log")"
 fi
+# The compiler part: the entries vigil-cc lists (every function of chain.c has a loop or a call:
+# 5), none with VIGIL_CC_HOTSPOT_ENTRIES=0, and none in a small leaf without a loop.
+entries_of() { size -A "$1" | awk '$1 == "__patchable_function_entries" { s = $2 } END { print s / 8 }'; }
+cat >"$WORK/tiny.c" <<'C'
+__attribute__((noinline)) int tiny(int x) { return x * 3 + 1; }
+int main(int argc, char **argv) { (void)argv; return tiny(argc) & 1; }
+C
+"$VIGILCC" -O2 -g "$WORK/tiny.c" -o "$WORK/tiny" 2>/dev/null
+VIGIL_CC_HOTSPOT_ENTRIES=0 "$VIGILCC" -O2 -g "$WALK/chain.c" -o "$WORK/w-chain-noentries" 2>/dev/null
+n_chain=$(entries_of "$WORK/w-chain") n_off=$(entries_of "$WORK/w-chain-noentries") n_tiny=$(entries_of "$WORK/tiny")
+first_tiny=$(objdump -d --no-show-raw-insn "$WORK/tiny" | grep -A1 "<tiny>:" | tail -n1)
+[ "$n_chain" = 5 ] && [ "$n_off" = 0 ] && [ "$n_tiny" = 1 ] && [[ "$first_tiny" != *nop* ]]
+check "vigil-cc: patchable entries in chain.c's 5 functions, none with VIGIL_CC_HOTSPOT_ENTRIES=0, none in a tiny leaf" $? \
+    "chain $n_chain, off $n_off, tiny.c $n_tiny (main only), tiny starts with: $first_tiny"
 rm -rf "$WORK/wout-off"
 (cd "$WORK" && VIGIL_OPTIONS="tools=hotspot:hotspot.walk_spots=0:out=$WORK/wout-off" ./w-chain 2000 >/dev/null 2>&1)
 python3 -c "
