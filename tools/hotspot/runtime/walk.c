@@ -149,7 +149,9 @@ static struct hs_walk_options wo;        /* written by init */
 static int step_lock;                    /* the step's trylock */
 static uint64_t last_step_ns;            /* under step_lock */
 static int chosen;                       /* hot spots chosen (under step_lock) */
-static volatile int walking;             /* the walk runs (toggled by the walk signal) */
+static volatile int walking;             /* the walk runs (toggled by the walk signal, under step_lock) */
+static int toggle_pending;               /* the walk signal came (atomic): the next step toggles */
+static volatile int ended_walk;          /* set by hs_walk_end: no more steps */
 static int sync_core;                    /* membarrier SYNC_CORE registered */
 static long page_size;
 static char instructions_why[160];       /* why instructions are not measured */
@@ -817,15 +819,31 @@ static void advance(struct hs_walk *w, uint64_t now)
     }
 }
 
+static void end_active(const char *why);
+
 void hs_walk_step(void)
 {
-    if (!walking || !wo.spots)
+    if (!wo.spots || ended_walk)
         return;
+    int toggle = __atomic_load_n(&toggle_pending, __ATOMIC_ACQUIRE);
     uint64_t now = now_ns();
-    if (now - __atomic_load_n(&last_step_ns, __ATOMIC_RELAXED) < STEP_NS)
+    if (!toggle && (!walking || now - __atomic_load_n(&last_step_ns, __ATOMIC_RELAXED) < STEP_NS))
         return;
     if (__atomic_exchange_n(&step_lock, 1, __ATOMIC_ACQUIRE))
         return;
+    if (__atomic_exchange_n(&toggle_pending, 0, __ATOMIC_ACQ_REL)) {
+        if (walking) {
+            walking = 0;
+            end_active("stopped by the walk signal");
+        } else {
+            chosen = 0;   /* hot spots chosen anew from the samples at the next step */
+            walking = 1;
+        }
+    }
+    if (!walking) {
+        __atomic_store_n(&step_lock, 0, __ATOMIC_RELEASE);
+        return;
+    }
     last_step_ns = now;
     if (!chosen && __atomic_load_n(&hs.samples, __ATOMIC_RELAXED) >= wo.min_samples)
         choose();
@@ -835,30 +853,34 @@ void hs_walk_step(void)
     __atomic_store_n(&step_lock, 0, __ATOMIC_RELEASE);
 }
 
+static void end_active(const char *why)
+{
+    for (uint32_t i = 0; i < nwalks; i++)
+        if (walks[i].active)
+            end_walk(&walks[i], &levels[walks[i].level[walks[i].nlevel - 1]], why);
+}
+
+/* From fini or a fork child (not a signal handler): waits for a step running on another thread. */
 static void stop_all(const char *why)
 {
     while (__atomic_exchange_n(&step_lock, 1, __ATOMIC_ACQUIRE))
         sched_yield();
-    for (uint32_t i = 0; i < nwalks; i++)
-        if (walks[i].active)
-            end_walk(&walks[i], &levels[walks[i].level[walks[i].nlevel - 1]], why);
+    end_active(why);
     __atomic_store_n(&step_lock, 0, __ATOMIC_RELEASE);
 }
 
+/* The walk signal: a request the next step carries out (the handler may have interrupted a step
+ * on this very thread, which holds step_lock). */
 void hs_walk_toggle(void)
 {
-    if (walking) {
-        walking = 0;
-        stop_all("stopped by the walk signal");
-    } else {
-        chosen = 0;
-        walking = 1;
-    }
+    __atomic_store_n(&toggle_pending, 1, __ATOMIC_RELEASE);
+    hs_walk_step();
 }
 
 void hs_walk_end(void)
 {
     walking = 0;
+    ended_walk = 1;
     stop_all("the program ended");
 }
 

@@ -464,6 +464,32 @@ assert w['levels'][2]['measured'] > 0, w['levels'][2]
 else
     bad "walk/uselib: does not build: $(head -c 300 "$WORK/w-uselib.cc.log")"
 fi
+# The walk signal (SIGRTMIN+4): stops the walk (its hook removed), then starts a new one; the
+# program goes on and ends as without vigil.
+rm -rf "$WORK/wout-toggle"
+(cd "$WORK" && VIGIL_OPTIONS="tools=hotspot:hotspot.walk_calls=100000000:hotspot.walk_samples=20:hotspot.walk_timeout_ms=100000:out=$WORK/wout-toggle" exec \
+    ./w-chain 40000 >"$WORK/toggle.stdout" 2>"$WORK/toggle.stderr") &
+tpid=$!
+sleep 1.5
+kill -s SIGRTMIN+4 $tpid 2>/dev/null
+sleep 1
+kill -s SIGRTMIN+4 $tpid 2>/dev/null
+wait $tpid
+tst=$?
+(cd "$WORK" && ./w-chain.plain 40000 >"$WORK/toggle.plain")
+pst=$?
+python3 -c "
+import json, glob, sys
+j = json.load(open(glob.glob(sys.argv[1] + '/*/hotspot.json')[0]))
+w = j['walk']['walks']
+assert len(w) >= 2, 'walks: %s' % [x['end'] for x in w]
+assert w[0]['end'].startswith('stopped by the walk signal'), w[0]['end']
+assert j['walk']['unhooked'] == j['walk']['hooked'], j['walk']
+" "$WORK/wout-toggle" 2>"$WORK/toggle.err" && [ $tst = $pst ] &&
+    cmp -s "$WORK/toggle.stdout" "$WORK/toggle.plain" && [ ! -s "$WORK/toggle.stderr" ]
+check "walk: SIGRTMIN+4 stops the walk, sent again starts a new one; output as plain's" $? \
+    "status $tst (plain $pst): $(tail -n1 "$WORK/toggle.err") $(head -c 200 "$WORK/toggle.stderr")"
+
 # The compiler part: the entries vigil-cc lists (every function of chain.c has a loop or a call:
 # 5), none with VIGIL_CC_HOTSPOT_ENTRIES=0, and none in a small leaf without a loop.
 entries_of() { size -A "$1" | awk '$1 == "__patchable_function_entries" { s = $2 } END { print s / 8 }'; }
