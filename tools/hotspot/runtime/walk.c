@@ -70,11 +70,19 @@
 #define HS_SCRATCH 4096
 #define STEP_NS 5000000ull
 
+/* Another part of a function that has an entry (its outlined instrumented copy, a cold part). */
+struct hs_alias {
+    uintptr_t lo, hi, entry;
+};
+
 struct hs_module {
     uintptr_t lo, hi;             /* its executable segments' span */
     uintptr_t bias;
     uintptr_t *entries;           /* sorted runtime addresses (mapped) */
     uint32_t *sizes;              /* the function's size from .symtab (0: unknown) */
+    uint64_t *hashes;             /* its name's hash (0: unknown) */
+    struct hs_alias *aliases;     /* sorted by address; at most n */
+    uint32_t naliases;
     uint32_t n;
     uintptr_t main_entry;         /* "main"'s entry, or 0 */
     uintptr_t stub;               /* the jump to the entry trampoline, within 2 GiB; 0: none */
@@ -365,7 +373,24 @@ static long find_entry(const struct hs_module *m, uintptr_t addr)
     return (long)lo - 1;   /* the last entry <= addr, or -1 */
 }
 
-/* Each function's size and "main", from the file's symbol table (none: sizes stay 0). */
+static uint64_t name_hash(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+static int cmp_alias(const void *a, const void *b)
+{
+    const struct hs_alias *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* From the file's symbol table: each entry's function size and "main"; and the other parts of
+ * those functions (vigil-cc's outlined instrumented copy "<name>.vigil.instr", the compiler's
+ * "<name>.cold" part: any "<name>.<suffix>"), so that a return address in them names the function.
+ * Without a symbol table sizes stay 0. */
 static void read_symbols(struct hs_module *m, int fd, uint64_t file_size)
 {
     uint64_t sym_off, sym_size, str_off, str_size;
@@ -373,29 +398,44 @@ static void read_symbols(struct hs_module *m, int fd, uint64_t file_size)
     if (vigil_elf_find_section(pread_all, &fd, file_size, ".symtab", &sym_off, &sym_size, err, sizeof err) != 0 ||
         vigil_elf_find_section(pread_all, &fd, file_size, ".strtab", &str_off, &str_size, err, sizeof err) != 0)
         return;
-    Elf64_Sym buf[256];
-    for (uint64_t at = 0; at + sizeof(Elf64_Sym) <= sym_size;) {
-        size_t k = (size_t)((sym_size - at) / sizeof(Elf64_Sym));
-        if (k > 256)
-            k = 256;
-        if (pread_all(&fd, sym_off + at, buf, k * sizeof(Elf64_Sym)) != 0)
-            return;
-        at += k * sizeof(Elf64_Sym);
-        for (size_t i = 0; i < k; i++) {
-            if (ELF64_ST_TYPE(buf[i].st_info) != STT_FUNC || !buf[i].st_value)
+    void *map = mmap(NULL, (size_t)file_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED)
+        return;
+    const Elf64_Sym *syms = (const Elf64_Sym *)((const char *)map + sym_off);
+    const char *strs = (const char *)map + str_off;
+    size_t nsyms = (size_t)(sym_size / sizeof(Elf64_Sym));
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < nsyms; i++) {
+            const Elf64_Sym *sy = &syms[i];
+            if (ELF64_ST_TYPE(sy->st_info) != STT_FUNC || !sy->st_value || sy->st_name >= str_size)
                 continue;
-            uintptr_t a = m->bias + buf[i].st_value;
-            long e = find_entry(m, a);
-            if (e < 0 || m->entries[e] != a)
+            const char *name = strs + sy->st_name;
+            size_t len = strnlen(name, (size_t)(str_size - sy->st_name));
+            uintptr_t a = m->bias + sy->st_value;
+            if (pass == 0) {
+                long e = find_entry(m, a);
+                if (e < 0 || m->entries[e] != a || memchr(name, '.', len))
+                    continue;
+                if (sy->st_size && sy->st_size < UINT32_MAX)
+                    m->sizes[e] = (uint32_t)sy->st_size;
+                m->hashes[e] = name_hash(name, len);
+                if (len == 4 && memcmp(name, "main", 4) == 0)
+                    m->main_entry = a;
                 continue;
-            if (buf[i].st_size && buf[i].st_size < UINT32_MAX)
-                m->sizes[e] = (uint32_t)buf[i].st_size;
-            char name[5];
-            if (buf[i].st_name < str_size && str_size - buf[i].st_name >= 5 &&
-                pread_all(&fd, str_off + buf[i].st_name, name, 5) == 0 && memcmp(name, "main", 5) == 0)
-                m->main_entry = a;
+            }
+            const char *dot = memchr(name, '.', len);
+            if (!dot || dot == name || !sy->st_size || m->naliases >= m->n)
+                continue;
+            uint64_t h = name_hash(name, (size_t)(dot - name));
+            for (uint32_t e = 0; e < m->n; e++)
+                if (m->hashes[e] == h && m->entries[e] != a) {
+                    m->aliases[m->naliases++] = (struct hs_alias){a, a + sy->st_size, m->entries[e]};
+                    break;
+                }
         }
     }
+    qsort(m->aliases, m->naliases, sizeof *m->aliases, cmp_alias);
+    munmap(map, (size_t)file_size);
 }
 
 /* A page within 2 GiB of the module holding the jump to the entry trampoline. */
@@ -492,11 +532,13 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *ctx)
                 in = (const uintptr_t *)(info->dlpi_addr + p->p_vaddr + (off - p->p_offset));
         }
         size_t n = (size_t)(bytes / 8);
-        size_t need = n * (sizeof(uintptr_t) + sizeof(uint32_t));
+        size_t need = n * (sizeof(uintptr_t) + sizeof(uint64_t) + sizeof(struct hs_alias) + sizeof(uint32_t));
         void *mem = in ? mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
         if (mem != MAP_FAILED) {
             m->entries = mem;
-            m->sizes = (uint32_t *)(m->entries + n);
+            m->hashes = (uint64_t *)(m->entries + n);
+            m->aliases = (struct hs_alias *)(m->hashes + n);
+            m->sizes = (uint32_t *)(m->aliases + n);
             for (size_t i = 0; i < n; i++)
                 if (in[i] >= lo && in[i] < hi)
                     m->entries[m->n++] = in[i];
@@ -536,15 +578,23 @@ static uintptr_t function_of(uintptr_t addr, const struct hs_module **mp)
     const struct hs_module *m = module_of(addr);
     if (!m || !m->n)
         return 0;
-    long e = find_entry(m, addr);
-    if (e < 0)
-        return 0;
-    /* Without a size (no .symtab), the nearest entry below is taken. */
-    if (m->sizes[e] && addr >= m->entries[e] + m->sizes[e])
-        return 0;
     if (mp)
         *mp = m;
-    return m->entries[e];
+    long e = find_entry(m, addr);
+    /* Without a size (no .symtab), the nearest entry below is taken. */
+    if (e >= 0 && (!m->sizes[e] || addr < m->entries[e] + m->sizes[e]))
+        return m->entries[e];
+    uint32_t lo = 0, hi = m->naliases;   /* another part of a function with an entry */
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (m->aliases[mid].lo <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > 0 && addr < m->aliases[lo - 1].hi)
+        return m->aliases[lo - 1].entry;
+    return 0;
 }
 
 /* ---- patching ---- */
