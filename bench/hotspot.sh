@@ -186,7 +186,7 @@ for prog in $PROGRAMS; do
         paste -d'|' <(awk '{ printf "  %-36s\n", $0 }' "$WORK/top.vigil") <(sed 's/^/ /' "$WORK/top.perf") | tee -a "$OUT"
         if [ -d "$WORK/uftrace.data" ]; then
             say "$prog top 5 by self time: uftrace report (every call of the -pg build traced)"
-            uftrace report -d "$WORK/uftrace.data" -s self --no-pager 2>/dev/null | awk 'NR > 2 && NF >= 4' | head -n 5 |
+            uftrace report -d "$WORK/uftrace.data" -s self --no-pager 2>/dev/null | awk 'NR > 2 && NF >= 4 && !/linux:/' | head -n 5 |
                 sed 's/^/  /' | tee -a "$OUT"
         fi
     fi

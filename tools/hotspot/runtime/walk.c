@@ -68,6 +68,7 @@
 #define HS_WALK_LEVELS 32
 #define HS_CALLERS 16
 #define HS_SCRATCH 4096
+#define HS_ALIASES_PER_ENTRY 4     /* <name>.vigil.instr, .vigil.xfer, .vigil.b, .cold */
 #define STEP_NS 5000000ull
 
 /* Another part of a function that has an entry (its outlined instrumented copy, a cold part). */
@@ -81,7 +82,7 @@ struct hs_module {
     uintptr_t *entries;           /* sorted runtime addresses (mapped) */
     uint32_t *sizes;              /* the function's size from .symtab (0: unknown) */
     uint64_t *hashes;             /* its name's hash (0: unknown) */
-    struct hs_alias *aliases;     /* sorted by address; at most n */
+    struct hs_alias *aliases;     /* sorted by address; at most HS_ALIASES_PER_ENTRY * n */
     uint32_t naliases;
     uint32_t n;
     uintptr_t main_entry;         /* "main"'s entry, or 0 */
@@ -424,7 +425,7 @@ static void read_symbols(struct hs_module *m, int fd, uint64_t file_size)
                 continue;
             }
             const char *dot = memchr(name, '.', len);
-            if (!dot || dot == name || !sy->st_size || m->naliases >= m->n)
+            if (!dot || dot == name || !sy->st_size || m->naliases >= HS_ALIASES_PER_ENTRY * m->n)
                 continue;
             uint64_t h = name_hash(name, (size_t)(dot - name));
             for (uint32_t e = 0; e < m->n; e++)
@@ -532,13 +533,13 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *ctx)
                 in = (const uintptr_t *)(info->dlpi_addr + p->p_vaddr + (off - p->p_offset));
         }
         size_t n = (size_t)(bytes / 8);
-        size_t need = n * (sizeof(uintptr_t) + sizeof(uint64_t) + sizeof(struct hs_alias) + sizeof(uint32_t));
+        size_t need = n * (sizeof(uintptr_t) + sizeof(uint64_t) + HS_ALIASES_PER_ENTRY * sizeof(struct hs_alias) + sizeof(uint32_t));
         void *mem = in ? mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
         if (mem != MAP_FAILED) {
             m->entries = mem;
             m->hashes = (uint64_t *)(m->entries + n);
             m->aliases = (struct hs_alias *)(m->hashes + n);
-            m->sizes = (uint32_t *)(m->aliases + n);
+            m->sizes = (uint32_t *)(m->aliases + HS_ALIASES_PER_ENTRY * n);
             for (size_t i = 0; i < n; i++)
                 if (in[i] >= lo && in[i] < hi)
                     m->entries[m->n++] = in[i];
