@@ -838,7 +838,7 @@ static void advance(struct hs_walk *w, uint64_t now)
     uint32_t other;
     if (hooked_elsewhere(best->key, w, &other)) {
         char why[64];
-        snprintf(why, sizeof why, "its caller is walk %u's", other);
+        snprintf(why, sizeof why, "its caller is walk %u's", other + 1);
         end_walk(w, l, why);
         return;
     }
