@@ -15,6 +15,7 @@
  * starts at its caller instead (runtime/walk.c). */
 #include "xform.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +28,13 @@ static long setting_number(const char *name, long def)
         return def;
     char *end;
     long n = strtol(v, &end, 10);
-    return *end || n < 0 ? def : n;
+    if (*end || n < 0) {
+        static int said;   /* once per compilation */
+        if (!said++)
+            fprintf(stderr, "vigil-cc: %s=%s: expected a non-negative number; using %ld\n", name, v, def);
+        return def;
+    }
+    return n;
 }
 
 /* Instructions of f's original body (f->blocks: the checking copy's blocks as they were);

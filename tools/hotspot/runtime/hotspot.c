@@ -492,6 +492,8 @@ static int hotspot_init(void)
         hs_opts.walk_min_share = 5;
     if (!option_ok("walk_samples", hs_opts.walk_samples, 1, 100000000))
         hs_opts.walk_samples = 100;
+    if (!option_ok("walk_timeout_ms", hs_opts.walk_timeout_ms, 1, 3600000))
+        hs_opts.walk_timeout_ms = 1000;
     if (!option_ok("walk_trace", hs_opts.walk_trace, 0, 1u << 20))
         hs_opts.walk_trace = 4096;
     if (!option_ok("walk_signal", hs_opts.walk_signal, 0, (uint32_t)(SIGRTMAX - SIGRTMIN)))

@@ -31,7 +31,7 @@ void hs_walk_step(void);
 uintptr_t hs_walk_real_return(uintptr_t ret, uintptr_t slot);
 /* Toggle (the walk signal): stop every walk and remove its hooks, or start choosing again. */
 void hs_walk_toggle(void);
-/* A fork child: the walks restart (hooks removed, counts kept as the parent had them). */
+/* A fork child: its walks end (their hooks removed in the child; counts as the parent had them). */
 void hs_walk_fork_child(void);
 /* The end: every hook removed. */
 void hs_walk_end(void);
