@@ -460,24 +460,17 @@ static void walk_signal_handler(int sig)
     errno = saved;
 }
 
+/* Through the runtime (vigil_on_signal): the program keeps seeing SIG_DFL, a handler of its own
+ * replaces ours, and the signal it sends itself keeps its default action. */
 static void install_walk_signal(void)
 {
     if (!hs_opts.walk_spots)
         return;
     int signo = SIGRTMIN + (int)hs_opts.walk_signal;
-    struct sigaction old;
-    if (signo == hs.signo || sigaction(signo, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
-        old.sa_handler != SIG_DFL) {
-        vigil_tool_message(&hs_tool, "walk signal %d (SIGRTMIN+%u) is taken or not at its default disposition: the "
-                           "walks cannot be toggled", signo, hs_opts.walk_signal);
-        return;
-    }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = walk_signal_handler;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(signo, &sa, NULL);
+    if (signo == hs.signo || vigil_on_signal(signo, walk_signal_handler) != 0)
+        vigil_tool_message(&hs_tool, "walk signal %d (SIGRTMIN+%u) is the sampling signal or the program's: the "
+                           "walks cannot be stopped and restarted by a signal (hotspot.walk_signal=N picks another)",
+                           signo, hs_opts.walk_signal);
 }
 
 static int hotspot_init(void)
