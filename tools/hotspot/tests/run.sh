@@ -24,6 +24,7 @@
 #   jump       thrower, left by longjmp from deep every 8th call, <- catcher <- main; entries
 #              of the skipped frames dropped, every exit paired
 #   threads    leaf <- step <- worker (the threads' start routine), 4 threads
+#   signals    leaf <- work <- main, leaf also called from a SIGPROF handler every 2 ms
 #   uselib     lib_leaf <- lib_work in libhot.so (vigil-cc -shared) <- app_loop in the program
 # and with hotspot.walk_spots=0 no hook is made. Timing is only checked as
 # ordering and rough shares: the machines are shared.
@@ -418,7 +419,7 @@ PY
     check "walk/$name: the walk names the chain ($(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' | '.join(' <- '.join(l['function'] for l in w['levels']) + ' [' + w['end'][:60] + ']' for w in d['walks']))" "$wout.json" 2>/dev/null))" \
         $? "$why"
 }
-if walk_build chain && walk_build recursion && walk_build jump && walk_build threads; then
+if walk_build chain && walk_build recursion && walk_build jump && walk_build threads && walk_build signals; then
     walk_run chain "
 w = d['walks'][0]
 assert chain(w) == ['leaf', 'from_a', 'round_', 'main'], chain(w)
@@ -443,6 +444,10 @@ assert chain(w) == ['thrower', 'catcher', 'main'], chain(w)
 t = w['levels'][0]
 assert 0 < t['measured'] < 200, 'longjmp: some calls never return (%d measured)' % t['measured']
 " 40000
+    walk_run signals "
+w = d['walks'][0]
+assert chain(w)[:3] == ['leaf', 'work', 'main'], chain(w)
+" 20000
     walk_run threads "
 w = d['walks'][0]
 assert chain(w)[:3] == ['leaf', 'step', 'worker'], chain(w)
