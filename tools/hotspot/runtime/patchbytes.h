@@ -58,4 +58,43 @@ static inline int hs_entry_patch(uint64_t word, uintptr_t entry, uintptr_t targe
     return 0;
 }
 
+/* An entry whose 5 bytes cross an 8-byte boundary (after an endbr64: offset 4) is written in
+ * three steps, each separated by serializing every thread (membarrier SYNC_CORE):
+ *   1. its first 2 bytes become `jmp .+5` (eb 03), a 2-byte store within one word: a thread
+ *      that fetches the entry now jumps over the other 3 bytes;
+ *   2. those 3 bytes get their new values (never executed meanwhile);
+ *   3. the first 2 bytes get theirs.
+ * hs_entry_steps gives the entry's 5 bytes after each step (from cur to want), or -1 when the
+ * first 2 bytes lie across a word boundary too (offset 7). */
+static inline int hs_entry_steps(uintptr_t entry, const uint8_t cur[HS_ENTRY_BYTES], const uint8_t want[HS_ENTRY_BYTES],
+                                 uint8_t steps[3][HS_ENTRY_BYTES])
+{
+    if ((entry & 7) == 7)
+        return -1;
+    steps[0][0] = 0xeb;
+    steps[0][1] = 0x03;
+    memcpy(steps[0] + 2, cur + 2, 3);
+    memcpy(steps[1], steps[0], 2);
+    memcpy(steps[1] + 2, want + 2, 3);
+    memcpy(steps[2], want, HS_ENTRY_BYTES);
+    return 0;
+}
+
+/* The 5 bytes of the call of target at entry (call = 1), or the nop: into out. -1 when the call
+ * cannot reach. */
+static inline int hs_entry_bytes(uintptr_t entry, uintptr_t target, int call, uint8_t out[HS_ENTRY_BYTES])
+{
+    if (!call) {
+        memcpy(out, hs_entry_nop, HS_ENTRY_BYTES);
+        return 0;
+    }
+    intptr_t rel = (intptr_t)target - (intptr_t)(entry + HS_ENTRY_BYTES);
+    if (rel < INT32_MIN || rel > INT32_MAX)
+        return -1;
+    int32_t r32 = (int32_t)rel;
+    out[0] = 0xe8;
+    memcpy(out + 1, &r32, 4);
+    return 0;
+}
+
 #endif

@@ -14,6 +14,8 @@
  * writable around it and every thread's instruction stream serialized after it
  * (membarrier SYNC_CORE where the kernel has it): a thread that fetches the entry meanwhile
  * runs either the whole nop or the whole call, so no int3 and no SIGTRAP handler are needed.
+ * An entry across two words (after endbr64) is written in three steps behind a 2-byte jump
+ * over the rest (patchbytes.h, hs_entry_steps).
  * Removing a hook writes the nop back the same way. Hooks are made and removed by the walk's
  * step only (one thread at a time: a trylock).
  *
@@ -414,11 +416,15 @@ static void read_symbols(struct hs_module *m, int fd, uint64_t file_size)
             size_t len = strnlen(name, (size_t)(str_size - sy->st_name));
             uintptr_t a = m->bias + sy->st_value;
             if (pass == 0) {
-                long e = find_entry(m, a);
-                if (e < 0 || m->entries[e] != a || memchr(name, '.', len))
+                static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+                uintptr_t skip = sy->st_size > 4 && a >= m->lo && a + 4 <= m->hi &&
+                                 memcmp((const void *)a, endbr64, 4) == 0 ? 4 : 0;   /* -fcf-protection */
+                long e = find_entry(m, a + skip);
+                if (e < 0 || m->entries[e] != a + skip || memchr(name, '.', len))
                     continue;
+                a += skip;
                 if (sy->st_size && sy->st_size < UINT32_MAX)
-                    m->sizes[e] = (uint32_t)sy->st_size;
+                    m->sizes[e] = (uint32_t)(sy->st_size - skip);
                 m->hashes[e] = name_hash(name, len);
                 if (len == 4 && memcmp(name, "main", 4) == 0)
                     m->main_entry = a;
@@ -606,23 +612,10 @@ static void refuse(uintptr_t entry, const char *why)
     snprintf(refused_why, sizeof refused_why, "entry %#lx: %s", (unsigned long)entry, why);
 }
 
-static int write_entry(uintptr_t entry, uintptr_t stub, int call)
+/* Make the text page of at writable for a moment and store word there; every thread then
+ * serializes (membarrier SYNC_CORE). */
+static int store_word(uintptr_t entry, uintptr_t at, uint64_t word)
 {
-    uintptr_t at = hs_entry_word(entry);
-    if (!at) {
-        refuse(entry, "its 5 bytes cross an 8-byte boundary (cannot be written atomically)");
-        return -1;
-    }
-    uint64_t old = __atomic_load_n((uint64_t *)at, __ATOMIC_RELAXED), word;
-    enum hs_entry_kind k = hs_entry_kind((const uint8_t *)entry, entry, stub);
-    if (k != (call ? HS_ENTRY_NOP : HS_ENTRY_CALL)) {
-        refuse(entry, call ? "not the expected nop" : "not our call");
-        return -1;
-    }
-    if (hs_entry_patch(old, entry, stub, call, &word) != 0) {
-        refuse(entry, "the stub is out of a call's reach");
-        return -1;
-    }
     void *page = (void *)(at & ~(uintptr_t)(page_size - 1));
     if (mprotect(page, (size_t)page_size, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) {
         refuse(entry, "mprotect: the text cannot be made writable");
@@ -632,6 +625,50 @@ static int write_entry(uintptr_t entry, uintptr_t stub, int call)
     mprotect(page, (size_t)page_size, PROT_READ | PROT_EXEC);
     if (sync_core)
         syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
+    return 0;
+}
+
+/* The entry's 5 bytes made bytes: the aligned 8-byte words they touch, each stored whole. */
+static int store_bytes(uintptr_t entry, const uint8_t *bytes)
+{
+    for (uintptr_t at = entry & ~(uintptr_t)7; at < entry + HS_ENTRY_BYTES; at += 8) {
+        uint64_t word = __atomic_load_n((uint64_t *)at, __ATOMIC_RELAXED), old = word;
+        uint8_t *w = (uint8_t *)&word;
+        for (uintptr_t k = 0; k < 8; k++)
+            if (at + k >= entry && at + k < entry + HS_ENTRY_BYTES)
+                w[k] = bytes[at + k - entry];
+        if (word != old && store_word(entry, at, word) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int write_entry(uintptr_t entry, uintptr_t stub, int call)
+{
+    enum hs_entry_kind k = hs_entry_kind((const uint8_t *)entry, entry, stub);
+    if (k != (call ? HS_ENTRY_NOP : HS_ENTRY_CALL)) {
+        refuse(entry, call ? "not the expected nop" : "not our call");
+        return -1;
+    }
+    uint8_t want[HS_ENTRY_BYTES], cur[HS_ENTRY_BYTES], steps[3][HS_ENTRY_BYTES];
+    if (hs_entry_bytes(entry, stub, call, want) != 0) {
+        refuse(entry, "the stub is out of a call's reach");
+        return -1;
+    }
+    uintptr_t at = hs_entry_word(entry);
+    if (at) {   /* one word: one store */
+        uint64_t word;
+        hs_entry_patch(__atomic_load_n((uint64_t *)at, __ATOMIC_RELAXED), entry, stub, call, &word);
+        return store_word(entry, at, word);
+    }
+    memcpy(cur, (const void *)entry, HS_ENTRY_BYTES);
+    if (hs_entry_steps(entry, cur, want, steps) != 0) {
+        refuse(entry, "its first 2 bytes cross an 8-byte boundary");
+        return -1;
+    }
+    for (int i = 0; i < 3; i++)
+        if (store_bytes(entry, steps[i]) != 0)
+            return -1;   /* (a failed mprotect fails the first step: nothing was written) */
     return 0;
 }
 

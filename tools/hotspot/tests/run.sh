@@ -25,6 +25,7 @@
 #              of the skipped frames dropped, every exit paired
 #   threads    leaf <- step <- worker (the threads' start routine), 4 threads
 #   signals    leaf <- work <- main, leaf also called from a SIGPROF handler every 2 ms
+#   cet        chain.c built with -fcf-protection: entries after endbr64, across two words
 #   uselib     lib_leaf <- lib_work in libhot.so (vigil-cc -shared) <- app_loop in the program
 # and with hotspot.walk_spots=0 no hook is made. Timing is only checked as
 # ordering and rough shares: the machines are shared.
@@ -509,6 +510,17 @@ first_tiny=$(objdump -d --no-show-raw-insn "$WORK/tiny" | grep -A1 "<tiny>:" | t
 [ "$n_chain" = 5 ] && [ "$n_off" = 0 ] && [ "$n_tiny" = 1 ] && [[ "$first_tiny" != *nop* ]]
 check "vigil-cc: patchable entries in chain.c's 5 functions, none with VIGIL_CC_HOTSPOT_ENTRIES=0, none in a tiny leaf" $? \
     "chain $n_chain, off $n_off, tiny.c $n_tiny (main only), tiny starts with: $first_tiny"
+# -fcf-protection: the nop after endbr64 straddles two words (written in three steps).
+if "$VIGILCC" -O2 -g -fcf-protection "$WALK/chain.c" -o "$WORK/w-cet" 2>/dev/null &&
+    "$CC_PLAIN" -O2 -g -fcf-protection "$WALK/chain.c" -o "$WORK/w-cet.plain" 2>/dev/null; then
+    walk_run cet "
+w = d['walks'][0]
+assert chain(w) == ['leaf', 'from_a', 'round_', 'main'], chain(w)
+assert w['end'] == 'main', w['end']
+" 6000
+else
+    bad "walk/cet: does not build with -fcf-protection"
+fi
 rm -rf "$WORK/wout-off"
 (cd "$WORK" && VIGIL_OPTIONS="tools=hotspot:hotspot.walk_spots=0:out=$WORK/wout-off" ./w-chain 2000 >/dev/null 2>&1)
 python3 -c "

@@ -51,5 +51,19 @@ int main(void)
     CHECK(hs_entry_patch(word, 0x7f0000000000ull, 0x400000, 1, &out) == -1, "a far stub refused");
     CHECK(hs_entry_patch(word, 0x500000000ull, 0x500000000ull + 0x7fff0000ull, 1, &out) == 0, "2 GiB minus a bit: in reach");
     CHECK(hs_entry_patch(word, 0x500000000ull, 0x500000000ull + 0x80000010ull, 1, &out) == -1, "past 2 GiB: refused");
+    /* an entry after endbr64 (offset 4): three steps behind a 2-byte jump over the rest */
+    uint8_t want[5], steps[3][5];
+    uintptr_t cet = 0x401004;
+    CHECK(hs_entry_bytes(cet, stub, 1, want) == 0 && want[0] == 0xe8, "the call's bytes");
+    CHECK(hs_entry_steps(cet, hs_entry_nop, want, steps) == 0, "steps");
+    CHECK(steps[0][0] == 0xeb && steps[0][1] == 0x03 && memcmp(steps[0] + 2, hs_entry_nop + 2, 3) == 0,
+          "step 1: jmp .+5, the rest untouched");
+    CHECK(memcmp(steps[1], steps[0], 2) == 0 && memcmp(steps[1] + 2, want + 2, 3) == 0,
+          "step 2: the jump kept, the skipped bytes written");
+    CHECK(memcmp(steps[2], want, 5) == 0 && hs_entry_kind(steps[2], cet, stub) == HS_ENTRY_CALL, "step 3: the call");
+    uint8_t undo[3][5];
+    CHECK(hs_entry_steps(cet, want, hs_entry_nop, undo) == 0 && memcmp(undo[2], hs_entry_nop, 5) == 0 &&
+          undo[0][0] == 0xeb && memcmp(undo[0] + 2, want + 2, 3) == 0, "and back to the nop the same way");
+    CHECK(hs_entry_steps(0x401007, hs_entry_nop, want, steps) == -1, "offset 7: the jump itself would cross");
     return CHECK_DONE("test_patchbytes");
 }
