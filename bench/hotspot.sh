@@ -5,9 +5,13 @@
 # -g walks the same frame pointers):
 #   plain          clang, the reference
 #   vigil-base     vigil-cc build, no tool (adaptive sampling): the core's own cost
-#   vigil-hotspot  vigil-cc build, VIGIL_OPTIONS=tools=hotspot (1000 samples per CPU second)
-#   vigil-hot100   the same at hotspot.period=10000 (100 per CPU second)
+#   vigil-hotspot  vigil-cc build, VIGIL_OPTIONS=tools=hotspot (1000 samples per CPU second, and
+#                  the walker: its hooks patched in and moved up the hot spots' callers)
+#   vigil-sample   the same without the walk (hotspot.walk_spots=0): sampling only
+#   vigil-hot100   the same at hotspot.period=10000 (100 per CPU second), with the walk
 #   perf           perf record -F 1000 -g on the plain build (perf's own CPU time included)
+#   uftrace        uftrace record of a -pg build: every function's entry and exit recorded
+#   gprof          the -pg build alone (gmon.out written at exit)
 # With HOOKS=1 (the default) two more plain builds, for the next slice's choice of run-time
 # hooks (tools/hotspot/README.md): their cost with the hooks in place but not patched:
 #   xray           -fxray-instrument -fxray-instruction-threshold=1 (XRay sleds in every function)
@@ -87,8 +91,11 @@ measure() {
     case "$variant" in
         vigil-base) env=(VIGIL_OPTIONS="out=$WORK/reports") ;;
         vigil-hotspot) env=(VIGIL_OPTIONS="tools=hotspot:out=$WORK/reports") ;;
+        vigil-sample) env=(VIGIL_OPTIONS="tools=hotspot:hotspot.walk_spots=0:out=$WORK/reports") ;;
         vigil-hot100) env=(VIGIL_OPTIONS="tools=hotspot:hotspot.period=10000:out=$WORK/reports") ;;
         perf) pre=(perf record -q -F 1000 -g -o "$WORK/perf.data" --) ;;
+        uftrace) pre=(uftrace record --force -d "$WORK/uftrace.data" --no-pager) ;;
+        gprof) pre=(env --chdir="$WORK") ;;
     esac
     rm -rf "$WORK/reports"
     local TIMEFORMAT='%3R %3U %3S' status
@@ -108,8 +115,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a == a + 0) printf "%.3f
 if [ -n "${VARIANTS:-}" ]; then
     read -r -a variants <<<"$VARIANTS"
 else
-    variants=(plain vigil-base vigil-hotspot vigil-hot100)
+    variants=(plain vigil-base vigil-sample vigil-hotspot vigil-hot100 gprof)
     [ "$HAVE_PERF" = 1 ] && variants+=(perf)
+    command -v uftrace >/dev/null && variants+=(uftrace)
     [ "$HOOKS" = 1 ] && variants+=(xray pfe5)
 fi
 say "## $(date +%F) commit $(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo ?)$(git -C "$REPO_ROOT" diff --quiet 2>/dev/null || echo +changes), $(nproc) CPUs, $(uname -r): RUNS=$RUNS bench/hotspot.sh"
@@ -119,7 +127,11 @@ for prog in $PROGRAMS; do
     declare -A bin=()
     bin[plain]=$(real_build "$prog" plain) || continue
     vb=$(real_build "$prog" vigil) || continue
-    bin[vigil-base]=$vb bin[vigil-hotspot]=$vb bin[vigil-hot100]=$vb bin[perf]=${bin[plain]}
+    bin[vigil-base]=$vb bin[vigil-sample]=$vb bin[vigil-hotspot]=$vb bin[vigil-hot100]=$vb bin[perf]=${bin[plain]}
+    if [[ " ${variants[*]} " == *" uftrace "* || " ${variants[*]} " == *" gprof "* ]]; then
+        bin[gprof]=$(hooks_build "$prog" -pg) || bin[gprof]=""
+        bin[uftrace]=${bin[gprof]}
+    fi
     if [[ " ${variants[*]} " == *" xray "* ]]; then
         bin[xray]=$(hooks_build "$prog" -fxray-instrument -fxray-instruction-threshold=1) || bin[xray]=""
     fi
@@ -153,6 +165,15 @@ for prog in $PROGRAMS; do
             "$(ratio "$(median <"$WORK/w.vigil-hotspot")" "$(median <"$WORK/w.vigil-base")")" \
             "$(ratio "$(median <"$WORK/c.vigil-hot100")" "$(median <"$WORK/c.vigil-base")")")"
     fi
+    if [ -s "$WORK/c.vigil-hotspot" ] && [ -s "$WORK/c.vigil-sample" ]; then
+        say "$(printf '%-6s %-30s cpu x %s' "$prog" "the walk's share (hotspot/sample)" \
+            "$(ratio "$(median <"$WORK/c.vigil-hotspot")" "$(median <"$WORK/c.vigil-sample")")")"
+    fi
+    if [ -d "$WORK/last-hotspot" ]; then
+        say "$prog walked chains (the last vigil-hotspot run):"
+        "$VIGIL" hot "$WORK/last-hotspot" 2>/dev/null | sed -n '/^  walk /,$p' | cut -c1-150 | tee -a "$OUT" >/dev/null
+        "$VIGIL" hot "$WORK/last-hotspot" 2>/dev/null | sed -n '/^  walk /,$p' | cut -c1-150
+    fi
     # What each profiler named: the last runs' top 5 by self samples.
     if [ -d "$WORK/last-hotspot" ]; then
         samples=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["samples"])' "$WORK/last-hotspot/hotspot.json")
@@ -163,8 +184,33 @@ for prog in $PROGRAMS; do
         [ -s "$WORK/perf.data" ] && perf report -i "$WORK/perf.data" --no-children --sort symbol --stdio -q 2>/dev/null |
             awk '$1 ~ /%$/ && NF >= 3 { printf "%5.1f%% %s\n", $1, $3 }' | head -n 5 >"$WORK/top.perf"
         paste -d'|' <(awk '{ printf "  %-36s\n", $0 }' "$WORK/top.vigil") <(sed 's/^/ /' "$WORK/top.perf") | tee -a "$OUT"
+        if [ -d "$WORK/uftrace.data" ]; then
+            say "$prog top 5 by self time: uftrace report (every call of the -pg build traced)"
+            uftrace report -d "$WORK/uftrace.data" -s self --no-pager 2>/dev/null | awk 'NR > 2 && NF >= 4 && !/linux:/' | head -n 5 |
+                sed 's/^/  /' | tee -a "$OUT"
+        fi
     fi
 done
+# The walker's cost per measured call: bench/workloads/calls.c (20 M calls of a small function),
+# sampling only against a walk that measures every call of the hot function once hooked.
+if [ "${PERCALL:-1}" = 1 ]; then
+    "$REPO_ROOT/build/bin/vigil-cc" -O2 -g "$HERE/workloads/calls.c" -o "$WORK/calls" 2>/dev/null
+    walk_opts="tools=hotspot:hotspot.walk_spots=1:hotspot.walk_calls=100000000:hotspot.walk_samples=10:hotspot.walk_timeout_ms=100000:hotspot.walk_trace=0"
+    rm -f "$WORK/pc.base" "$WORK/pc.walk" "$WORK/pc.calls"
+    for ((r = 0; r < RUNS; r++)); do
+        for v in base walk; do
+            opts="tools=hotspot:hotspot.walk_spots=0"
+            [ $v = walk ] && opts=$walk_opts
+            rm -rf "$WORK/pc-out"
+            TIMEFORMAT='%3U %3S'
+            { time VIGIL_OPTIONS="$opts:out=$WORK/pc-out" "$WORK/calls" >/dev/null; } 2>"$WORK/pc.t"
+            awk '{ printf "%.3f\n", $1 + $2 }' "$WORK/pc.t" >>"$WORK/pc.$v"
+            [ $v = walk ] && python3 -c 'import json,glob,sys; j=json.load(open(glob.glob(sys.argv[1]+"/*/hotspot.json")[0])); print(sum(l["measured"] for w in j["walk"]["walks"] for l in w["levels"]))' "$WORK/pc-out" >>"$WORK/pc.calls"
+        done
+    done
+    b=$(median <"$WORK/pc.base") w=$(median <"$WORK/pc.walk") n=$(median <"$WORK/pc.calls")
+    say "per measured call (bench/workloads/calls.c, $RUNS runs, medians): cpu ${b}s sampling only, ${w}s measuring $n calls: $(awk -v b="$b" -v w="$w" -v n="$n" 'BEGIN { if (n > 0) printf "%.0f ns", (w - b) * 1e9 / n; else print "nan" }') per call"
+fi
 if [ "$SAVE" = 1 ]; then
     mkdir -p "$HERE/results"
     cp "$OUT" "$HERE/results/hotspot-$(date +%F).txt"

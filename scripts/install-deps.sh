@@ -11,6 +11,7 @@ packages=(
   dpkg-dev tcl                 # `apt-get source` of real programs; tcl builds sqlite3's amalgamation
   ed                           # bc's build edits its generated libmath.h with ed
   valgrind time                # benchmarks: instruction counts, peak RSS
+  uftrace linux-perf           # bench/hotspot.sh: the function tracer and perf record beside the walker
   ccache                       # bench/cache.sh: vigil's cache beside ccache on the plain build
   chromium                     # headless test of the leak viewer page (`vigil html`)
   libclang-rt-14-dev           # libFuzzer for the parser fuzzers

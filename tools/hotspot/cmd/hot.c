@@ -408,7 +408,192 @@ static void print_notes(const struct hs_profile *p)
                (unsigned long long)p->threads_failed, p->threads_failed == 1 ? "" : "s");
 }
 
-static void print_text(const struct ctx *c, const char *dir, const struct vigil_run_report *run, long top)
+/* ---- the walks ---- */
+
+/* A walked function or caller, named: the innermost function at the address (leaf: the address
+ * is an entry, not a return address). SIZE_MAX when unnamed (out of memory). */
+static size_t walk_name(struct ctx *c, const struct hs_frame *f, int leaf)
+{
+    const struct named *n = name_frame(c, f->module, f->address, leaf);
+    return n ? n->funcs[n->n - 1] : SIZE_MAX;
+}
+
+struct named_caller {
+    size_t func;
+    uint64_t count;
+};
+
+/* A level's callers by function, most calls first; *total gets every call counted (the other
+ * callers too). The caller frees. */
+static struct named_caller *level_callers(struct ctx *c, const struct hs_plevel *l, size_t *n, uint64_t *total)
+{
+    struct named_caller *out = calloc(l->ncallers ? l->ncallers : 1, sizeof *out);
+    *n = 0;
+    *total = l->callers_other;
+    for (size_t i = 0; out && i < l->ncallers; i++) {
+        size_t f = walk_name(c, &l->callers[i].site, 0);
+        *total += l->callers[i].count;
+        size_t k = 0;
+        while (k < *n && out[k].func != f)
+            k++;
+        if (k == *n)
+            out[(*n)++] = (struct named_caller){f, 0};
+        out[k].count += l->callers[i].count;
+    }
+    for (size_t i = 1; out && i < *n; i++)   /* insertion sort: a handful */
+        for (size_t k = i; k > 0 && out[k].count > out[k - 1].count; k--) {
+            struct named_caller t = out[k];
+            out[k] = out[k - 1];
+            out[k - 1] = t;
+        }
+    return out;
+}
+
+static const char *func_name(const struct ctx *c, size_t f)
+{
+    return f < c->view.nfuncs ? c->view.funcs[f].name : "?";
+}
+
+/* Each level's function into view->level_funcs (for the trace). */
+static int name_levels(struct ctx *c)
+{
+    const struct hs_profile *p = c->p;
+    size_t max = 0;
+    for (size_t w = 0; w < p->nwalks; w++)
+        for (size_t k = 0; k < p->walks[w].nlevels; k++)
+            if (p->walks[w].levels[k].id + 1 > max && p->walks[w].levels[k].id < 1000000)
+                max = p->walks[w].levels[k].id + 1;
+    if (!max)
+        return 0;
+    c->view.level_funcs = malloc(max * sizeof *c->view.level_funcs);
+    if (!c->view.level_funcs)
+        return -1;
+    c->view.nlevel_funcs = max;
+    for (size_t i = 0; i < max; i++)
+        c->view.level_funcs[i] = SIZE_MAX;
+    for (size_t w = 0; w < p->nwalks; w++)
+        for (size_t k = 0; k < p->walks[w].nlevels; k++)
+            if (p->walks[w].levels[k].id < max)
+                c->view.level_funcs[p->walks[w].levels[k].id] = walk_name(c, &p->walks[w].levels[k].function, 1);
+    return 0;
+}
+
+static void print_walks(struct ctx *c)
+{
+    const struct hs_profile *p = c->p;
+    if (!p->has_walk)
+        return;
+    printf("\nwalks: each hot spot's hook moved up its callers, %llu calls measured per level; instructions: %s\n",
+           (unsigned long long)p->walk_calls, p->instructions);
+    if (!p->nwalks)
+        printf("  none (%llu patchable entries in the loaded modules%s%s)\n", (unsigned long long)p->walk_entries,
+               p->walk_refused ? "; refused: " : "", p->walk_refused ? p->walk_refused_why : "");
+    for (size_t w = 0; w < p->nwalks; w++) {
+        const struct hs_pwalk *wk = &p->walks[w];
+        printf("  walk %zu: hot spot %s (%.1f%% of %llu samples), ended: %s\n", w + 1,
+               func_name(c, walk_name(c, &wk->hot, 1)), percent(wk->hot_samples, wk->total_samples),
+               (unsigned long long)wk->total_samples, wk->end);
+        printf("    %5s  %-24s %10s %9s %12s %12s %12s  %s\n", "level", "function", "calls", "measured", "mean wall",
+               "max wall", "mean cycles", "callers (share of calls)");
+        for (size_t k = 0; k < wk->nlevels; k++) {
+            const struct hs_plevel *l = &wk->levels[k];
+            char mean[32] = "-", max[32] = "-", cyc[32] = "-";
+            if (l->measured) {
+                snprintf(mean, sizeof mean, "%.3f us", (double)l->wall_ns / (double)l->measured / 1000.0);
+                snprintf(max, sizeof max, "%.3f us", (double)l->wall_max_ns / 1000.0);
+                snprintf(cyc, sizeof cyc, "%.0f", (double)l->cycles / (double)l->measured);
+            }
+            printf("    %5zu  %-24s %10llu %9llu %12s %12s %12s  ", k, func_name(c, walk_name(c, &l->function, 1)),
+                   (unsigned long long)l->calls, (unsigned long long)l->measured, mean, max, cyc);
+            size_t n;
+            uint64_t total;
+            struct named_caller *callers = level_callers(c, l, &n, &total);
+            for (size_t i = 0; callers && i < n && i < 4; i++)
+                printf("%s%s %.1f%%", i ? ", " : "", func_name(c, callers[i].func), percent(callers[i].count, total));
+            if (callers && n > 4)
+                printf(", %zu more", n - 4);
+            if (l->recursive)
+                printf("; %llu recursive", (unsigned long long)l->recursive);
+            printf("\n");
+            free(callers);
+        }
+    }
+}
+
+static void json_walks(struct ctx *c, struct vigil_json *j)
+{
+    const struct hs_profile *p = c->p;
+    vigil_json_key(j, "instructions");
+    vigil_json_string(j, p->instructions ? p->instructions : "");
+    vigil_json_key(j, "walks");
+    vigil_json_array_begin(j);
+    for (size_t w = 0; w < p->nwalks; w++) {
+        const struct hs_pwalk *wk = &p->walks[w];
+        vigil_json_object_begin(j);
+        vigil_json_key(j, "hot");
+        vigil_json_string(j, func_name(c, walk_name(c, &wk->hot, 1)));
+        vigil_json_key(j, "hot_percent");
+        vigil_json_double(j, percent(wk->hot_samples, wk->total_samples));
+        vigil_json_key(j, "end");
+        vigil_json_string(j, wk->end);
+        vigil_json_key(j, "levels");
+        vigil_json_array_begin(j);
+        for (size_t k = 0; k < wk->nlevels; k++) {
+            const struct hs_plevel *l = &wk->levels[k];
+            size_t f = walk_name(c, &l->function, 1);
+            vigil_json_object_begin(j);
+            vigil_json_key(j, "function");
+            vigil_json_string(j, func_name(c, f));
+            vigil_json_key(j, "file");
+            vigil_json_string(j, f < c->view.nfuncs ? c->view.funcs[f].file : "");
+            vigil_json_key(j, "line");
+            vigil_json_int(j, f < c->view.nfuncs ? c->view.funcs[f].line : 0);
+            vigil_json_key(j, "calls");
+            vigil_json_uint(j, l->calls);
+            vigil_json_key(j, "measured");
+            vigil_json_uint(j, l->measured);
+            vigil_json_key(j, "mean_wall_ns");
+            if (l->measured)
+                vigil_json_double(j, (double)l->wall_ns / (double)l->measured);
+            else
+                vigil_json_null(j);
+            vigil_json_key(j, "max_wall_ns");
+            vigil_json_uint(j, l->wall_max_ns);
+            vigil_json_key(j, "mean_cycles");
+            if (l->measured)
+                vigil_json_double(j, (double)l->cycles / (double)l->measured);
+            else
+                vigil_json_null(j);
+            vigil_json_key(j, "recursive");
+            vigil_json_uint(j, l->recursive);
+            vigil_json_key(j, "tail");
+            vigil_json_uint(j, l->tail);
+            vigil_json_key(j, "callers");
+            vigil_json_array_begin(j);
+            size_t n;
+            uint64_t total;
+            struct named_caller *callers = level_callers(c, l, &n, &total);
+            for (size_t i = 0; callers && i < n; i++) {
+                vigil_json_object_begin(j);
+                vigil_json_key(j, "function");
+                vigil_json_string(j, func_name(c, callers[i].func));
+                vigil_json_key(j, "calls");
+                vigil_json_uint(j, callers[i].count);
+                vigil_json_key(j, "percent");
+                vigil_json_double(j, percent(callers[i].count, total));
+                vigil_json_object_end(j);
+            }
+            free(callers);
+            vigil_json_array_end(j);
+            vigil_json_object_end(j);
+        }
+        vigil_json_array_end(j);
+        vigil_json_object_end(j);
+    }
+    vigil_json_array_end(j);
+}
+
+static void print_text(struct ctx *c, const char *dir, const struct vigil_run_report *run, long top)
 {
     const struct hs_profile *p = c->p;
     uint64_t base = p->samples > c->view.samples ? p->samples : c->view.samples;
@@ -421,6 +606,7 @@ static void print_text(const struct ctx *c, const char *dir, const struct vigil_
         return;
     print_table(c, "self: samples in the function itself", 0, top, base);
     print_table(c, "inclusive: samples in the function and its callees", 1, top, base);
+    print_walks(c);
 }
 
 static void json_funcs(struct vigil_json *j, const struct hs_view *v, int by_total, long top, uint64_t base)
@@ -449,7 +635,7 @@ static void json_funcs(struct vigil_json *j, const struct hs_view *v, int by_tot
     free(rank);
 }
 
-static void print_json(const struct ctx *c, const char *dir, const struct vigil_run_report *run, long top)
+static void print_json(struct ctx *c, const char *dir, const struct vigil_run_report *run, long top)
 {
     const struct hs_profile *p = c->p;
     const struct hs_view *v = &c->view;
@@ -498,6 +684,7 @@ static void print_json(const struct ctx *c, const char *dir, const struct vigil_
         vigil_json_object_end(&j);
     }
     vigil_json_array_end(&j);
+    json_walks(c, &j);
     vigil_json_object_end(&j);
     vigil_json_finish(&j);
 }
@@ -611,7 +798,7 @@ int hs_cmd_hot(int argc, char **argv)
     c.modules = calloc(p.nmodules ? p.nmodules : 1, sizeof *c.modules);
     for (size_t i = 0; c.modules && i < p.nmodules; i++)
         c.modules[i].path = p.modules[i].path;
-    if (!c.modules || name_stacks(&c) != 0) {
+    if (!c.modules || name_stacks(&c) != 0 || name_levels(&c) != 0) {
         rc = cmd_error("hot", "out of memory");
     } else {
         for (size_t i = 0; i < p.nmodules; i++)

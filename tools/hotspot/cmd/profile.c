@@ -155,6 +155,102 @@ static int parse_threads(struct parse *ps, const struct vigil_jv *arr, struct hs
     return 0;
 }
 
+static int parse_frame(struct parse *ps, const struct vigil_jv *f, const struct hs_profile *p, struct hs_frame *out)
+{
+    const struct vigil_jv *m = f && f->type == VIGIL_JV_ARRAY && f->n == 2 ? &f->items[0] : NULL;
+    if (!m || m->type != VIGIL_JV_NUMBER || !(m->number >= -1 && m->number < (double)p->nmodules) ||
+        m->number != (double)(int64_t)m->number || parse_hex(&f->items[1], &out->address) != 0)
+        return bad(ps, f, "a frame [MODULE, \"0xADDRESS\"] (MODULE -1 or one of the %zu modules)", p->nmodules);
+    out->module = (int)m->number;
+    return 0;
+}
+
+static int parse_level(struct parse *ps, const struct vigil_jv *o, const struct hs_profile *p, struct hs_plevel *l)
+{
+    if (o->type != VIGIL_JV_OBJECT)
+        return bad(ps, o, "a level (an object)");
+    const struct vigil_jv *callers = get_array(ps, o, "callers");
+    if (!callers || parse_frame(ps, vigil_jv_get(o, "function"), p, &l->function) != 0 ||
+        get_uint(ps, o, "id", &l->id) != 0 || get_uint(ps, o, "calls", &l->calls) != 0 ||
+        get_uint(ps, o, "measured", &l->measured) != 0 || get_uint(ps, o, "wall_ns", &l->wall_ns) != 0 ||
+        get_uint(ps, o, "wall_max_ns", &l->wall_max_ns) != 0 || get_uint(ps, o, "cycles", &l->cycles) != 0 ||
+        get_uint(ps, o, "recursive", &l->recursive) != 0 || get_uint(ps, o, "tail", &l->tail) != 0 ||
+        get_uint(ps, o, "unmeasured", &l->unmeasured) != 0 || get_uint(ps, o, "callers_other", &l->callers_other) != 0)
+        return -1;
+    l->callers = alloc_array(callers->n, sizeof *l->callers);
+    if (!l->callers)
+        return bad(ps, callers, "less data (out of memory)");
+    for (size_t i = 0; i < callers->n; i++, l->ncallers++) {
+        const struct vigil_jv *c = &callers->items[i];
+        if (c->type != VIGIL_JV_ARRAY || c->n != 2 || !is_uint(&c->items[1]))
+            return bad(ps, c, "a caller [FRAME, COUNT]");
+        if (parse_frame(ps, &c->items[0], p, &l->callers[i].site) != 0)
+            return -1;
+        l->callers[i].count = (uint64_t)c->items[1].number;
+    }
+    return 0;
+}
+
+static int parse_walk(struct parse *ps, const struct vigil_jv *w, struct hs_profile *p)
+{
+    const struct vigil_jv *walks, *traces;
+    if (w->type != VIGIL_JV_OBJECT)
+        return bad(ps, w, "\"walk\": an object");
+    if (get_string(ps, w, "instructions", &p->instructions) != 0 ||
+        get_string(ps, w, "refused_why", &p->walk_refused_why) != 0 || get_uint(ps, w, "calls", &p->walk_calls) != 0 ||
+        get_uint(ps, w, "hooked", &p->walk_hooked) != 0 || get_uint(ps, w, "refused", &p->walk_refused) != 0 ||
+        get_uint(ps, w, "entries", &p->walk_entries) != 0 || !(walks = get_array(ps, w, "walks")) ||
+        !(traces = get_array(ps, w, "trace")))
+        return -1;
+    p->has_walk = 1;
+    p->walks = alloc_array(walks->n, sizeof *p->walks);
+    p->traces = alloc_array(traces->n, sizeof *p->traces);
+    if (!p->walks || !p->traces)
+        return bad(ps, w, "less data (out of memory)");
+    for (size_t i = 0; i < walks->n; i++) {
+        const struct vigil_jv *o = &walks->items[i], *levels;
+        struct hs_pwalk *wk = &p->walks[i];
+        if (o->type != VIGIL_JV_OBJECT)
+            return bad(ps, o, "a walk (an object)");
+        p->nwalks++;
+        if (parse_frame(ps, vigil_jv_get(o, "hot"), p, &wk->hot) != 0 ||
+            get_uint(ps, o, "hot_samples", &wk->hot_samples) != 0 ||
+            get_uint(ps, o, "total_samples", &wk->total_samples) != 0 || get_string(ps, o, "end", &wk->end) != 0 ||
+            !(levels = get_array(ps, o, "levels")))
+            return -1;
+        wk->levels = alloc_array(levels->n, sizeof *wk->levels);
+        if (!wk->levels)
+            return bad(ps, levels, "less data (out of memory)");
+        for (size_t k = 0; k < levels->n; k++) {
+            wk->nlevels++;
+            if (parse_level(ps, &levels->items[k], p, &wk->levels[k]) != 0)
+                return -1;
+        }
+    }
+    for (size_t i = 0; i < traces->n; i++) {
+        const struct vigil_jv *o = &traces->items[i], *events;
+        struct hs_ptrace *t = &p->traces[i];
+        if (o->type != VIGIL_JV_OBJECT)
+            return bad(ps, o, "a thread's measured calls (an object)");
+        p->ntraces++;
+        if (get_uint(ps, o, "tid", &t->tid) != 0 || get_uint(ps, o, "lost", &t->lost) != 0 ||
+            !(events = get_array(ps, o, "events")))
+            return -1;
+        t->events = alloc_array(events->n, sizeof *t->events);
+        if (!t->events)
+            return bad(ps, events, "less data (out of memory)");
+        for (size_t k = 0; k < events->n; k++, t->nevents++) {
+            const struct vigil_jv *e = &events->items[k];
+            if (e->type != VIGIL_JV_ARRAY || e->n != 3 || !is_uint(&e->items[0]) || !is_uint(&e->items[1]) ||
+                !is_uint(&e->items[2]))
+                return bad(ps, e, "a measured call [START_NS, DURATION_NS, LEVEL]");
+            t->events[k] = (struct hs_pevent){(uint64_t)e->items[0].number, (uint64_t)e->items[1].number,
+                                              (uint64_t)e->items[2].number};
+        }
+    }
+    return 0;
+}
+
 int hs_profile_parse(const char *text, size_t len, const char *name, struct hs_profile *p, char *err,
                      size_t errlen)
 {
@@ -219,6 +315,8 @@ int hs_profile_parse(const char *text, size_t len, const char *name, struct hs_p
             rc = parse_stacks(&ps, stacks, p);
         if (rc == 0)
             rc = parse_threads(&ps, list, p);
+        if (rc == 0 && vigil_jv_get(&doc, "walk"))
+            rc = parse_walk(&ps, vigil_jv_get(&doc, "walk"), p);
     }
     vigil_jv_free(&doc);
     if (rc != 0)
@@ -239,6 +337,18 @@ void hs_profile_free(struct hs_profile *p)
     for (size_t i = 0; i < p->nthreads; i++)
         free(p->threads[i].runs);
     free(p->threads);
+    free(p->instructions);
+    free(p->walk_refused_why);
+    for (size_t i = 0; i < p->nwalks; i++) {
+        free(p->walks[i].end);
+        for (size_t k = 0; k < p->walks[i].nlevels; k++)
+            free(p->walks[i].levels[k].callers);
+        free(p->walks[i].levels);
+    }
+    free(p->walks);
+    for (size_t i = 0; i < p->ntraces; i++)
+        free(p->traces[i].events);
+    free(p->traces);
     memset(p, 0, sizeof *p);
 }
 
@@ -287,6 +397,7 @@ void hs_view_free(struct hs_view *v)
         free(v->stacks[i].funcs);
     free(v->stacks);
     free(v->of_profile);
+    free(v->level_funcs);
     struct index *ix = v->index;
     if (ix) {
         free(ix->funcs);
@@ -688,6 +799,41 @@ void hs_view_write_trace(struct hs_view *v, const struct hs_profile *p, FILE *ou
             put_event(&j, v, &open[--depth], prev_end, tid, pid);
     }
     free(open);
+    /* The walk's measured calls: real calls, so they nest on their own track. */
+    for (size_t t = 0; v->level_funcs && t < p->ntraces; t++) {
+        const struct hs_ptrace *tr = &p->traces[t];
+        uint64_t tid = 1000000000u + tr->tid;
+        char tname[80];
+        snprintf(tname, sizeof tname, "tid %llu: measured calls", (unsigned long long)tr->tid);
+        put_metadata(&j, "thread_name", pid, tid, tname);
+        for (size_t k = 0; k < tr->nevents; k++) {
+            const struct hs_pevent *e = &tr->events[k];
+            if (e->level >= v->nlevel_funcs || v->level_funcs[e->level] == SIZE_MAX)
+                continue;
+            const struct hs_func *fn = &v->funcs[v->level_funcs[e->level]];
+            vigil_json_object_begin(&j);
+            vigil_json_key(&j, "name");
+            vigil_json_string(&j, fn->name);
+            vigil_json_key(&j, "cat");
+            vigil_json_string(&j, "hotspot.walk");
+            vigil_json_key(&j, "ph");
+            vigil_json_string(&j, "X");
+            vigil_json_key(&j, "ts");
+            vigil_json_double(&j, (double)e->start_ns / 1000.0);
+            vigil_json_key(&j, "dur");
+            vigil_json_double(&j, (double)e->dur_ns / 1000.0);
+            vigil_json_key(&j, "pid");
+            vigil_json_int(&j, pid);
+            vigil_json_key(&j, "tid");
+            vigil_json_uint(&j, tid);
+            vigil_json_key(&j, "args");
+            vigil_json_object_begin(&j);
+            vigil_json_key(&j, "level");
+            vigil_json_uint(&j, e->level);
+            vigil_json_object_end(&j);
+            vigil_json_object_end(&j);
+        }
+    }
     vigil_json_array_end(&j);
     vigil_json_object_end(&j);
     vigil_json_finish(&j);

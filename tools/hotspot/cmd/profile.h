@@ -36,6 +36,39 @@ struct hs_pthread {
     struct hs_run *runs;
 };
 
+/* The walker's part ("walk" in hotspot.json; absent in reports of a vigil without it). */
+struct hs_pcaller {
+    struct hs_frame site;        /* the return address into the caller */
+    uint64_t count;
+};
+
+struct hs_plevel {
+    uint64_t id;                 /* the level's index, as trace events name it */
+    struct hs_frame function;    /* its entry */
+    uint64_t calls, measured, wall_ns, wall_max_ns, cycles, recursive, tail, unmeasured, callers_other;
+    size_t ncallers;
+    struct hs_pcaller *callers;
+};
+
+struct hs_pwalk {
+    struct hs_frame hot;         /* the hot spot's entry */
+    uint64_t hot_samples, total_samples;
+    char *end;                   /* why the walk ended */
+    size_t nlevels;
+    struct hs_plevel *levels;    /* the hot spot first, then each caller up */
+};
+
+struct hs_pevent {
+    uint64_t start_ns, dur_ns;   /* since start-up; the call's wall time */
+    uint64_t level;              /* a level id */
+};
+
+struct hs_ptrace {
+    uint64_t tid, lost;
+    size_t nevents;
+    struct hs_pevent *events;
+};
+
 struct hs_profile {
     char *method, *note;         /* "perf", "timer" or "none"; why none, or a fallback */
     uint64_t signal, period_us, depth, max_stacks, delay_ms, duration_us, samples;
@@ -48,6 +81,14 @@ struct hs_profile {
     struct hs_pstack *stacks;
     size_t nthreads;
     struct hs_pthread *threads;
+    int has_walk;
+    char *instructions;          /* why instructions per call are not given */
+    uint64_t walk_calls, walk_hooked, walk_refused, walk_entries;
+    char *walk_refused_why;
+    size_t nwalks;
+    struct hs_pwalk *walks;
+    size_t ntraces;
+    struct hs_ptrace *traces;
 };
 
 /* Parse hotspot.json from text[0..len) (name: for messages). 0, or -1 with "NAME:LINE: what was
@@ -81,6 +122,10 @@ struct hs_view {
     size_t *of_profile;
     size_t nof_profile;
     void *index;                 /* private: lookups by name and by stack */
+    /* The walk's levels by id -> function index (SIZE_MAX: unnamed), set by the caller before
+     * hs_view_write_trace so that measured calls become trace events; NULL: none. Freed by hs_view_free. */
+    size_t *level_funcs;
+    size_t nlevel_funcs;
 };
 
 void hs_view_init(struct hs_view *v);
@@ -99,7 +144,9 @@ size_t *hs_view_ranking(const struct hs_view *v, int by_total);
 /* One line per stack "root;caller;leaf COUNT", as flamegraph.pl and speedscope read them
  * (';' and white space in names become '_'). */
 void hs_view_write_folded(const struct hs_view *v, FILE *out);
-/* Chrome trace-event JSON (Perfetto, chrome://tracing): per thread, one complete ("X") event per
+/* Chrome trace-event JSON (Perfetto, chrome://tracing): the measured calls of the walk
+ * (v->level_funcs) as complete events on a track of their own per thread ("tid N: measured
+ * calls"), and per thread, one complete ("X") event per
  * function per stretch of consecutive samples whose stacks share it at the same depth (a flame
  * chart over time: a caller's event spans its callees'), from the profile's timelines. A sample
  * at time t covers [t - period, t]; samples more than two periods apart leave a gap. pid and

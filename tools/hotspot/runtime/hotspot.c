@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "hsint.h"
+#include "walk.h"
 
 #define VIGIL_OPTSET_TOOL hotspot
 #define VIGIL_OPTSET_ROWS "tools/hotspot/options.inc"
@@ -199,7 +200,7 @@ static void take_sample(struct hs_self *s, const ucontext_t *uc)
         hi = 0;
     while (n < depth && fp >= lo && hi >= 16 && fp <= hi - 16 && (fp & 7) == 0) {
         const uintptr_t *frame = (const uintptr_t *)fp;
-        uintptr_t next = frame[0], ret = frame[1];
+        uintptr_t next = frame[0], ret = hs_walk_real_return(frame[1], fp + sizeof(uintptr_t));
         if (ret < 4096)
             break;
         pcs[n++] = ret;
@@ -259,6 +260,7 @@ static void hs_handler(int sig, siginfo_t *si, void *context)
     int new_period = 0;
     if (s->sampling) {
         take_sample(s, context);
+        hs_walk_step();
     } else if (hs_mono_ns() >= hs.sample_start_ns) {
         s->sampling = 1;   /* the delay is over: from now on at the period */
         new_period = 1;
@@ -319,6 +321,7 @@ static void thread_begin(void)
         }
         pthread_attr_destroy(&attr);
     }
+    hs_walk_thread_start_stack(s->lo, s->hi);
     pid_t tid = (pid_t)syscall(SYS_gettid);
     uint32_t index = __atomic_fetch_add(&hs.nrecs, 1, __ATOMIC_RELAXED);
     if (index < HS_MAX_RECS) {
@@ -404,6 +407,7 @@ static void fork_child(void)
     hs.threads = hs.threads_blocked = hs.threads_failed = hs.threads_fallback = 0;
     hs.samples = hs.samples_unrecorded = hs.rearm_failed = 0;
     hs.start_ns = hs_mono_ns();
+    hs_walk_fork_child();
     if (still_ours())
         thread_begin();
 }
@@ -447,8 +451,46 @@ static void not_sampling(const char *fmt, const char *detail)
     vigil_tool_message(&hs_tool, "not sampling: %s", hs.why);
 }
 
+/* The walk signal: stop or restart the walks (walk.h). */
+static void walk_signal_handler(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    hs_walk_toggle();
+    errno = saved;
+}
+
+/* Through the runtime (vigil_on_signal): the program keeps seeing SIG_DFL, a handler of its own
+ * replaces ours, and the signal it sends itself keeps its default action. */
+static void install_walk_signal(void)
+{
+    if (!hs_opts.walk_spots)
+        return;
+    int signo = SIGRTMIN + (int)hs_opts.walk_signal;
+    if (signo == hs.signo || vigil_on_signal(signo, walk_signal_handler) != 0)
+        vigil_tool_message(&hs_tool, "walk signal %d (SIGRTMIN+%u) is the sampling signal or the program's: the "
+                           "walks cannot be stopped and restarted by a signal (hotspot.walk_signal=N picks another)",
+                           signo, hs_opts.walk_signal);
+}
+
 static int hotspot_init(void)
 {
+    if (!option_ok("walk_spots", hs_opts.walk_spots, 0, 16))
+        hs_opts.walk_spots = 2;
+    if (!option_ok("walk_share", hs_opts.walk_share, 1, 100))
+        hs_opts.walk_share = 10;
+    if (!option_ok("walk_calls", hs_opts.walk_calls, 1, 100000000))
+        hs_opts.walk_calls = 1000;
+    if (!option_ok("walk_min_share", hs_opts.walk_min_share, 0, 100))
+        hs_opts.walk_min_share = 5;
+    if (!option_ok("walk_samples", hs_opts.walk_samples, 1, 100000000))
+        hs_opts.walk_samples = 100;
+    if (!option_ok("walk_timeout_ms", hs_opts.walk_timeout_ms, 1, 3600000))
+        hs_opts.walk_timeout_ms = 1000;
+    if (!option_ok("walk_trace", hs_opts.walk_trace, 0, 1u << 20))
+        hs_opts.walk_trace = 4096;
+    if (!option_ok("walk_signal", hs_opts.walk_signal, 0, (uint32_t)(SIGRTMAX - SIGRTMIN)))
+        hs_opts.walk_signal = 4;
     if (!option_ok("period", hs_opts.period, 100, 1000000))
         hs_opts.period = 1000;
     if (!option_ok("depth", hs_opts.depth, 1, HS_MAX_DEPTH))
@@ -512,6 +554,10 @@ static int hotspot_init(void)
                 vigil_tool_message(&hs_tool, "%s", hs.why);
         }
     }
+    struct hs_walk_options wo = {hs_opts.walk_share, hs_opts.walk_spots, hs_opts.walk_calls, hs_opts.walk_min_share,
+                                 hs_opts.walk_samples, hs_opts.walk_timeout_ms, hs_opts.walk_trace};
+    hs_walk_init(&wo);
+    install_walk_signal();
     thread_begin();
     return 0;
 }
@@ -521,6 +567,7 @@ static void hotspot_fini(void)
     still_ours();
     ended = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    hs_walk_end();
     hs_report_write();
     if (hs_opts.print)
         vigil_tool_message(&hs_tool, "%s, period %u us: %llu samples in %llu thread%s, %u stacks (hotspot.json)",

@@ -11,6 +11,7 @@
 #include "hsint.h"
 #include "json.h"
 #include "loadmap.h"
+#include "walk.h"
 
 #define MAX_MODULES 256
 
@@ -156,6 +157,7 @@ void hs_report_write(void)
         vigil_json_object_end(&j);
     }
     vigil_json_array_end(&j);
+    hs_walk_report(&j, &ms);
     vigil_json_object_end(&j);
     vigil_json_finish(&j);
     fclose(f);

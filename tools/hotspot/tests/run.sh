@@ -16,7 +16,18 @@
 #   sig_early     a library took the signal before start-up: one message, no sampling
 #   raise_default the program raises the signal at its default: it dies of it, as without vigil
 # Then options (delay_ms, clock=timer, period, a bad value), the tool off, and `vigil hot`'s
-# choice of run and its errors (no hotspot.json, a damaged one). Timing is only checked as
+# choice of run and its errors (no hotspot.json, a damaged one). The walk (tests/walk/*.c, built
+# with vigil-cc -O2 -g, no frame pointers): each program's stdout and exit status equal plain
+# clang's, and `vigil hot --json` names the chain its structure implies:
+#   chain      leaf <- from_a (75% of leaf's calls; from_b 25%) <- round_ <- main, ended at main
+#   recursion  rec (recursive calls counted, not measured) <- outer <- main
+#   jump       thrower, left by longjmp from deep every 8th call, <- catcher <- main; entries
+#              of the skipped frames dropped, every exit paired
+#   threads    leaf <- step <- worker (the threads' start routine), 4 threads
+#   signals    leaf <- work <- main, leaf also called from a SIGPROF handler every 2 ms
+#   cet        chain.c built with -fcf-protection: entries after endbr64, across two words
+#   uselib     lib_leaf <- lib_work in libhot.so (vigil-cc -shared) <- app_loop in the program
+# and with hotspot.walk_spots=0 no hook is made. Timing is only checked as
 # ordering and rough shares: the machines are shared.
 # Prints one PASS/FAIL line per check and a final count.
 set -u
@@ -139,7 +150,7 @@ PY
         r=$(pyjson "$WORK/trace.json" "
 ev = d['traceEvents']
 x = [e for e in ev if e['ph'] == 'X']
-assert x and all(isinstance(e['ts'], int) and e['dur'] >= 0 and 'pid' in e and 'tid' in e for e in x)
+assert x and all(isinstance(e['ts'], (int, float)) and e['dur'] >= 0 and 'pid' in e and 'tid' in e for e in x)
 assert {'main', 'work', 'hot_a', 'hot_b'} <= {e['name'] for e in x}
 assert any(e['ph'] == 'M' and e['name'] == 'thread_name' for e in ev)
 bytid = {}
@@ -369,6 +380,155 @@ if [ -d "$WORK/run-callers" ]; then
 fi
 "$VIGIL" tools 2>&1 | grep -q "hotspot" && "$VIGIL" options 2>&1 | grep -q "hotspot.period"
 check "vigil tools and vigil options list the tool and its options" $? "not listed"
+
+# ---- the walk ----
+WALK=$HERE/walk
+WALK_OPTS="tools=hotspot:hotspot.walk_calls=200:hotspot.walk_samples=20:hotspot.walk_timeout_ms=300"
+# walk_build NAME [args]: $WORK/w-NAME (vigil-cc -O2 -g) and $WORK/w-NAME.plain (clang)
+walk_build() {
+    local name=$1
+    shift
+    "$VIGILCC" -O2 -g "$WALK/$name.c" -o "$WORK/w-$name" -lpthread "$@" 2>"$WORK/w-$name.cc.log" &&
+        "$CC_PLAIN" -O2 -g "$WALK/$name.c" -o "$WORK/w-$name.plain" -lpthread "$@" 2>>"$WORK/w-$name.cc.log"
+}
+# walk_run NAME CHECK [program args]: runs both builds, compares stdout and status, then runs the
+# python CHECK on `vigil hot --json` (variable d; helpers chain(w) and callers(level))
+walk_run() {
+    local name=$1 py=$2
+    local wout=$WORK/wout-$name
+    shift 2
+    rm -rf "$wout"
+    (cd "$WORK" && VIGIL_OPTIONS="$WALK_OPTS:out=$wout" timeout 300 "./w-$name" "$@" >"$wout.stdout" 2>"$wout.stderr")
+    local st=$?
+    (cd "$WORK" && timeout 300 "./w-$name.plain" "$@" >"$wout.plain" 2>/dev/null)
+    local pst=$?
+    [ $st = $pst ] && cmp -s "$wout.stdout" "$wout.plain" && [ ! -s "$wout.stderr" ]
+    check "walk/$name: stdout and exit status as the plain build's, nothing on stderr" $? \
+        "status $st (plain $pst), stderr: $(head -c 300 "$wout.stderr")"
+    "$VIGIL" hot --json "$wout" >"$wout.json" 2>"$wout.err"
+    local why
+    why=$(python3 - "$wout.json" "$py" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def chain(w):
+    return [l['function'] for l in w['levels']]
+def callers(level):
+    return {c['function']: c['percent'] for c in level['callers']}
+exec(sys.argv[2])
+PY
+)
+    check "walk/$name: the walk names the chain ($(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' | '.join(' <- '.join(l['function'] for l in w['levels']) + ' [' + w['end'][:60] + ']' for w in d['walks']))" "$wout.json" 2>/dev/null))" \
+        $? "$why"
+}
+if walk_build chain && walk_build recursion && walk_build jump && walk_build threads && walk_build signals; then
+    walk_run chain "
+w = d['walks'][0]
+assert chain(w) == ['leaf', 'from_a', 'round_', 'main'], chain(w)
+assert w['end'] == 'main', w['end']
+c = callers(w['levels'][0])
+assert 60 <= c.get('from_a', 0) <= 90 and 10 <= c.get('from_b', 0) <= 40, c
+for l in w['levels'][:3]:
+    assert l['measured'] > 0 and l['mean_wall_ns'] > 0 and l['mean_cycles'] > 0, l
+assert w['levels'][1]['mean_wall_ns'] > w['levels'][0]['mean_wall_ns'], 'a caller costs more than its callee'
+assert d['instructions'], 'instructions: a reason, never a figure'
+" 6000
+    walk_run recursion "
+w = d['walks'][0]
+assert chain(w) == ['rec', 'outer', 'main'], chain(w)
+r = w['levels'][0]
+assert r['recursive'] > 0 and 'rec' in callers(r) and 'outer' in callers(r), r
+assert r['measured'] <= r['calls'] - r['recursive'], r
+" 3000
+    walk_run jump "
+w = d['walks'][0]
+assert chain(w) == ['thrower', 'catcher', 'main'], chain(w)
+t = w['levels'][0]
+assert 0 < t['measured'] < 200, 'longjmp: some calls never return (%d measured)' % t['measured']
+" 40000
+    walk_run signals "
+w = d['walks'][0]
+assert chain(w)[:3] == ['leaf', 'work', 'main'], chain(w)
+" 20000
+    walk_run threads "
+w = d['walks'][0]
+assert chain(w)[:3] == ['leaf', 'step', 'worker'], chain(w)
+assert 'not called once it was hooked' in w['end'] or w['end'].startswith('called from code without'), w['end']
+"
+else
+    bad "walk: the test programs do not build: $(head -c 300 "$WORK"/w-*.cc.log)"
+fi
+mkdir -p "$WORK/plain"
+if "$VIGILCC" -O2 -g -fPIC -shared "$WALK/libhot.c" -o "$WORK/libhot.so" 2>"$WORK/w-uselib.cc.log" &&
+    "$CC_PLAIN" -O2 -g -fPIC -shared "$WALK/libhot.c" -o "$WORK/plain/libhot.so" 2>>"$WORK/w-uselib.cc.log" &&
+    "$VIGILCC" -O2 -g "$WALK/uselib.c" -o "$WORK/w-uselib" -L"$WORK" -lhot -Wl,-rpath,"$WORK" 2>>"$WORK/w-uselib.cc.log" &&
+    "$CC_PLAIN" -O2 -g "$WALK/uselib.c" -o "$WORK/w-uselib.plain" -L"$WORK/plain" -lhot -Wl,-rpath,"$WORK/plain" 2>>"$WORK/w-uselib.cc.log"; then
+    walk_run uselib "
+w = d['walks'][0]
+assert chain(w)[:3] == ['lib_leaf', 'lib_work', 'app_loop'], chain(w)
+assert w['levels'][2]['measured'] > 0, w['levels'][2]
+" 3000
+else
+    bad "walk/uselib: does not build: $(head -c 300 "$WORK/w-uselib.cc.log")"
+fi
+# The walk signal (SIGRTMIN+4): stops the walk (its hook removed), then starts a new one; the
+# program goes on and ends as without vigil.
+rm -rf "$WORK/wout-toggle"
+(cd "$WORK" && VIGIL_OPTIONS="tools=hotspot:hotspot.walk_calls=100000000:hotspot.walk_samples=20:hotspot.walk_timeout_ms=100000:out=$WORK/wout-toggle" exec \
+    ./w-chain 40000 >"$WORK/toggle.stdout" 2>"$WORK/toggle.stderr") &
+tpid=$!
+sleep 1.5
+kill -s SIGRTMIN+4 $tpid 2>/dev/null
+sleep 1
+kill -s SIGRTMIN+4 $tpid 2>/dev/null
+wait $tpid
+tst=$?
+(cd "$WORK" && ./w-chain.plain 40000 >"$WORK/toggle.plain")
+pst=$?
+python3 -c "
+import json, glob, sys
+j = json.load(open(glob.glob(sys.argv[1] + '/*/hotspot.json')[0]))
+w = j['walk']['walks']
+assert len(w) >= 2, 'walks: %s' % [x['end'] for x in w]
+assert w[0]['end'].startswith('stopped by the walk signal'), w[0]['end']
+assert j['walk']['unhooked'] == j['walk']['hooked'], j['walk']
+" "$WORK/wout-toggle" 2>"$WORK/toggle.err" && [ $tst = $pst ] &&
+    cmp -s "$WORK/toggle.stdout" "$WORK/toggle.plain" && [ ! -s "$WORK/toggle.stderr" ]
+check "walk: SIGRTMIN+4 stops the walk, sent again starts a new one; output as plain's" $? \
+    "status $tst (plain $pst): $(tail -n1 "$WORK/toggle.err") $(head -c 200 "$WORK/toggle.stderr")"
+
+# The compiler part: the entries vigil-cc lists (every function of chain.c has a loop or a call:
+# 5), none with VIGIL_CC_HOTSPOT_ENTRIES=0, and none in a small leaf without a loop.
+entries_of() { size -A "$1" | awk '$1 == "__patchable_function_entries" { s = $2 } END { print s / 8 }'; }
+cat >"$WORK/tiny.c" <<'C'
+__attribute__((noinline)) int tiny(int x) { return x * 3 + 1; }
+int main(int argc, char **argv) { (void)argv; return tiny(argc) & 1; }
+C
+"$VIGILCC" -O2 -g "$WORK/tiny.c" -o "$WORK/tiny" 2>/dev/null
+VIGIL_CC_HOTSPOT_ENTRIES=0 "$VIGILCC" -O2 -g "$WALK/chain.c" -o "$WORK/w-chain-noentries" 2>/dev/null
+n_chain=$(entries_of "$WORK/w-chain") n_off=$(entries_of "$WORK/w-chain-noentries") n_tiny=$(entries_of "$WORK/tiny")
+first_tiny=$(objdump -d --no-show-raw-insn "$WORK/tiny" | grep -A1 "<tiny>:" | tail -n1)
+[ "$n_chain" = 5 ] && [ "$n_off" = 0 ] && [ "$n_tiny" = 1 ] && [[ "$first_tiny" != *nop* ]]
+check "vigil-cc: patchable entries in chain.c's 5 functions, none with VIGIL_CC_HOTSPOT_ENTRIES=0, none in a tiny leaf" $? \
+    "chain $n_chain, off $n_off, tiny.c $n_tiny (main only), tiny starts with: $first_tiny"
+# -fcf-protection: the nop after endbr64 straddles two words (written in three steps).
+if "$VIGILCC" -O2 -g -fcf-protection "$WALK/chain.c" -o "$WORK/w-cet" 2>/dev/null &&
+    "$CC_PLAIN" -O2 -g -fcf-protection "$WALK/chain.c" -o "$WORK/w-cet.plain" 2>/dev/null; then
+    walk_run cet "
+w = d['walks'][0]
+assert chain(w) == ['leaf', 'from_a', 'round_', 'main'], chain(w)
+assert w['end'] == 'main', w['end']
+" 6000
+else
+    bad "walk/cet: does not build with -fcf-protection"
+fi
+rm -rf "$WORK/wout-off"
+(cd "$WORK" && VIGIL_OPTIONS="tools=hotspot:hotspot.walk_spots=0:out=$WORK/wout-off" ./w-chain 2000 >/dev/null 2>&1)
+python3 -c "
+import json, glob, sys
+j = json.load(open(glob.glob(sys.argv[1] + '/*/hotspot.json')[0]))
+assert j['walk']['hooked'] == 0 and j['walk']['walks'] == [] and j['samples'] > 0, j['walk']
+" "$WORK/wout-off" 2>"$WORK/off.err"
+check "walk: hotspot.walk_spots=0 samples and hooks nothing" $? "$(tail -n1 "$WORK/off.err")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
