@@ -289,6 +289,7 @@ int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_setting
     x.i64 = LLVMInt64TypeInContext(x.ctx);
     x.ptr = vigil_pointer_to(x.i8);
     ptrmap_init(&x.burst_entries);
+    ptrmap_init(&x.inlined_sites);
     x.interposable = LLVMGetModuleFlag(m, "PIC Level", 9) && !LLVMGetModuleFlag(m, "PIE Level", 9);
     x.sites = vigil_sitefmt_builder_new(settings->source_name ? settings->source_name : "");
     if (!x.sites) {
@@ -346,6 +347,7 @@ int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_setting
     }
     xf_finish_outlining(&x);
     ptrmap_free(&x.burst_entries);
+    ptrmap_free(&x.inlined_sites);
     valvec_free(&x.instr_calls);
     if (rc == 0)
         rc = xe_emit_tables(&x, err, errlen);

@@ -84,6 +84,7 @@ struct vigil_xform {
     uint32_t *dispatch_sites, ndispatch, dispatch_cap;   /* common/abi.h dispatch_sites[] */
     uint32_t *dispatch_of, dispatch_of_cap;      /* site -> dispatch index (dispatch sites) */
     uint64_t hash;                               /* FNV-1a over source name and records */
+    struct ptrmap inlined_sites;                 /* callee subprogram -> its inlined calls' site + 1 (inlined.c) */
 };
 
 /* One function being transformed. */
