@@ -672,7 +672,8 @@ burst_calls_check() {
 # rare_path (static, not noinline) is inlined into main's loop of 200 million iterations and
 # runs 3 times there: its own check (an entry site named rare_path) stays at rate 1 at -O1,
 # -O2 and -O3 while the loop's back-edge falls to the floor, and the bursts it starts cover its
-# code: the count tool sees its 3 stores (the loop itself stores nothing).
+# code: the count tool sees its 3 stores (the loop itself stores nothing), the preds tool its
+# branch 3 times.
 inlined_checks_check() {
     local d=$E2E_WORK/inlined src=$PROGS/inlined_rare.c why="" opt run out stores
     local checker="python3 $ROOT/tests/e2e/report_check.py"
@@ -699,6 +700,17 @@ inlined_checks_check() {
         stores=$(awk '$1 == "store" {print $2}' "$d/out$opt"/*/count.txt 2>/dev/null)
         [ "${stores:-0}" = 3 ] || why+="$opt: ${stores:-no} stores sampled, expected rare_path's 3; "
     done
+    # The preds tool's sampled predicates (one module: its site ids are the local ones) observe
+    # the inlined branch each of the 3 times.
+    local line site seen
+    line=$(grep -n 'LINE:rare_branch' "$src" | cut -d: -f1)
+    site=$("$VIGIL" sites "$d/inlined-O2" 2>/dev/null | awk -v l=":$line:" '$2 == "branch" && index($4, l) {print $1; exit}')
+    rm -rf "$d/preds"
+    (cd "$d" && VIGIL_OPTIONS="mode=adaptive:tools=preds:out=$d/preds" timeout -k 5 "$E2E_TIMEOUT" \
+        ./inlined-O2 200000000) >/dev/null 2>&1
+    seen=$(awk -v s="$site" '$1 == "site" && $2 == s && $3 == "branch" {print $4}' "$d/preds"/*/preds.txt 2>/dev/null)
+    [ -n "$site" ] && [ "${seen:-0}" = 3 ] ||
+        why+="preds: the inlined branch (site ${site:-none} at line $line) observed ${seen:-0} times, expected 3; "
     if [ -z "$why" ]; then pass "e2e-rates/inlined-rare-path"; else fail "e2e-rates/inlined-rare-path" "$why"; fi
 }
 if [ -z "$E2E_ONLY" ] && [ "$(basename "$VIGILCC")" = vigil-cc ]; then

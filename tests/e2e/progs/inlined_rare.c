@@ -10,10 +10,10 @@
 static volatile unsigned long sink;
 
 static unsigned long rare_path(unsigned long x) { /* LINE:rare_path */
-    if (x & 1)
+    if (x % 3 == 0) /* LINE:rare_branch */
         sink += x;
     else
-        sink ^= x;
+        sink = sink * 7 + sink;
     return x * 3 + 1;
 }
 
