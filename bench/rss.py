@@ -31,15 +31,20 @@ def peak_rss_kb(binary, argv, stdin_path, options, out):
     if options is not None:
         env["VIGIL_OPTIONS"] = options.format(out=out)
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    # Through GNU time, a small process: a child's ru_maxrss counts what its parent had before
+    # the exec (this Python process), which would hide any program smaller than it.
+    fd, measure = tempfile.mkstemp(prefix="vigil-bench-rss-")
+    os.close(fd)
     try:
-        proc = subprocess.Popen([binary] + argv, stdin=stdin, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        code = subprocess.run(["/usr/bin/time", "-o", measure, "-f", "%M", binary] + argv, stdin=stdin,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env).returncode
+        with open(measure) as f:
+            kb = int(f.read().split()[-1])
     finally:
+        os.unlink(measure)
         if stdin_path:
             stdin.close()
-    return proc.returncode, usage.ru_maxrss
+    return code, kb
 
 
 def main():

@@ -30,6 +30,8 @@
  * inner loop coasts on (in the copy without probes) until its outer loop's iteration ends, and
  * a check in an inner loop of a long outer loop (bzip2's compression loops) kept the thread
  * there for most of the run.
+ * Interpreters' dispatch loops (computed gotos, giant functions given transfers) get none: each
+ * handler is a conditional path, and a check there would run with every opcode.
  * Functions whose instrumented copy is outlined without transfers (loop-free functions and
  * functions over VIGIL_CC_DUAL_MAX) have no way into their copy but the entry: their inlined
  * calls share the entry check. */
@@ -256,7 +258,10 @@ void xf_find_inlined_calls(struct xfunc *f, int outermost_only)
     struct vigil_xform *x = f->x;
     long min = x->settings->inlined_checks;
     size_t n = f->blocks.n;
-    if (min <= 0 || !f->subprogram || n < 2)
+    /* An interpreter's loop (computed gotos, or a giant function given transfers): its handlers
+     * all run on conditional paths of the dispatch loop, and checks there would cost every
+     * opcode (lua's luaV_execute had 38). */
+    if (min <= 0 || !f->subprogram || n < 2 || f->giant_transfers || xf_has_indirectbr(f))
         return;
     struct ptrmap index;
     ptrmap_init(&index);
