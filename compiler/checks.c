@@ -348,6 +348,14 @@ void xf_insert_checks(struct xfunc *f)
         if (local)
             x->stats->batched_checks++;
     }
+    size_t ninlined = f->inlined_heads.n;
+    LLVMBasicBlockRef *clones = xf_calloc(ninlined, sizeof *clones);
+    uint32_t *inlined_sites = xf_calloc(ninlined, sizeof *inlined_sites);
+    for (size_t j = 0; j < ninlined; j++)
+        clones[j] = xf_clone_block(f, LLVMValueAsBasicBlock(f->inlined_heads.v[j]));
+    xi_insert_checks(f, loops, clones, inlined_sites);
+    free(clones);
+    free(inlined_sites);
     xl_rewire(f, loops, sites);
     xl_free(loops);
     free(sites);

@@ -65,6 +65,8 @@ static char *target_triple(LLVMModuleRef m)
  * the head of .text, so the checking copies, which run all the time, sit together and fill
  * fewer pages and cache lines than when each function's companions follow it. */
 #define VIGIL_COLD_SECTION ".text.unlikely.vigil"
+/* The registering constructors: GNU ld gathers `.text.startup.*` next to the cold section. */
+#define VIGIL_STARTUP_SECTION ".text.startup.vigil"
 
 static const char *cold_section(LLVMModuleRef m)
 {
@@ -529,6 +531,11 @@ static LLVMValueRef make_constructor(struct vigil_xform *x)
     LLVMSetLinkage(ctor, LLVMInternalLinkage);
     unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
     LLVMAddAttributeAtIndex(ctor, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(x->ctx, nounwind, 0));
+    /* With the other units' constructors, not in this unit's .text: run once at start-up, a
+     * constructor in every unit's code made the kernel map (fault-around) the pages around it
+     * in every unit, most of the executable segment of a program of many units. */
+    if (x->cold_section)
+        LLVMSetSection(ctor, VIGIL_STARTUP_SECTION);
     LLVMPositionBuilderAtEnd(x->builder, LLVMAppendBasicBlockInContext(x->ctx, ctor, "entry"));
     LLVMSetCurrentDebugLocation2(x->builder, NULL);
     LLVMValueRef arg = x->descriptor;

@@ -306,6 +306,7 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
         .dual_max = strtol(s->dual_max, NULL, 10) > 0 ? strtol(s->dual_max, NULL, 10) : 10000,
         .giant_loops = strtol(s->giant_loops, NULL, 10) >= 0 ? strtol(s->giant_loops, NULL, 10) : 8,
         .short_loop_max = strtol(s->short_loop_max, NULL, 10),
+        .inlined_checks = strtol(s->inlined_checks, NULL, 10),
         .split_cold = vcc_setting_on(s->split_cold) && !user_splits_sections(&job->args),
         .pred_counters = job->pred_counters,
         .pred_remove_redundant = vcc_setting_on(s->pred_remove_redundant),
@@ -337,10 +338,10 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
     if (sj->cache) vcc_cache_module(sj->cache, &stats, NULL);
     if (job->debug)
         fprintf(stderr, "vigil-cc: note: %s: %u functions, %u transformed, %u skipped, "
-                        "%u entry and %u back-edge checks (%u batched, %u short loops without), %u outlined (%u with loops, %u big: entry only), %u probes (%u accesses merged into others), "
+                        "%u entry (%u of inlined calls) and %u back-edge checks (%u batched, %u short loops without), %u outlined (%u with loops, %u big: entry only), %u probes (%u accesses merged into others), "
                         "%u predicate counters (%u branch predicates left out)\n",
                 sj->in->path, stats.functions_seen, stats.functions_transformed,
-                stats.functions_skipped, stats.entry_checks, stats.backedge_checks, stats.batched_checks, stats.short_loops, stats.outlined, stats.outlined_loops, stats.outlined_big, stats.probes, stats.merged_accesses,
+                stats.functions_skipped, stats.entry_checks, stats.inlined_checks, stats.backedge_checks, stats.batched_checks, stats.short_loops, stats.outlined, stats.outlined_loops, stats.outlined_big, stats.probes, stats.merged_accesses,
                 stats.pred_counters, stats.pred_removed);
     return 0;
 }

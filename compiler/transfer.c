@@ -55,7 +55,9 @@ struct xt_transfer {
      * keeps f's registers (xe_call_keeping_registers): f's parameters travel in the frame and
      * the copy's result comes back in it, so no value of f lives across a call. */
     LLVMValueRef thunk;
-    struct valvec *live;        /* per back-edge: by-value slots live into its header */
+    struct valvec *live;        /* per resume target: by-value slots live into it */
+    size_t ntargets;            /* resume targets: back-edge i's header (i < nedges), then the
+                                   heads of inlined calls with checks (inlined.c) */
     unsigned char *outermost;   /* per back-edge: its header is in no other loop */
     struct ptrmap coast;        /* original block -> its coasting copy (when some loop is inner) */
     int coasting;
@@ -67,10 +69,17 @@ struct xt_transfer {
     unsigned char **reaches;    /* per back-edge, made on demand: blocks with a path into its header */
 };
 
-/* Resume points: 0 is the function's entry, i + 1 the target of back-edge i. */
+/* Resume points: 0 is the function's entry, i + 1 resume target i (target_block). */
 static LLVMValueRef resume_point(struct vigil_xform *x, size_t backedge)
 {
     return LLVMConstInt(x->i32, backedge + 1, 0);
+}
+
+/* Resume target i: back-edge i's header, or (after the back-edges) an inlined call's head. */
+static LLVMValueRef target_block(const struct xfunc *f, size_t i)
+{
+    size_t nedges = f->backedge_from.n;
+    return i < nedges ? f->backedge_to.v[i] : f->inlined_heads.v[i - nedges];
 }
 
 static int has_param_attribute(LLVMValueRef fn, unsigned param, const char *name)
@@ -326,7 +335,8 @@ static uint64_t *index_body(struct xfunc *f, struct xt_transfer *t)
 static void compute_liveness(struct xfunc *f, struct xt_transfer *t, uint64_t *gen)
 {
     size_t nblocks = f->blocks.n, nslots = t->by_value.n, words = t->words;
-    t->live = xf_calloc(f->backedge_from.n, sizeof *t->live);
+    t->ntargets = f->backedge_from.n + f->inlined_heads.n;
+    t->live = xf_calloc(t->ntargets + 1, sizeof *t->live);
     uint64_t *in = xf_calloc(nblocks * words + 1, sizeof *in);
     uint64_t *out = xf_calloc(words + 1, sizeof *out);
     for (int changed = 1; changed;) {
@@ -347,8 +357,8 @@ static void compute_liveness(struct xfunc *f, struct xt_transfer *t, uint64_t *g
             }
         }
     }
-    for (size_t i = 0; i < f->backedge_from.n; i++) {
-        size_t header = block_number(t, f->backedge_to.v[i]);
+    for (size_t i = 0; i < t->ntargets; i++) {
+        size_t header = block_number(t, target_block(f, i));
         for (size_t slot = 0; slot < nslots; slot++)
             if (in[header * words + slot / 64] & (1ull << (slot % 64)))
                 valvec_push(&t->live[i], (LLVMValueRef)(slot));
@@ -597,7 +607,7 @@ static void build_transfer(struct xfunc *f, LLVMBasicBlockRef transfer, size_t s
     unsigned nparams = LLVMCountParams(f->fn);
     LLVMValueRef result = NULL;
     LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(f->fn));
-    unsigned char *from = site == SIZE_MAX ? NULL : reach(f, t, block_number(t, f->backedge_to.v[site]), 1, 1);
+    unsigned char *from = site == SIZE_MAX ? NULL : reach(f, t, block_number(t, target_block(f, site)), 1, 1);
     if (t->thunk) {
         for (unsigned i = 0; i < nparams; i++)
             if (param_used(f, t, i, from))
@@ -755,10 +765,27 @@ void xt_insert_checks(struct xfunc *f)
         if (local)
             x->stats->batched_checks++;
     }
+    /* Inlined calls with checks of their own: a transfer resumes the copy at their head. */
+    size_t ninlined = f->inlined_heads.n;
+    LLVMBasicBlockRef *to_inlined = xf_calloc(ninlined, sizeof *to_inlined);
+    uint32_t *inlined_sites = xf_calloc(ninlined, sizeof *inlined_sites);
+    for (size_t j = 0; j < ninlined; j++)
+        to_inlined[j] = LLVMAppendBasicBlockInContext(x->ctx, f->fn, "vigil.transfer.inlined");
+    xi_insert_checks(f, loops, to_inlined, inlined_sites);
+    for (size_t j = 0; j < ninlined; j++) {
+        LLVMBasicBlockRef head = LLVMValueAsBasicBlock(f->inlined_heads.v[j]);
+        LLVMAddCase(t->resume_switch, resume_point(x, nedges + j),
+                    load_and_go(f, f->instr_fn, t->frame_param, &f->clones, nedges + j, xf_clone_block(f, head),
+                                "vigil.resume.inlined"));
+    }
     /* Transfers last: they go back through the batched loops' reload blocks. */
     build_transfer(f, to_copy[nedges], SIZE_MAX, backs, entry_loc);
     for (size_t i = 0; i < nedges; i++)
         build_transfer(f, to_copy[i], i, backs, entry_loc);
+    for (size_t j = 0; j < ninlined; j++)
+        build_transfer(f, to_inlined[j], nedges + j, backs, entry_loc);
+    free(to_inlined);
+    free(inlined_sites);
     xl_rewire(f, loops, sites);
     xl_free(loops);
     free(sites);
@@ -783,7 +810,7 @@ void xt_free(struct xfunc *f)
     valvec_free(&f->transfer->by_value);
     valvec_free(&f->transfer->shared);
     free(f->transfer->shared_wrapped);
-    for (size_t i = 0; f->transfer->live && i < f->backedge_from.n; i++)
+    for (size_t i = 0; f->transfer->live && i < f->transfer->ntargets; i++)
         valvec_free(&f->transfer->live[i]);
     free(f->transfer->live);
     free(f->transfer->outermost);

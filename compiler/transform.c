@@ -190,6 +190,7 @@ static const char *transform_function(struct vigil_xform *x, LLVMValueRef fn)
         xf_split_computed_gotos(&f);
     xf_find_backedges(&f);
     if (xt_can_transfer(&f)) {
+        xf_find_inlined_calls(&f, 1);
         xt_outline_body(&f);
         xs_record_cfg(&f);
         xf_find_private_slots(&f);
@@ -198,7 +199,7 @@ static const char *transform_function(struct vigil_xform *x, LLVMValueRef fn)
         x->stats->outlined_loops++;
         how = "transfer";
     } else if (xf_can_outline(&f)) {
-        xf_outline_body(&f);
+        xf_outline_body(&f);   /* its copy is entered at the entry only: no inlined checks */
         xs_record_cfg(&f);
         xf_find_private_slots(&f);
         xf_insert_outlined_entry_check(&f);
@@ -206,6 +207,7 @@ static const char *transform_function(struct vigil_xform *x, LLVMValueRef fn)
         x->stats->outlined_big += f.big;
         how = f.big ? "outlined-entry" : "outlined";
     } else {
+        xf_find_inlined_calls(&f, 0);
         xf_clone_body(&f);
         xs_record_cfg(&f);
         xf_find_private_slots(&f);
@@ -221,6 +223,8 @@ static const char *transform_function(struct vigil_xform *x, LLVMValueRef fn)
     valvec_free(&f.cloned);
     valvec_free(&f.backedge_from);
     valvec_free(&f.backedge_to);
+    valvec_free(&f.inlined_heads);
+    valvec_free(&f.inlined_callees);
     ptrmap_free(&f.short_headers);
     return how;
 }
@@ -285,6 +289,7 @@ int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_setting
     x.i64 = LLVMInt64TypeInContext(x.ctx);
     x.ptr = vigil_pointer_to(x.i8);
     ptrmap_init(&x.burst_entries);
+    ptrmap_init(&x.inlined_sites);
     x.interposable = LLVMGetModuleFlag(m, "PIC Level", 9) && !LLVMGetModuleFlag(m, "PIE Level", 9);
     x.sites = vigil_sitefmt_builder_new(settings->source_name ? settings->source_name : "");
     if (!x.sites) {
@@ -342,6 +347,7 @@ int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_setting
     }
     xf_finish_outlining(&x);
     ptrmap_free(&x.burst_entries);
+    ptrmap_free(&x.inlined_sites);
     valvec_free(&x.instr_calls);
     if (rc == 0)
         rc = xe_emit_tables(&x, err, errlen);

@@ -41,6 +41,7 @@ struct vigil_transform_settings {
     int outline_loops;       /* functions with loops too, left and re-entered at checks (transfer.c) */
     long dual_max;           /* functions with loops above this many instructions: outlined, entry check only */
     long giant_loops;        /* ... unless they have at most this many outermost loops (transfers then) */
+    long inlined_checks;     /* conditional inlined calls of at least this many instructions: own check (0: off) */
     long short_loop_max;     /* innermost loops of at most this many iterations per entry: no check (0: off) */
     int split_cold;          /* x86-64 ELF: burst-only blocks out of the checking copy (coldsplit.c) */
     int pred_counters;       /* enum vigil_pred_counters (default NONE, seed 002) */
@@ -56,6 +57,7 @@ struct vigil_transform_stats {
     unsigned entry_checks, backedge_checks, probes;
     unsigned merged_accesses;/* loads and stores covered by another access's probe (probes.c) */
     unsigned batched_checks; /* back-edge checks counting down a local (loops.c) */
+    unsigned inlined_checks; /* checks of conditional inlined calls (inlined.c), also in entry_checks */
     unsigned short_loops;    /* back-edges of short loops, left without a check (shortloops.c) */
     unsigned outlined;       /* functions whose instrumented copy is a function of its own */
     unsigned outlined_loops; /* of those, functions with loops entered and left at checks */

@@ -84,6 +84,7 @@ struct vigil_xform {
     uint32_t *dispatch_sites, ndispatch, dispatch_cap;   /* common/abi.h dispatch_sites[] */
     uint32_t *dispatch_of, dispatch_of_cap;      /* site -> dispatch index (dispatch sites) */
     uint64_t hash;                               /* FNV-1a over source name and records */
+    struct ptrmap inlined_sites;                 /* callee subprogram -> its inlined calls' site + 1 (inlined.c) */
 };
 
 /* One function being transformed. */
@@ -115,6 +116,8 @@ struct xfunc {
     uint32_t entry_site;                 /* the entry check's site: its enable byte pins f (checks.c) */
     int labels_mapped;                   /* labels.c: the clone's computed gotos stay in the clone */
     struct xt_transfer *transfer;        /* transfer.c: outlined copy of a function with loops */
+    struct valvec inlined_heads;         /* inlined.c: heads of conditional inlined calls (blocks) */
+    struct valvec inlined_callees;       /* ... their callees' subprograms (metadata as values) */
 };
 
 /* demote.c */
@@ -163,6 +166,12 @@ void xf_redirect_instrumented_calls(struct vigil_xform *x);  /* after all functi
 void xf_export_burst_aliases(struct vigil_xform *x, const struct valvec *functions);   /* then */
 void xf_define_local_burst_entries(struct vigil_xform *x, const struct valvec *functions);   /* then */
 void xf_finish_outlining(struct vigil_xform *x);    /* once per module, after all functions */
+/* inlined.c: xf_find_inlined_calls (after xf_find_backedges, before the copies are made) finds
+ * the inlined calls on conditional paths; xi_insert_checks (with the back-edge checks) gives each
+ * a check whose slow path goes to instrumented[j], and sets sites[j]. */
+void xf_find_inlined_calls(struct xfunc *f, int outermost_only);   /* outermost_only: transfers */
+struct xl_loops;
+void xi_insert_checks(struct xfunc *f, struct xl_loops *loops, LLVMBasicBlockRef *instrumented, uint32_t *sites);
 /* transfer.c: the instrumented copy of a function with loops as a function of its own, entered
  * and left at dispatch checks (instead of xf_outline_body and xf_insert_checks). */
 int xt_can_transfer(struct xfunc *f);

@@ -169,6 +169,11 @@ static void init_once(void)
      * none did). No check fires before this: the program's code runs after init. */
     if (!__vigil_opts.ninstr)
         __vigil_opts.ninstr = __vigil_tools_burst_length();
+    /* Nothing would see a burst: no tool, and neither a run report nor a summary (a run with
+     * neither VIGIL_OPTIONS nor VIGIL_PLAN). The instrumented copies would run for nothing, and
+     * the pages that hold them be read in for nothing: the checks run as in mode=off. */
+    if (!__vigil_tools_enabled() && !__vigil_opts.report && !__vigil_opts.summary)
+        snprintf(__vigil_opts.mode, sizeof __vigil_opts.mode, "off");
     vigil_schedule_init(&__vigil_sched, &__vigil_opts);
     __vigil_opts.ninstr = __vigil_sched.ninstr;   /* the run report names the length in force */
     if (__vigil_opts.verbosity >= 1)

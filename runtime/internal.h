@@ -159,6 +159,7 @@ static inline void __vigil_leave_runtime(struct vigil_thread *th, int was)
 
 void __vigil_tools_start(void) HIDDEN;          /* from init: enable and init tools */
 uint32_t __vigil_tools_burst_length(void) HIDDEN; /* longest burst the enabled tools asked for; 0: none */
+unsigned __vigil_tools_enabled(void) HIDDEN;     /* how many tools are enabled (after __vigil_tools_start) */
 void __vigil_tools_help(void) HIDDEN;           /* help=1: one line per built-in tool */
 void __vigil_tools_fini(void) HIDDEN;
 void __vigil_tools_flush(void) HIDDEN;   /* each tool's flush, for a report while running */

@@ -132,6 +132,11 @@ uint32_t __vigil_tools_burst_length(void)
     return burst_length_wanted;
 }
 
+unsigned __vigil_tools_enabled(void)
+{
+    return __vigil_enabled_count;
+}
+
 static void (*on_module_of(const struct vigil_tool *t))(const struct vigil_module_info *)
 {
     return t->api_version >= 4 ? t->on_module : NULL;

@@ -696,6 +696,51 @@ sys.exit(0 if any(s["function"] == "del_ele" and s.get("inlined_in") == "main" f
     echo "$out" | grep -E 'backedge' | grep -E ' del_ele ' | grep -q 'inlined in main' || why+="vigil stats: no back-edge of del_ele inlined in main: $(echo "$out" | grep backedge | head -n3 | tr '\n' '|'); "
     if [ -z "$why" ]; then pass "e2e-cmd/inlined-sites"; else fail "e2e-cmd/inlined-sites" "$why"; fi
 }
+# ---- Inlined calls on conditional paths keep their own check (compiler/inlined.c) ----
+# rare_path (static, not noinline) is inlined into main's loop of 200 million iterations and
+# runs 3 times there: its own check (an entry site named rare_path) stays at rate 1 at -O1,
+# -O2 and -O3 while the loop's back-edge falls to the floor, and the bursts it starts cover its
+# code: the count tool sees its 3 stores (the loop itself stores nothing), the preds tool its
+# branch 3 times.
+inlined_checks_check() {
+    local d=$E2E_WORK/inlined src=$PROGS/inlined_rare.c why="" opt run out stores
+    local checker="python3 $ROOT/tests/e2e/report_check.py"
+    mkdir -p "$d"
+    for opt in -O1 -O2 -O3; do
+        if ! (cd "$d" && $VIGILCC $opt -g -o "inlined$opt" "$src") >"$d/build$opt.log" 2>&1; then
+            why+="$opt: build failed: $(first_error "$d/build$opt.log"); "
+            continue
+        fi
+        rm -rf "$d/out$opt"
+        (cd "$d" && VIGIL_OPTIONS="mode=adaptive:tools=count:out=$d/out$opt" timeout -k 5 "$E2E_TIMEOUT" \
+            "./inlined$opt" 200000000) >"$d/run$opt.out" 2>/dev/null
+        run=$(find "$d/out$opt" -name run.txt 2>/dev/null | head -n1)
+        if [ -z "$run" ]; then
+            why+="$opt: no run.txt; "
+            continue
+        fi
+        out=$($checker "$run" "$src" "rare_path entry count == 1" "rare_path entry rate == 1" \
+              "rare_path entry execs == 3" "rare_path entry bursts == 3" "rare_path entry line == @rare_path" \
+              "main backedge rate == 0.001" "main backedge execs >= 199000000" 2>&1) ||
+            why+="$opt: $(echo "$out" | tr '\n' ' ' | cut -c1-300); "
+        $checker "$run" "$src" "rare_path entry rate < 1" >/dev/null 2>&1 &&
+            why+="$opt: negative control 'rare_path entry rate < 1' was accepted; "
+        stores=$(awk '$1 == "store" {print $2}' "$d/out$opt"/*/count.txt 2>/dev/null)
+        [ "${stores:-0}" = 3 ] || why+="$opt: ${stores:-no} stores sampled, expected rare_path's 3; "
+    done
+    # The preds tool's sampled predicates (one module: its site ids are the local ones) observe
+    # the inlined branch each of the 3 times.
+    local line site seen
+    line=$(grep -n 'LINE:rare_branch' "$src" | cut -d: -f1)
+    site=$("$VIGIL" sites "$d/inlined-O2" 2>/dev/null | awk -v l=":$line:" '$2 == "branch" && index($4, l) {print $1; exit}')
+    rm -rf "$d/preds"
+    (cd "$d" && VIGIL_OPTIONS="mode=adaptive:tools=preds:out=$d/preds" timeout -k 5 "$E2E_TIMEOUT" \
+        ./inlined-O2 200000000) >/dev/null 2>&1
+    seen=$(awk -v s="$site" '$1 == "site" && $2 == s && $3 == "branch" {print $4}' "$d/preds"/*/preds.txt 2>/dev/null)
+    [ -n "$site" ] && [ "${seen:-0}" = 3 ] ||
+        why+="preds: the inlined branch (site ${site:-none} at line $line) observed ${seen:-0} times, expected 3; "
+    if [ -z "$why" ]; then pass "e2e-rates/inlined-rare-path"; else fail "e2e-rates/inlined-rare-path" "$why"; fi
+}
 if [ -z "$E2E_ONLY" ] && [ "$(basename "$VIGILCC")" = vigil-cc ]; then
     inlined_sites_check
     shlib_probe_registers_check
@@ -703,6 +748,7 @@ if [ -z "$E2E_ONLY" ] && [ "$(basename "$VIGILCC")" = vigil-cc ]; then
     access_sizes_check
     cold_split_check
     report_checks
+    inlined_checks_check
     short_loops_check
     threaded_dispatch_check
     call_probes_check
