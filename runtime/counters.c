@@ -49,8 +49,11 @@ static void pin_dispatch(struct __vigil_module *m, uint32_t d)
 }
 
 /* The compiler adds a function's sites together, entry first: the function's dispatch sites
- * are the last entry at or before the site and the back-edges after it (dispatch_sites is in
- * site order). A computed goto that labels.c could not keep in the clone lands in the checking
+ * are the last entry of its name at or before the site and its back-edges after it
+ * (dispatch_sites is in site order). Checks of inlined calls are entry sites named after the
+ * callee, among their host's sites (one per callee in the module, shared by its hosts): they
+ * are passed over, and need no pin (a pinned host runs its instrumented copy, where they only
+ * count). A computed goto that labels.c could not keep in the clone lands in the checking
  * copy, at a back-edge check: pinned too. */
 int vigil_counter_pin_function(const struct vigil_module_info *info, uint32_t index)
 {
@@ -60,6 +63,9 @@ int vigil_counter_pin_function(const struct vigil_module_info *info, uint32_t in
     struct __vigil_module *m = n->m;
     if (!(m->flags & VIGIL_MODULE_PRED_INSTR_ONLY))
         return 0;   /* the checking copy counts too: nothing to pin */
+    const struct vigil_sitefmt_table *t = __vigil_module_table(n);
+    if (!t)
+        return -1;
     uint32_t lo = 0, hi = m->ndispatch;   /* first d whose site is after index */
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -68,20 +74,27 @@ int vigil_counter_pin_function(const struct vigil_module_info *info, uint32_t in
         else
             hi = mid;
     }
-    uint32_t entry = lo;
-    while (entry-- > 0 && (m->dispatch_sites[entry] & VIGIL_DISPATCH_BACKEDGE))
-        ;
-    const struct vigil_sitefmt_table *t = __vigil_module_table(n);
-    if (entry == UINT32_MAX || !t)
-        return -1;
     struct vigil_site_view site, v;
     vigil_sitefmt_get(t, index, &site);
-    vigil_sitefmt_get(t, m->dispatch_sites[entry] & VIGIL_DISPATCH_SITE, &v);
-    if (strcmp(v.function, site.function) != 0)
+    uint32_t entry = lo;
+    while (entry-- > 0) {
+        if (m->dispatch_sites[entry] & VIGIL_DISPATCH_BACKEDGE)
+            continue;
+        vigil_sitefmt_get(t, m->dispatch_sites[entry] & VIGIL_DISPATCH_SITE, &v);
+        if (strcmp(v.function, site.function) == 0)
+            break;
+    }
+    if (entry == UINT32_MAX)
         return -1;
     pin_dispatch(m, entry);
-    for (uint32_t d = entry + 1; d < m->ndispatch && (m->dispatch_sites[d] & VIGIL_DISPATCH_BACKEDGE); d++)
+    for (uint32_t d = entry + 1; d < m->ndispatch; d++) {
+        if (!(m->dispatch_sites[d] & VIGIL_DISPATCH_BACKEDGE))
+            continue;   /* an inlined call's check, or a later function's entry */
+        vigil_sitefmt_get(t, m->dispatch_sites[d] & VIGIL_DISPATCH_SITE, &v);
+        if (strcmp(v.function, site.function) != 0)
+            break;      /* a later function's back-edge */
         pin_dispatch(m, d);
+    }
     return 0;
 }
 
