@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "abi.h"
 
@@ -32,16 +33,30 @@ static void hash_u32(uint64_t *h, uint32_t v)
 
 /* The file of a debug scope, as the user reads it: the name as given to the compiler
  * (absolute, or relative to the directory of the compilation), without a leading "./". */
+/* The scope's file as the user named it. Clang splits a file outside the compile directory
+ * into a directory that is a common ancestor and a name relative to it (/tmp/t/x.c compiled in
+ * /tmp/build: "/tmp" and "t/x.c"): such a name is joined to its directory, while a name
+ * relative to the compile (working) directory stays as the user wrote it. */
 static char *scope_file(LLVMMetadataRef scope)
 {
     LLVMMetadataRef file = scope ? LLVMDIScopeGetFile(scope) : NULL;
-    unsigned len = 0;
+    unsigned len = 0, dlen = 0;
     const char *name = file ? LLVMDIFileGetFilename(file, &len) : NULL;
     if (!name)
         return strdup("");
     while (len >= 2 && name[0] == '.' && name[1] == '/') {
         name += 2;
         len -= 2;
+    }
+    const char *dir = len && name[0] != '/' ? LLVMDIFileGetDirectory(file, &dlen) : NULL;
+    char cwd[4096];
+    if (dir && dlen && dir[0] == '/' && getcwd(cwd, sizeof cwd) &&
+        (strlen(cwd) != dlen || strncmp(cwd, dir, dlen) != 0)) {
+        char *joined = malloc((size_t)dlen + len + 2);
+        if (joined)
+            snprintf(joined, (size_t)dlen + len + 2, "%.*s%s%.*s", (int)dlen, dir,
+                     dir[dlen - 1] == '/' ? "" : "/", (int)len, name);
+        return joined ? joined : strndup(name, len);
     }
     return strndup(name, len);
 }
