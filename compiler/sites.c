@@ -32,7 +32,7 @@ static void hash_u32(uint64_t *h, uint32_t v)
 
 /* The file of a debug scope, as the user reads it: the name as given to the compiler
  * (absolute, or relative to the directory of the compilation), without a leading "./". */
-static char *scope_file(LLVMMetadataRef scope)
+char *xs_scope_file(LLVMMetadataRef scope)
 {
     LLVMMetadataRef file = scope ? LLVMDIScopeGetFile(scope) : NULL;
     unsigned len = 0;
@@ -135,7 +135,7 @@ static char *inlined_function(struct vigil_xform *x, LLVMMetadataRef loc)
 uint32_t xs_add(struct vigil_xform *x, enum vigil_site_kind kind, const char *function,
                 LLVMMetadataRef loc, uint32_t aux)
 {
-    char *file = scope_file(loc ? LLVMDILocationGetScope(loc) : NULL);
+    char *file = xs_scope_file(loc ? LLVMDILocationGetScope(loc) : NULL);
     uint32_t line = loc ? LLVMDILocationGetLine(loc) : 0, column = loc ? LLVMDILocationGetColumn(loc) : 0;
     uint32_t index = add_record(x, kind, function, file, line, column, aux);
     free(file);
@@ -162,7 +162,7 @@ void xs_set_flags(struct vigil_xform *x, uint32_t site, uint32_t flags)
 
 uint32_t xs_add_entry(struct vigil_xform *x, const char *function, LLVMMetadataRef subprogram)
 {
-    char *file = scope_file(subprogram);
+    char *file = xs_scope_file(subprogram);
     uint32_t line = subprogram ? LLVMDISubprogramGetLine(subprogram) : 0;
     uint32_t index = add_record(x, VIGIL_SITE_ENTRY, function, file, line, 0, 0);
     free(file);
