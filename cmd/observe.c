@@ -369,9 +369,10 @@ int cmd_observe(int argc, char **argv)
         rc = cmd_error(argv[0], "cannot rename %s to %s: %s", tmpout, out, strerror(errno));
         goto done;
     }
+    char absolute[PATH_MAX];
     fprintf(stderr, "vigil observe: %s %s; %zu of %zu functions go to [skip] in %s\n"
             "  rebuild with: VIGIL_CC_CONFIG=%s CC=vigil-cc make\n",
-            program_argv[0], outcome, skipped, o.n, out, out);
+            program_argv[0], outcome, skipped, o.n, out, realpath(out, absolute) ? absolute : out);
 done:
     for (size_t k = 0; k < o.n; k++)
         free(o.v[k].name), free(o.v[k].file);
