@@ -8,16 +8,19 @@
 # BUILD_ROUNDS), text bytes of the binary, the functions in [skip], instructions of one run
 # (cachegrind, --cache-sim=no; the binaries are built -gdwarf-4) and wall seconds of RUN_ROUNDS
 # alternating runs (median). Ratios to plain. Nothing is asserted; the table goes to stdout
-# (and bench/results/config-<date>.txt with --save).
+# (with --save, also added to bench/results/config-<date>.txt, and the config measured copied
+# beside it).
 #
 # usage: bench/config.sh [--save]
 # Environment: LUA_N (bench.lua's scale for the runs, default 20), OBSERVE_N (for the
-#   observation run, default 5), BUILD_ROUNDS (1), RUN_ROUNDS (3), CACHEGRIND (1; 0: skip),
+#   observation run, default 5), OBSERVE_ARGS (vigil observe's rule flags, default none:
+#   --min-calls 1e6 --max-sites 16), BUILD_ROUNDS (1), RUN_ROUNDS (3), CACHEGRIND (1; 0: skip),
 #   VIGILCC, PLAINCC, REAL_CFLAGS (-O2 -gdwarf-4), VIGIL_REAL_DIR (tests/real/sources.sh).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LUA_N=${LUA_N:-20}
 OBSERVE_N=${OBSERVE_N:-5}
+OBSERVE_ARGS=${OBSERVE_ARGS:-}
 BUILD_ROUNDS=${BUILD_ROUNDS:-1}
 RUN_ROUNDS=${RUN_ROUNDS:-3}
 CACHEGRIND=${CACHEGRIND:-1}
@@ -79,13 +82,14 @@ for round in $(seq 1 "$BUILD_ROUNDS"); do
     cpu[plain]+=" $(build plain -- "$PLAINCC")"
     cpu[vigil]+=" $(build vigil VIGIL_CC_CACHE=0 -- "$VIGILCC")"
     if [ "$round" = 1 ]; then
-        "$VIGIL" observe --out "$WORK/lua.conf" -- "$WORK/vigil/lua" "$ROOT/bench/workloads/bench.lua" "$OBSERVE_N" \
+        # shellcheck disable=SC2086
+        "$VIGIL" observe $OBSERVE_ARGS --out "$WORK/lua.conf" -- "$WORK/vigil/lua" "$ROOT/bench/workloads/bench.lua" "$OBSERVE_N" \
             >/dev/null 2>"$WORK/observe.err" || { cat "$WORK/observe.err" >&2; exit 1; }
     fi
     cpu[vigil+config]+=" $(build vigil+config VIGIL_CC_CACHE=0 VIGIL_CC_CONFIG="$WORK/lua.conf" -- "$VIGILCC")"
 done
 skipped=$(grep -c '^fun:' "$WORK/lua.conf" || true)
-emit "observation: bench.lua $OBSERVE_N under vigil observe (defaults: --min-calls 1e6 --max-sites 16): $skipped functions in [skip]: $(grep '^fun:' "$WORK/lua.conf" | cut -d: -f2 | tr '\n' ' ')"
+emit "observation: bench.lua $OBSERVE_N under vigil observe ${OBSERVE_ARGS:-(defaults: --min-calls 1e6 --max-sites 16)}: $skipped functions in [skip]: $(grep '^fun:' "$WORK/lua.conf" | cut -d: -f2 | tr '\n' ' ')"
 
 for v in plain vigil vigil+config; do
     out=$("$WORK/$v/lua" "$ROOT/bench/workloads/bench.lua" 1)
@@ -118,6 +122,7 @@ done
 emit "build: median of $BUILD_ROUNDS; wall: bench.lua $LUA_N, median of $RUN_ROUNDS alternating runs; instructions: bench.lua 2, one run (default VIGIL_OPTIONS: adaptive, no tool)"
 if [ "$SAVE" = 1 ]; then
     mkdir -p "$ROOT/bench/results"
-    cp "$OUT" "$ROOT/bench/results/config-$(date -u +%Y-%m-%d).txt"
-    cp "$WORK/lua.conf" "$ROOT/bench/results/config-lua-$(date -u +%Y-%m-%d).conf"
+    # each run's table is added to the day's file; the config it measured is kept beside it
+    { cat "$OUT"; echo; } >>"$ROOT/bench/results/config-$(date -u +%Y-%m-%d).txt"
+    cp "$WORK/lua.conf" "$ROOT/bench/results/config-lua$(echo "$OBSERVE_ARGS" | tr -c 'a-z0-9\n' '-' | tr -d '\n')-$(date -u +%Y-%m-%d).conf"
 fi
