@@ -110,6 +110,11 @@ else
     fail skip/build "$(oneline skipped.err)"
 fi
 
+VIGIL_CC_CONFIG=skip.conf "$VIGILCC" -O2 -g -c prog.c -o show.o 2>/dev/null
+"$VIGIL" cache show --dir "$VIGIL_CC_CACHE_DIR" prog.c >show.out 2>&1
+check skip/cache-metadata "vigil cache show: $(grep -E '^  (tiny|loader) ' show.out | tr '\n' ' ')" \
+    bash -c 'grep -qE "^  tiny +skipped +\(none\) +0 +0 +0  reason=\[skip\] of VIGIL_CC_CONFIG$" show.out && grep -qE "^  loader +transfer +loader\.vigil\.instr" show.out'
+
 # ---- [tested] and [memcheck.tested]: fewer memory checks ----
 stats() {  # CONFIG-OR-EMPTY OUT [ENV...]: memcheck's counts for prog.c
     local conf=$1 out=$2
