@@ -272,7 +272,7 @@ static void print_entry(const struct match *m, const char *meta)
             linebuf[n] = 0;
             sscanf(linebuf + 9, "%511s %63s %599s", name, how, copy);
             const char *reason = strstr(linebuf, " reason=");
-            printf("  %-32s %-15s %-40s %7s %7s %7s%s%s\n", name, how, strcmp(copy, "-") ? copy : "(in the function)",
+            printf("  %-32s %-15s %-40s %7s %7s %7s%s%s\n", name, how, strcmp(copy, "-") ? copy : !strcmp(how, "skipped") ? "(none)" : "(in the function)",
                    word_value(linebuf, "sites", v[0], 32), word_value(linebuf, "checks", v[1], 32),
                    word_value(linebuf, "probes", v[2], 32), reason ? "  " : "", reason ? reason + 1 : "");
         }

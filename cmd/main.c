@@ -65,6 +65,17 @@
       "  --stats       with clear: zero the counters too\n"                                     \
       "vigil-cc fills the cache (VIGIL_CC_CACHE=0 turns it off; docs/cache.md).\n"              \
       "example: make clean && CC=vigil-cc make && vigil cache && vigil cache show src/lvm.c")    \
+    X(observe, "run a program once and write a vigil-cc configuration that skips its hot tiny functions", \
+      "vigil observe [--out FILE] [--min-calls N] [--max-sites N] [--] PROGRAM [ARGS...]",    \
+      "  --out FILE       the configuration to write (default vigil.conf), atomically\n"      \
+      "  --min-calls N    a function is hot when its entry check ran at least N times\n"       \
+      "                   (default 1000000; 1e6 is accepted)\n"                                \
+      "  --max-sites N    ... and tiny when it has no loop and at most N sites (default 16)\n" \
+      "The program (built with vigil-cc) runs once with VIGIL_OPTIONS mode=off: every dispatch\n" \
+      "check counts its executions, no tool runs. Its hot tiny functions go to [skip], each with\n" \
+      "its counts as a comment; a rebuild with VIGIL_CC_CONFIG=FILE gives them no instrumented\n" \
+      "copy (docs/config.md). Exits 0 when the file was written, whatever the program's status.\n" \
+      "example: vigil observe --out vigil.conf -- ./lua bench.lua && VIGIL_CC_CONFIG=vigil.conf CC=vigil-cc make") \
     X(options, "list the runtime options (VIGIL_OPTIONS) with defaults and meanings",          \
       "vigil options [--markdown]",                                                            \
       "  --markdown   the table of docs/options.md (core and tool options)\n"                  \

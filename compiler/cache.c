@@ -5,6 +5,7 @@
  *   it links, the clang it runs (real path, size, modification time);
  *   every VIGIL_CC_* setting (and VIGIL_DEBUG, TMPDIR) except those that cannot change the
  *   object: the cache's own, VIGIL_CC_VERBOSE, VIGIL_CC_KEEP_TEMPS, VIGIL_DEBUG, TMPDIR;
+ *   the contents of the configuration file VIGIL_CC_CONFIG (not its path), when set;
  *   the working directory, unless debug info names it '.' (VIGIL_CC_CACHE_BASEDIR);
  *   every argument that reaches the front or back end, in order, except the output, the inputs,
  *   -c and the dependency-file options (the preprocessor run writes the .d file each time);
@@ -426,7 +427,9 @@ static int excluded_setting(const char *name)
 {
     static const char *const excluded[] = {
         "VIGIL_CC_CACHE", "VIGIL_CC_CACHE_DIR", "VIGIL_CC_CACHE_MAX_SIZE", "VIGIL_CC_CACHE_BASEDIR",
-        "VIGIL_CC_VERBOSE", "VIGIL_CC_KEEP_TEMPS", "VIGIL_DEBUG", "TMPDIR", NULL,
+        "VIGIL_CC_VERBOSE", "VIGIL_CC_KEEP_TEMPS", "VIGIL_DEBUG", "TMPDIR",
+        "VIGIL_CC_CONFIG",   /* its contents are hashed instead of its path */
+        NULL,
     };
     for (const char *const *e = excluded; *e; e++)
         if (!strcmp(*e, name)) return 1;
@@ -453,6 +456,18 @@ static int compute_key(struct vcc_job *job, struct vcc_cache_unit *u, const char
     for (size_t t = 0; t < ntools; t++)
         for (size_t i = 0; i < tools[t]->nsettings; i++)
             hash_field(&h, tools[t]->settings[i].name, xcc_setting(tools[t], tools[t]->settings[i].name));
+    /* The whole configuration file: simpler than the part of it that applies to this unit,
+     * and a config changes seldom (an edit rebuilds everything, as a changed flag does). */
+    if (job->config_text || job->config) {
+        char config_hex[65];
+        struct vigil_sha256 ch;
+        unsigned char config_digest[32];
+        vigil_sha256_init(&ch);
+        vigil_sha256_update(&ch, job->config_text ? job->config_text : "", job->config_len);
+        vigil_sha256_final(&ch, config_digest);
+        vigil_sha256_hex(config_digest, config_hex);
+        hash_field(&h, "config-sha256", config_hex);
+    }
     hash_field(&h, "cwd", c->cwd_mapped ? "(named . in debug info)" : c->cwd);
     for (int i = 0; i < a->argc; i++) {
         unsigned r = a->roles[i];

@@ -2,6 +2,9 @@
 #include "cctool.h"
 #include "xform.h"
 
+#include "ccconfig.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +49,36 @@ const char *xcc_setting(const struct vigil_cc_tool *tool, const char *name)
             return v ? v : tool->settings[i].def;
         }
     return NULL;
+}
+
+int xcc_config_match(const struct vigil_xform *x, const struct vigil_cc_tool *tool, const char *section,
+                     const char *function, const char *file)
+{
+    const struct vigil_ccconfig *c = x->settings->config;
+    if (!c)
+        return 0;
+    if (vigil_ccconfig_match(c, section, function, file))
+        return 1;
+    if (!tool)
+        return 0;
+    char own[256];
+    snprintf(own, sizeof own, "%s.%s", tool->name, section);
+    return vigil_ccconfig_match(c, own, function, file);
+}
+
+int xcc_is_tool_section(const char *section)
+{
+    size_t n;
+    const struct vigil_cc_tool *const *tools = xcc_all_tools(&n);
+    for (size_t t = 0; t < n; t++) {
+        size_t len = strlen(tools[t]->name);
+        if (strncmp(section, tools[t]->name, len) != 0 || section[len] != '.')
+            continue;
+        for (const char *const *s = tools[t]->config_sections; s && *s; s++)
+            if (!strcmp(section + len + 1, *s))
+                return 1;
+    }
+    return 0;
 }
 
 int xcc_is_tool_setting(const char *name, size_t len)

@@ -44,6 +44,10 @@ struct vigil_cc_tool {
     void (*module_done)(struct vigil_xform *x);
     const struct vigil_cc_setting *settings;   /* nsettings of them; NULL: none */
     size_t nsettings;
+    /* The sections of VIGIL_CC_CONFIG the tool reads (xcc_config_match), without the tool's
+     * name: {"tested", NULL} admits [memcheck.tested]. NULL: none. vigil-cc rejects a
+     * [TOOL.SECTION] header that no tool lists. */
+    const char *const *config_sections;
 };
 
 #if defined(__has_attribute) && __has_attribute(retain)
@@ -64,6 +68,15 @@ const struct vigil_cc_tool *const *xcc_all_tools(size_t *n);
 const char *xcc_setting(const struct vigil_cc_tool *tool, const char *name);
 /* Whether name (len bytes, not terminated) is a setting of some tool's compiler part. */
 int xcc_is_tool_setting(const char *name, size_t len);
+
+/* Whether VIGIL_CC_CONFIG (docs/config.md) names function or file (either may be NULL) in
+ * [section], which applies to every tool, or in [TOOL.section], tool's own (tool NULL: only
+ * the former). file is matched whole and by its base name. 0 when no config is set. */
+int xcc_config_match(const struct vigil_xform *x, const struct vigil_cc_tool *tool, const char *section,
+                     const char *function, const char *file);
+/* Whether section (of a config header) is one a linked tool reads: "TOOL.S" with S in TOOL's
+ * config_sections. */
+int xcc_is_tool_section(const char *section);
 
 /* tool's slot of state for f (NULL if the tool is not active): freed and cleared by the tool's
  * function_done. */

@@ -7,6 +7,8 @@
 #include "cctool.h"
 #include "transform.h"
 
+#include "ccconfig.h"
+
 #include <errno.h>
 #include <llvm/Config/llvm-config.h>
 #include <signal.h>
@@ -259,6 +261,39 @@ static int stage_settings(struct vcc_job *job)
     return CONTINUE;
 }
 
+/* VIGIL_CC_CONFIG: parsed once per command; a bad line or an unknown section fails it with
+ * FILE:LINE and what was expected (a build must not silently instrument what the file says to
+ * leave alone, or the reverse). */
+static int stage_config(struct vcc_job *job)
+{
+    const char *path = job->settings.config;
+    if (!path || !*path)
+        return CONTINUE;
+    static struct vigil_ccconfig config;
+    char err[512];
+    if (vigil_ccconfig_load(path, &config, &job->config_text, &job->config_len, err, sizeof err) != 0) {
+        fprintf(stderr, "vigil-cc: error: VIGIL_CC_CONFIG: %s\n", err);
+        return 1;
+    }
+    for (size_t i = 0; i < config.nsections; i++) {
+        const char *name = config.sections[i].name;
+        if (!strcmp(name, "skip") || !strcmp(name, "tested") || xcc_is_tool_section(name))
+            continue;
+        char tools[512] = "";
+        size_t n, used = 0;
+        const struct vigil_cc_tool *const *all = xcc_all_tools(&n);
+        for (size_t t = 0; t < n; t++)
+            for (const char *const *s = all[t]->config_sections; s && *s && used < sizeof tools; s++)
+                used += (size_t)snprintf(tools + used, sizeof tools - used, ", [%s.%s]", all[t]->name, *s);
+        fprintf(stderr, "vigil-cc: error: VIGIL_CC_CONFIG: %s:%u: expected a section [skip], [tested] or a tool's (%s); got [%s]\n",
+                path, config.sections[i].line, used ? tools + 2 : "none built in", name);
+        vigil_ccconfig_free(&config);
+        return 1;
+    }
+    job->config = &config;
+    return CONTINUE;
+}
+
 static int stage_locate_clang(struct vcc_job *job)
 {
     if (*job->settings.clang) {
@@ -470,6 +505,7 @@ static const struct stage stages[] = {
     {"locate-clang", stage_locate_clang},
     {"classify", stage_classify},
     {"pass-through", stage_pass_through},
+    {"config", stage_config},
     {"refuse-static", stage_refuse_static},
     {"locate-runtime", stage_locate_runtime},
     {"cache", stage_cache},

@@ -311,6 +311,7 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
         .pred_counters = job->pred_counters,
         .pred_remove_redundant = vcc_setting_on(s->pred_remove_redundant),
         .source_name = sj->in->path,
+        .config = job->config,
         .on_function = sj->cache ? vcc_cache_on_function : NULL,
         .on_function_ctx = sj->cache,
     };

@@ -28,6 +28,9 @@ struct vcc_job {
     char libdir[PATH_MAX];         /* <dir of vigil-cc>/../lib */
     char **objects;                /* per input: the object compiled for it (link), or NULL */
     struct vcc_cache *cache;       /* the instrumentation cache (cache.c), NULL when it is off */
+    struct vigil_ccconfig *config; /* VIGIL_CC_CONFIG, parsed (NULL when not set) */
+    char *config_text;             /* its bytes (config_len of them), for the cache key */
+    size_t config_len;
 };
 
 /* vigil-cc's version and build id, which `vigil-cc --version` prints. The build id is a hash

@@ -31,13 +31,12 @@ static void hash_u32(uint64_t *h, uint32_t v)
     hash_bytes(h, bytes, 4);
 }
 
-/* The file of a debug scope, as the user reads it: the name as given to the compiler
- * (absolute, or relative to the directory of the compilation), without a leading "./". */
-/* The scope's file as the user named it. Clang splits a file outside the compile directory
- * into a directory that is a common ancestor and a name relative to it (/tmp/t/x.c compiled in
- * /tmp/build: "/tmp" and "t/x.c"): such a name is joined to its directory, while a name
- * relative to the compile (working) directory stays as the user wrote it. */
-static char *scope_file(LLVMMetadataRef scope)
+/* The file of a debug scope, as the user named it, without a leading "./". Clang splits a
+ * file outside the compile directory into a directory that is a common ancestor and a name
+ * relative to it (/tmp/t/x.c compiled in /tmp/build: "/tmp" and "t/x.c"): such a name is
+ * joined to its directory; a name relative to the compile (working) directory stays as the
+ * user wrote it. */
+char *xs_scope_file(LLVMMetadataRef scope)
 {
     LLVMMetadataRef file = scope ? LLVMDIScopeGetFile(scope) : NULL;
     unsigned len = 0, dlen = 0;
@@ -150,7 +149,7 @@ static char *inlined_function(struct vigil_xform *x, LLVMMetadataRef loc)
 uint32_t xs_add(struct vigil_xform *x, enum vigil_site_kind kind, const char *function,
                 LLVMMetadataRef loc, uint32_t aux)
 {
-    char *file = scope_file(loc ? LLVMDILocationGetScope(loc) : NULL);
+    char *file = xs_scope_file(loc ? LLVMDILocationGetScope(loc) : NULL);
     uint32_t line = loc ? LLVMDILocationGetLine(loc) : 0, column = loc ? LLVMDILocationGetColumn(loc) : 0;
     uint32_t index = add_record(x, kind, function, file, line, column, aux);
     free(file);
@@ -177,7 +176,7 @@ void xs_set_flags(struct vigil_xform *x, uint32_t site, uint32_t flags)
 
 uint32_t xs_add_entry(struct vigil_xform *x, const char *function, LLVMMetadataRef subprogram)
 {
-    char *file = scope_file(subprogram);
+    char *file = xs_scope_file(subprogram);
     uint32_t line = subprogram ? LLVMDISubprogramGetLine(subprogram) : 0;
     uint32_t index = add_record(x, VIGIL_SITE_ENTRY, function, file, line, 0, 0);
     free(file);

@@ -103,11 +103,30 @@ LLVMBasicBlockRef xf_split_before(struct xfunc *f, LLVMValueRef inst, const char
     return cont;
 }
 
+/* Whether VIGIL_CC_CONFIG's [skip] names fn: by its name (fun:), or by the unit's source file
+ * or the file fn is defined in (src:; a function of a header counts as the header's too). */
+static int configured_skip(struct vigil_xform *x, LLVMValueRef fn, const char *name)
+{
+    if (!x->settings->config)
+        return 0;
+    if (xcc_config_match(x, NULL, "skip", name, x->settings->source_name))
+        return 1;
+    LLVMMetadataRef subprogram = LLVMGetSubprogram(fn);
+    if (!subprogram)
+        return 0;
+    char *file = xs_scope_file(subprogram);
+    int hit = *file && xcc_config_match(x, NULL, "skip", NULL, file);
+    free(file);
+    return hit;
+}
+
 /* Why fn must be left as it is, or NULL when it can be transformed. */
-static const char *reason_to_skip(LLVMValueRef fn)
+static const char *reason_to_skip(struct vigil_xform *x, LLVMValueRef fn)
 {
     size_t len = 0;
     const char *name = LLVMGetValueName2(fn, &len);
+    if (configured_skip(x, fn, name))
+        return "[skip] of VIGIL_CC_CONFIG";
     if (LLVMGetLinkage(fn) == LLVMAvailableExternallyLinkage)
         return "available_externally";
     if (strncmp(name, "__vigil_", 8) == 0)
@@ -310,7 +329,7 @@ int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_setting
         LLVMValueRef fn = functions.v[i];
         stats->functions_seen++;
         count_main_calls(&x, fn);
-        const char *reason = reason_to_skip(fn);
+        const char *reason = reason_to_skip(&x, fn);
         uint32_t sites_before = vigil_sitefmt_count(x.sites);
         unsigned checks_before = stats->entry_checks + stats->backedge_checks, probes_before = stats->probes;
         if (reason) {

@@ -25,6 +25,8 @@ struct vigil_function_report {
     unsigned sites, checks, probes;
 };
 
+struct vigil_ccconfig;
+
 struct vigil_transform_settings {
     int debug;               /* VIGIL_DEBUG: one note per function left uninstrumented */
     int probe_accesses;      /* loads/stores (default 1) */
@@ -47,6 +49,9 @@ struct vigil_transform_settings {
     int pred_counters;       /* enum vigil_pred_counters (default NONE, seed 002) */
     int pred_remove_redundant; /* with pred_counters: leave out redundant branch predicates */
     const char *source_name; /* the main source file, for the site table and the tu hash */
+    /* VIGIL_CC_CONFIG (common/ccconfig.h), or NULL: [skip] functions are left as they are;
+     * tools read their sections with xcc_config_match. */
+    const struct vigil_ccconfig *config;
     /* Optional: called once per function with a body, after it was transformed or skipped. */
     void (*on_function)(void *ctx, const struct vigil_function_report *report);
     void *on_function_ctx;

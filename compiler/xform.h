@@ -251,6 +251,9 @@ void xs_set_flags(struct vigil_xform *x, uint32_t site, uint32_t flags);
 void xs_record_cfg(struct xfunc *f);
 /* The site for a function's entry: the line of its DISubprogram. */
 uint32_t xs_add_entry(struct vigil_xform *x, const char *function, LLVMMetadataRef subprogram);
+/* The file of a debug scope as sites name it (relative paths as given, no leading "./");
+ * malloc'd, "" when the scope has none. */
+char *xs_scope_file(LLVMMetadataRef scope);
 /* The dispatch index of a dispatch site (entry or back-edge): its counter and state (abi.h). */
 uint32_t xs_dispatch(const struct vigil_xform *x, uint32_t site);
 void xs_free(struct vigil_xform *x);

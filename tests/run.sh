@@ -6,7 +6,7 @@
 # Environment:
 #   REAL=fast|full|none   real-program checks (default fast; CI uses fast)
 #   FUZZ_SECONDS=N        time per fuzz target in the smoke run (default 10; 0 skips it)
-#   TESTS=a,b             run only these parts: build, unit, layering, e2e, runtime, cc, cache, report,
+#   TESTS=a,b             run only these parts: build, unit, layering, e2e, runtime, cc, cache, config, report,
 #                         llvm, fuzz, real, and one part per tool (its name: leak, preds, ...)
 #   VIGILCC               compiler under test (default build/bin/vigil-cc; tests/e2e/run.sh)
 #   HOSTCC                compiler of the unit tests (default clang)
@@ -20,7 +20,7 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-10}
 # Every tool is a folder tools/<name>/; its tests are tools/<name>/tests/test_*.c (unit tests)
 # and the drivers tools/<name>/tests/run*.sh (a part named after the tool).
 TOOL_NAMES=$(cd tools && for d in */; do echo -n "${d%/},"; done)
-TESTS=${TESTS:-build,unit,layering,e2e,runtime,cc,cache,report,${TOOL_NAMES}llvm,fuzz,real}
+TESTS=${TESTS:-build,unit,layering,e2e,runtime,cc,cache,config,report,${TOOL_NAMES}llvm,fuzz,real}
 HOSTCC=${HOSTCC:-clang}
 UNIT_TIMEOUT=${UNIT_TIMEOUT:-120}
 WORK=$(mktemp -d /tmp/vigil-tests.XXXXXX)
@@ -121,6 +121,7 @@ fi
 wanted runtime && run_driver runtime 900 bash tests/runtime/run.sh
 wanted cc && [ -f tests/cc/run.sh ] && run_driver cc 900 bash tests/cc/run.sh
 wanted cache && [ -f tests/cache/run.sh ] && run_driver cache 900 bash tests/cache/run.sh
+wanted config && [ -f tests/config/run.sh ] && run_driver config 600 bash tests/config/run.sh
 wanted report && [ -f tests/report/run.sh ] && run_driver report 900 bash tests/report/run.sh
 # Each tool's drivers: tools/<name>/tests/run.sh and run-<what>.sh, 1800 s each at most.
 for tool_dir in tools/*/; do

@@ -258,6 +258,11 @@ check_stale() {
     try_change setting VIGIL_CC_PROBE_BRANCHES=0 --
     try_change dev-setting VIGIL_CC_MERGE_SPAN=0 --
     try_change define -- -DBIAS=5
+    # the configuration file (docs/config.md): its contents, not only its path
+    printf '[skip]\nfun:u1\n' >"$WORK/skip.conf"
+    try_change config VIGIL_CC_CONFIG="$WORK/skip.conf" --
+    printf '[skip]\nfun:weigh1\n' >"$WORK/skip.conf"
+    try_change config-contents VIGIL_CC_CONFIG="$WORK/skip.conf" --
     try_change optlevel -- -O1
     cp "$WORK/stale/config.h" config.h.orig
     sed -i 's/#define SCALE 3/#define SCALE 4/' "$WORK/stale/config.h"

@@ -8,8 +8,8 @@
  *   repeated         an access to the same address, at least as wide, came before it in its
  *                    block with no call between them: checked there (its bounds; a store
  *                    there wrote the bytes, a load there was checked): bypassed
- *   tested load      a load in code named by VIGIL_CC_MEMCHECK_TESTED: bypassed (its stores
- *                    keep their check)
+ *   tested load      a load in code named by VIGIL_CC_CONFIG's [tested] or [memcheck.tested]
+ *                    (or VIGIL_CC_MEMCHECK_TESTED): bypassed (its stores keep their check)
  *   object bound     a variable offset from a global or stack object of known size: an
  *                    inline compare of the offset with the size; the runtime is called only
  *                    when it fails
@@ -39,6 +39,8 @@
 
 #include <vigil/memcheck.h>
 
+#include "ccconfig.h"
+
 enum rule { R_READONLY, R_INBOUNDS, R_STACK_SLOT, R_REPEATED, R_TESTED, R_OBJECT_BOUND, R_FULL, R_UNKNOWN, R_RULES };
 static const char *const rule_names[R_RULES] = {
     "read-only", "in-bounds", "stack-slot", "repeated", "tested-load", "object-bound", "full", "skipped",
@@ -55,6 +57,7 @@ struct mc_module {
     uint64_t rule[R_RULES];
     uint64_t uninit, once, partial, copies, array_checks;
     char *tested;                        /* VIGIL_CC_MEMCHECK_TESTED, or NULL */
+    int configured;                      /* VIGIL_CC_CONFIG has [tested] or [memcheck.tested] */
 };
 static struct mc_module *cur;
 
@@ -92,6 +95,8 @@ static struct mc_module *module_of(struct vigil_xform *x)
                             LLVMCreateEnumAttribute(x->ctx, LLVMGetEnumAttributeKindForName("cold", 4), 0));
     const char *tested = xcc_setting(&memcheck_cc_tool, "VIGIL_CC_MEMCHECK_TESTED");
     cur->tested = tested && *tested ? strdup(tested) : NULL;
+    cur->configured = vigil_ccconfig_has(x->settings->config, "tested") ||
+                      vigil_ccconfig_has(x->settings->config, "memcheck.tested");
     return cur;
 }
 
@@ -322,9 +327,11 @@ static unsigned used_bytes(struct vigil_xform *x, LLVMValueRef load)
 
 /* ---- code ---- */
 
+/* Code named by VIGIL_CC_CONFIG's [tested] or [memcheck.tested] (the function or the file of
+ * the access), or by VIGIL_CC_MEMCHECK_TESTED. */
 static int tested(const struct mc_module *mc, struct xfunc *f, LLVMValueRef inst)
 {
-    if (!mc->tested)
+    if (!mc->tested && !mc->configured)
         return 0;
     char file[512] = "";
     LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(inst);
@@ -338,6 +345,10 @@ static int tested(const struct mc_module *mc, struct xfunc *f, LLVMValueRef inst
         else if (name)
             snprintf(file, sizeof file, "%.*s", (int)flen, name);
     }
+    if (mc->configured && xcc_config_match(f->x, &memcheck_cc_tool, "tested", f->name, file))
+        return 1;
+    if (!mc->tested)
+        return 0;
     const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
     char *list = strdup(mc->tested);
     int hit = 0;
@@ -674,7 +685,7 @@ static int wanted(const struct vigil_xform *x)
 
 static const struct vigil_cc_setting settings[] = {
     {"VIGIL_CC_MEMCHECK", "1", "0: no memory checks in the instrumented copies (the memcheck tool then finds nothing)"},
-    {"VIGIL_CC_MEMCHECK_TESTED", "", "comma-separated patterns (fnmatch) of functions or source files already tested: their loads are not checked, their stores are"},
+    {"VIGIL_CC_MEMCHECK_TESTED", "", "comma-separated patterns (fnmatch) of functions or source files already tested: their loads are not checked, their stores are (the same as fun:/src: lines of [tested] in VIGIL_CC_CONFIG, the way to say it in a file)"},
     {"VIGIL_CC_MEMCHECK_STATS", "0", "1: print each module's counts of accesses per rule (bypassed, bounded inline, checked)"},
 };
 
@@ -685,5 +696,6 @@ static const struct vigil_cc_tool memcheck_cc_tool = {
     .module_done = module_done,
     .settings = settings,
     .nsettings = sizeof settings / sizeof settings[0],
+    .config_sections = (const char *const[]){"tested", NULL},
 };
 VIGIL_REGISTER_CC_TOOL(memcheck_cc_tool);
