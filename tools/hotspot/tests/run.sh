@@ -584,11 +584,13 @@ int main(int argc, char **argv) { (void)argv; return tiny(argc) & 1; }
 C
 "$VIGILCC" -O2 -g "$WORK/tiny.c" -o "$WORK/tiny" 2>/dev/null
 VIGIL_CC_HOTSPOT_ENTRIES=0 "$VIGILCC" -O2 -g "$WALK/chain.c" -o "$WORK/w-chain-noentries" 2>/dev/null
+VIGIL_CC_HOTSPOT_BODY_MIN=100000 "$VIGILCC" -O2 -g "$WALK/chain.c" -o "$WORK/w-chain-floor" 2>/dev/null
 n_chain=$(entries_of "$WORK/w-chain") n_off=$(entries_of "$WORK/w-chain-noentries") n_tiny=$(entries_of "$WORK/tiny")
+n_floor=$(entries_of "$WORK/w-chain-floor")
 first_tiny=$(objdump -d --no-show-raw-insn "$WORK/tiny" | grep -A1 "<tiny>:" | tail -n1)
-[ "$n_chain" = 5 ] && [ "$n_off" = 0 ] && [ "$n_tiny" = 1 ] && [[ "$first_tiny" != *nop* ]]
-check "vigil-cc: patchable entries in chain.c's 5 functions, none with VIGIL_CC_HOTSPOT_ENTRIES=0, none in a tiny leaf" $? \
-    "chain $n_chain, off $n_off, tiny.c $n_tiny (main only), tiny starts with: $first_tiny"
+[ "$n_chain" = 5 ] && [ "$n_off" = 0 ] && [ "$n_tiny" = 1 ] && [ "$n_floor" = 0 ] && [[ "$first_tiny" != *nop* ]]
+check "vigil-cc: patchable entries in chain.c's 5 functions, none with VIGIL_CC_HOTSPOT_ENTRIES=0 or a BODY_MIN over them all, none in a tiny leaf" $? \
+    "chain $n_chain, off $n_off, floor $n_floor, tiny.c $n_tiny (main only), tiny starts with: $first_tiny"
 # -fcf-protection: the nop after endbr64 straddles two words (written in three steps).
 if "$VIGILCC" -O2 -g -fcf-protection "$WALK/chain.c" -o "$WORK/w-cet" 2>/dev/null &&
     "$CC_PLAIN" -O2 -g -fcf-protection "$WALK/chain.c" -o "$WORK/w-cet.plain" 2>/dev/null; then
