@@ -472,10 +472,14 @@ static int report_timer_ok;           /* written with report_timer */
 static int walk_signo;                /* the walk signal (0: none); written by init */
 static volatile sig_atomic_t report_pending;   /* set by report_soon, cleared by the handler */
 
+/* The timer sends the walk signal only while it is still ours (the program sees SIG_DFL where
+ * the runtime stands in for it): a handler the program installed since must not get it. */
 static void report_soon(void)
 {
     report_pending = 1;
-    if (report_timer_ok)
+    struct sigaction now;
+    if (report_timer_ok && sigaction(walk_signo, NULL, &now) == 0 && !(now.sa_flags & SA_SIGINFO) &&
+        now.sa_handler == SIG_DFL)
         timer_settime(report_timer, 0, &(struct itimerspec){.it_value = {0, REPORT_RETRY_NS}}, NULL);
 }
 
