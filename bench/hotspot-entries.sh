@@ -7,7 +7,8 @@
 #   default  a nop in functions with a loop, a call, or at least 24 IR instructions
 #   nocalls  VIGIL_CC_HOTSPOT_CALLERS=0: a nop in functions with a loop or of 24 instructions
 #   all      VIGIL_CC_HOTSPOT_MIN=0: a nop in every transformed function
-# usage: bench/hotspot-entries.sh        Environment: LUA_N (20), VARIANTS, VIGIL_REAL_DIR, VIGILCC.
+#   bodyN    VIGIL_CC_HOTSPOT_BODY_MIN=N: the default, but none in functions under N instructions
+# usage: bench/hotspot-entries.sh        Environment: LUA_N (20), PROGRAMS (lua bzip2), VARIANTS, VIGIL_REAL_DIR, VIGILCC.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO_ROOT=$(cd "$HERE/.." && pwd)
@@ -25,6 +26,7 @@ build() {  # PROG VARIANT -> binary (the variant is also a -D, so that the build
         default) REAL_CFLAGS="$BASE_CFLAGS" real_build "$1" vigil ;;
         nocalls) VIGIL_CC_HOTSPOT_CALLERS=0 REAL_CFLAGS="$BASE_CFLAGS -DVIGIL_BENCH_ENTRIES_NOCALLS" real_build "$1" vigil ;;
         all) VIGIL_CC_HOTSPOT_MIN=0 REAL_CFLAGS="$BASE_CFLAGS -DVIGIL_BENCH_ENTRIES_ALL" real_build "$1" vigil ;;
+        body*) VIGIL_CC_HOTSPOT_BODY_MIN=${2#body} REAL_CFLAGS="$BASE_CFLAGS -DVIGIL_BENCH_ENTRIES_BODY=${2#body}" real_build "$1" vigil ;;
     esac
 }
 instructions() {  # MODE CMD... -> instructions executed
@@ -36,7 +38,7 @@ instructions() {  # MODE CMD... -> instructions executed
     sed -n 's/.*I *refs: *//p' "$out" | tr -d , | tail -n1
     rm -f "$out"
 }
-for prog in lua bzip2; do
+for prog in ${PROGRAMS:-lua bzip2}; do
     declare -A ins=()
     for var in ${VARIANTS:-none default nocalls all}; do
         bin=$(build "$prog" "$var") || exit 1

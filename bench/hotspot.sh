@@ -20,7 +20,8 @@
 # round); each line is the median wall and CPU time and their ratios to plain, then the
 # profiler's share (vigil-hotspot / vigil-base) and perf's. Every variant's output must equal
 # plain's. The last runs' top-5 functions by self samples, vigil hot's and perf report's, are
-# printed side by side.
+# printed side by side, and uftrace's by self time; each peer's agreement is scored: how many of
+# vigil's five are in the peer's top 5 (and top 10), with the peer's rank of each.
 #
 # usage: bench/hotspot.sh [--save]     --save: also write bench/results/hotspot-<date>.txt
 # Environment: RUNS, PROGRAMS (default "lua bzip2"), VARIANTS, HOOKS (1), LUA_N (150),
@@ -52,6 +53,32 @@ WORK=$(mktemp -d /tmp/vigil-bench-hotspot.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 OUT=$WORK/out.txt
 say() { echo "$@" | tee -a "$OUT"; }
+# agreement PEER VIGIL_TOP10 PEER_TOP10 BINARY (lines "<share> <function>", best first): how
+# many of vigil's top 5 are in the peer's top 5 (and top 10), with the peer's rank of each; a
+# function that is not a symbol of the peer's BINARY (inlined everywhere: vigil names inlined
+# functions from DWARF, the peers cannot) is marked so and left out of the count
+agreement() {
+    python3 - "$@" <<'PY'
+import subprocess, sys
+peer, mine, theirs, binary = sys.argv[1:5]
+def names(path):
+    out = []
+    for line in open(path):
+        f = line.split()
+        if len(f) >= 2 and f[-1] not in out:
+            out.append(f[-1])
+    return out
+syms = set(l.split()[-1] for l in subprocess.run(["nm", binary], capture_output=True, text=True).stdout.splitlines()
+           if len(l.split()) >= 3 and l.split()[1] in "tTwW")
+v, p = names(mine)[:5], names(theirs)[:10]
+comparable = [n for n in v if n in syms or n in p]
+in5 = [n for n in comparable if n in p[:5]]
+in10 = [n for n in comparable if n in p]
+ranks = ", ".join("%s %s" % (n, p.index(n) + 1 if n in p else "inlined" if n not in comparable else "-") for n in v)
+print("  top-5 agreement with %s: %d/%d in its top 5, %d/%d in its top 10 (%d inlined left out; its rank of vigil's: %s)"
+      % (peer, len(in5), len(comparable), len(in10), len(comparable), len(v) - len(comparable), ranks))
+PY
+}
 
 # A text file of IN_BZIP2_BYTES: the text files of the lua, bzip2 and sqlite3 source trees.
 input() {
@@ -178,16 +205,22 @@ for prog in $PROGRAMS; do
     if [ -d "$WORK/last-hotspot" ]; then
         samples=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["samples"])' "$WORK/last-hotspot/hotspot.json")
         say "$prog top 5 by self samples: vigil hot ($samples samples) | perf report"
-        "$VIGIL" hot --json -n 5 "$WORK/last-hotspot" 2>/dev/null |
-            python3 -c 'import json,sys; [print("%5.1f%% %s" % (f["percent"], f["function"])) for f in json.load(sys.stdin)["self"]]' >"$WORK/top.vigil"
-        : >"$WORK/top.perf"
+        "$VIGIL" hot --json -n 10 "$WORK/last-hotspot" 2>/dev/null |
+            python3 -c 'import json,sys; [print("%5.1f%% %s" % (f["percent"], f["function"])) for f in json.load(sys.stdin)["self"]]' >"$WORK/top10.vigil"
+        head -n 5 "$WORK/top10.vigil" >"$WORK/top.vigil"
+        : >"$WORK/top10.perf"
         [ -s "$WORK/perf.data" ] && perf report -i "$WORK/perf.data" --no-children --sort symbol --stdio -q 2>/dev/null |
-            awk '$1 ~ /%$/ && NF >= 3 { printf "%5.1f%% %s\n", $1, $3 }' | head -n 5 >"$WORK/top.perf"
+            awk '$1 ~ /%$/ && NF >= 3 { printf "%5.1f%% %s\n", $1, $3 }' | head -n 10 >"$WORK/top10.perf"
+        head -n 5 "$WORK/top10.perf" >"$WORK/top.perf"
         paste -d'|' <(awk '{ printf "  %-36s\n", $0 }' "$WORK/top.vigil") <(sed 's/^/ /' "$WORK/top.perf") | tee -a "$OUT"
+        [ -s "$WORK/top10.perf" ] && say "$(agreement perf "$WORK/top10.vigil" "$WORK/top10.perf" "${bin[perf]}")"
         if [ -d "$WORK/uftrace.data" ]; then
             say "$prog top 5 by self time: uftrace report (every call of the -pg build traced)"
-            uftrace report -d "$WORK/uftrace.data" -s self --no-pager 2>/dev/null | awk 'NR > 2 && NF >= 4 && !/linux:/' | head -n 5 |
-                sed 's/^/  /' | tee -a "$OUT"
+            uftrace report -d "$WORK/uftrace.data" -s self --no-pager 2>/dev/null | awk 'NR > 2 && NF >= 4 && !/linux:/' |
+                head -n 10 >"$WORK/top10.uftrace"
+            head -n 5 "$WORK/top10.uftrace" | sed 's/^/  /' | tee -a "$OUT"
+            awk '{ print "0 " $NF }' "$WORK/top10.uftrace" >"$WORK/top10.uftrace.names"
+            say "$(agreement uftrace "$WORK/top10.vigil" "$WORK/top10.uftrace.names" "${bin[uftrace]}")"
         fi
     fi
 done

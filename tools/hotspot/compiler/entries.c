@@ -61,8 +61,10 @@ static void function_done(struct xfunc *f)
 {
     long min = setting_number("VIGIL_CC_HOTSPOT_MIN", 24);
     int calls;
-    if (f->backedge_from.n == 0 && original_instructions(f, &calls) < min &&
-        (!calls || !setting_number("VIGIL_CC_HOTSPOT_CALLERS", 1)))
+    long size = original_instructions(f, &calls);
+    if (size < setting_number("VIGIL_CC_HOTSPOT_BODY_MIN", 0))
+        return;   /* under the floor, loops and calls or not */
+    if (f->backedge_from.n == 0 && size < min && (!calls || !setting_number("VIGIL_CC_HOTSPOT_CALLERS", 1)))
         return;   /* a small leaf without a loop (or any small function without one) */
     static const char key[] = "patchable-function-entry";
     LLVMAddAttributeAtIndex(f->fn, LLVMAttributeFunctionIndex,
@@ -80,6 +82,7 @@ static const struct vigil_cc_setting settings[] = {
     {"VIGIL_CC_HOTSPOT_ENTRIES", "1", "0: no patchable entries (a 5-byte nop in each function with a loop, a call, or VIGIL_CC_HOTSPOT_MIN instructions), so the hotspot tool samples but cannot hook and walk"},
     {"VIGIL_CC_HOTSPOT_CALLERS", "1", "0: small functions that call (under VIGIL_CC_HOTSPOT_MIN instructions, no loop) get no patchable entry either: a lower unpatched cost, but a walk ends at such a caller"},
     {"VIGIL_CC_HOTSPOT_MIN", "24", "leaf functions without a loop get a patchable entry from this many LLVM instructions on (0: every function)"},
+    {"VIGIL_CC_HOTSPOT_BODY_MIN", "0", "no patchable entry in a function of fewer LLVM instructions, whatever its loops and calls: a lower unpatched cost, but a walk cannot start or pass there"},
 };
 
 static const struct vigil_cc_tool hotspot_cc_tool = {

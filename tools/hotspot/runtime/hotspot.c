@@ -70,7 +70,10 @@ static volatile int ended;
 
 static int hotspot_init(void);
 static void hotspot_fini(void);
+static void hotspot_flush(void);
 static void on_thread(enum vigil_thread_op op, uint64_t id);
+static void report_soon(void);
+static void make_report_timer(void);
 
 struct vigil_tool hs_tool = {
     .api_version = VIGIL_TOOL_API_VERSION,
@@ -80,6 +83,7 @@ struct vigil_tool hs_tool = {
     .init = hotspot_init,
     .fini = hotspot_fini,
     .on_thread = on_thread,
+    .flush = hotspot_flush,
     .options = &hotspot_option_set,
     .option_values = &hs_opts,
 };
@@ -261,6 +265,8 @@ static void hs_handler(int sig, siginfo_t *si, void *context)
     if (s->sampling) {
         take_sample(s, context);
         hs_walk_step();
+        if (hs_walk_report_wanted())
+            report_soon();
     } else if (hs_mono_ns() >= hs.sample_start_ns) {
         s->sampling = 1;   /* the delay is over: from now on at the period */
         new_period = 1;
@@ -408,6 +414,7 @@ static void fork_child(void)
     hs.samples = hs.samples_unrecorded = hs.rearm_failed = 0;
     hs.start_ns = hs_mono_ns();
     hs_walk_fork_child();
+    make_report_timer();
     if (still_ours())
         thread_begin();
 }
@@ -451,13 +458,66 @@ static void not_sampling(const char *fmt, const char *detail)
     vigil_tool_message(&hs_tool, "not sampling: %s", hs.why);
 }
 
-/* The walk signal: stop or restart the walks (walk.h). */
+/* hotspot.json while the program runs. The walk signal stops the walks (or restarts them); when
+ * they stop, or the last one ends on its own, the report is written through the runtime
+ * (vigil_signal_report: run.txt and every tool's flush) from the walk signal's handler, where
+ * the runtime can tell whether the interrupted code allows it. A step that ran in the sampling
+ * handler, or a signal that came where a report cannot be written (inside malloc, say), leaves
+ * the report pending and a one-shot timer sends the walk signal again a little later; while a
+ * report is pending, the walk signal writes it instead of toggling. */
+#define REPORT_RETRY_NS (2 * 1000 * 1000)
+static timer_t report_timer;          /* created by init with the walk signal's handler, and
+                                         again in a fork child (timers are not inherited) */
+static int report_timer_ok;           /* written with report_timer */
+static int walk_signo;                /* the walk signal (0: none); written by init */
+static volatile sig_atomic_t report_pending;   /* set by report_soon, cleared by the handler */
+
+/* The timer sends the walk signal only while it is still ours (the program sees SIG_DFL where
+ * the runtime stands in for it): a handler the program installed since must not get it. */
+static void report_soon(void)
+{
+    report_pending = 1;
+    struct sigaction now;
+    if (report_timer_ok && sigaction(walk_signo, NULL, &now) == 0 && !(now.sa_flags & SA_SIGINFO) &&
+        now.sa_handler == SIG_DFL)
+        timer_settime(report_timer, 0, &(struct itimerspec){.it_value = {0, REPORT_RETRY_NS}}, NULL);
+}
+
+static void try_report(void)
+{
+    report_pending = 0;
+    if (vigil_signal_report() == 0)
+        report_soon();
+}
+
+/* The walk signal: a pending report, else stop or restart the walks (walk.h). */
 static void walk_signal_handler(int sig)
 {
     (void)sig;
     int saved = errno;
+    if (report_pending || ended) {
+        if (!ended)
+            try_report();
+        errno = saved;
+        return;
+    }
     hs_walk_toggle();
+    if (hs_walk_report_wanted())
+        try_report();
     errno = saved;
+}
+
+static void make_report_timer(void)
+{
+    report_timer_ok = 0;
+    report_pending = 0;
+    if (!walk_signo)
+        return;
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_SIGNAL;
+    ev.sigev_signo = walk_signo;
+    report_timer_ok = timer_create(CLOCK_MONOTONIC, &ev, &report_timer) == 0;
 }
 
 /* Through the runtime (vigil_on_signal): the program keeps seeing SIG_DFL, a handler of its own
@@ -467,10 +527,22 @@ static void install_walk_signal(void)
     if (!hs_opts.walk_spots)
         return;
     int signo = SIGRTMIN + (int)hs_opts.walk_signal;
-    if (signo == hs.signo || vigil_on_signal(signo, walk_signal_handler) != 0)
+    if (signo == hs.signo || vigil_on_signal(signo, walk_signal_handler) != 0) {
         vigil_tool_message(&hs_tool, "walk signal %d (SIGRTMIN+%u) is the sampling signal or the program's: the "
                            "walks cannot be stopped and restarted by a signal (hotspot.walk_signal=N picks another)",
                            signo, hs_opts.walk_signal);
+        return;
+    }
+    walk_signo = signo;
+    make_report_timer();
+}
+
+/* A report of the running program (vigil_flush_report, the walk signal): hotspot.json of the
+ * moment, the walks still going marked so. */
+static void hotspot_flush(void)
+{
+    if (!ended)
+        hs_report_write();
 }
 
 static int hotspot_init(void)

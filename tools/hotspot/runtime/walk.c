@@ -163,6 +163,9 @@ static int chosen;                       /* hot spots chosen (under step_lock) *
 static volatile int walking;             /* the walk runs (toggled by the walk signal, under step_lock) */
 static int toggle_pending;               /* the walk signal came (atomic): the next step toggles */
 static volatile int ended_walk;          /* set by hs_walk_end: no more steps */
+static int report_wanted;                /* set by the step when walks stopped or all ended (atomic);
+                                            taken by hs_walk_report_wanted */
+static __thread int in_step;             /* this thread holds step_lock (a handler interrupted it) */
 static int sync_core;                    /* membarrier SYNC_CORE registered */
 static long page_size;
 static char instructions_why[160];       /* why instructions are not measured */
@@ -919,26 +922,41 @@ void hs_walk_step(void)
         return;
     if (__atomic_exchange_n(&step_lock, 1, __ATOMIC_ACQUIRE))
         return;
+    in_step = 1;
     if (__atomic_exchange_n(&toggle_pending, 0, __ATOMIC_ACQ_REL)) {
         if (walking) {
             walking = 0;
             end_active("stopped by the walk signal");
+            __atomic_store_n(&report_wanted, 1, __ATOMIC_RELEASE);
         } else {
             chosen = 0;   /* hot spots chosen anew from the samples at the next step */
             walking = 1;
         }
     }
     if (!walking) {
+        in_step = 0;
         __atomic_store_n(&step_lock, 0, __ATOMIC_RELEASE);
         return;
     }
     last_step_ns = now;
     if (!chosen && __atomic_load_n(&hs.samples, __ATOMIC_RELAXED) >= wo.min_samples)
         choose();
+    int was_active = 0, active = 0;
     for (uint32_t i = 0; i < nwalks; i++)
-        if (walks[i].active)
+        if (walks[i].active) {
+            was_active = 1;
             advance(&walks[i], now);
+            active |= walks[i].active;
+        }
+    if (was_active && !active)   /* the last walk ended: its results, while the program runs */
+        __atomic_store_n(&report_wanted, 1, __ATOMIC_RELEASE);
+    in_step = 0;
     __atomic_store_n(&step_lock, 0, __ATOMIC_RELEASE);
+}
+
+int hs_walk_report_wanted(void)
+{
+    return __atomic_load_n(&report_wanted, __ATOMIC_RELAXED) && __atomic_exchange_n(&report_wanted, 0, __ATOMIC_ACQ_REL);
 }
 
 static void end_active(const char *why)
@@ -1050,7 +1068,33 @@ static void num(struct vigil_json *j, const char *key, uint64_t v)
     vigil_json_uint(j, v);
 }
 
+/* While the program runs (a report written by the flush hook), the walks are read under
+ * step_lock, so that no level is half added; not when this thread holds it (the report's
+ * signal interrupted a step here) nor after a long wait (a step never takes long: it would be
+ * a thread stopped inside one). */
+static int report_lock(void)
+{
+    if (in_step)
+        return 0;
+    for (int tries = 0; tries < 2000; tries++) {
+        if (!__atomic_exchange_n(&step_lock, 1, __ATOMIC_ACQUIRE))
+            return 1;
+        sched_yield();
+    }
+    return 0;
+}
+
+static void report_walks(struct vigil_json *j, const struct vigil_loadmap *ms);
+
 void hs_walk_report(struct vigil_json *j, const struct vigil_loadmap *ms)
+{
+    int locked = report_lock();
+    report_walks(j, ms);
+    if (locked)
+        __atomic_store_n(&step_lock, 0, __ATOMIC_RELEASE);
+}
+
+static void report_walks(struct vigil_json *j, const struct vigil_loadmap *ms)
 {
     vigil_json_key(j, "walk");
     vigil_json_object_begin(j);

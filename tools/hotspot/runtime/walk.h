@@ -31,11 +31,14 @@ void hs_walk_step(void);
 uintptr_t hs_walk_real_return(uintptr_t ret, uintptr_t slot);
 /* Toggle (the walk signal): stop every walk and remove its hooks, or start choosing again. */
 void hs_walk_toggle(void);
+/* Whether a step stopped the walks (the walk signal) or saw the last one end since the last
+ * call: the tool then writes hotspot.json while the program runs. Async-signal-safe. */
+int hs_walk_report_wanted(void);
 /* A fork child: its walks end (their hooks removed in the child; counts as the parent had them). */
 void hs_walk_fork_child(void);
 /* The end: every hook removed. */
 void hs_walk_end(void);
-/* "walk" in hotspot.json. */
+/* "walk" in hotspot.json (at the end, or while the program runs: then under the step's lock). */
 void hs_walk_report(struct vigil_json *j, const struct vigil_loadmap *ms);
 
 #endif

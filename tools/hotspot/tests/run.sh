@@ -496,6 +496,85 @@ assert j['walk']['unhooked'] == j['walk']['hooked'], j['walk']
 check "walk: SIGRTMIN+4 stops the walk, sent again starts a new one; output as plain's" $? \
     "status $tst (plain $pst): $(tail -n1 "$WORK/toggle.err") $(head -c 200 "$WORK/toggle.stderr")"
 
+# Results while the program runs: the walk signal stops the walk and hotspot.json is written at
+# once (atomically, with run.txt), read here by `vigil hot` while the program waits on its
+# standard input; the program's own vigil_flush_report writes one too. It then ends as plain's.
+# live_start NAME OPTIONS ARGS...: starts ./w-live with its stdin a fifo held open by fd 3
+live_start() {
+    local name=$1 opts=$2
+    shift 2
+    rm -rf "$WORK/wout-$name" "$WORK/$name.fifo"
+    mkfifo "$WORK/$name.fifo"
+    (cd "$WORK" && VIGIL_OPTIONS="$opts:out=$WORK/wout-$name" exec ./w-live "$@" <"$WORK/$name.fifo" \
+        >"$WORK/$name.stdout" 2>"$WORK/$name.stderr") &
+    lpid=$!
+    exec 3>"$WORK/$name.fifo"
+}
+# live_read NAME PYCHECK: waits (60 s at most) for a hotspot.json that passes `vigil hot --json`
+# and PYCHECK (variable d) while the program still runs; copies it to $WORK/NAME.json
+live_read() {
+    local name=$1 py=$2 i f
+    for i in $(seq 1 120); do
+        sleep 0.5
+        f=$(ls "$WORK/wout-$name"/*/hotspot.json 2>/dev/null | head -n1)
+        [ -n "$f" ] || continue
+        kill -0 $lpid 2>/dev/null || { echo "the program ended before its report was read"; return 1; }
+        "$VIGIL" hot --json "$(dirname "$f")" >"$WORK/$name.json" 2>"$WORK/$name.err" || continue
+        python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[2])
+" "$WORK/$name.json" "$py" 2>"$WORK/$name.pyerr" && kill -0 $lpid 2>/dev/null && return 0
+    done
+    echo "no report while running: $(tail -n1 "$WORK/$name.pyerr" 2>/dev/null) $(head -c 200 "$WORK/$name.err" 2>/dev/null)"
+    return 1
+}
+# live_end NAME ARGS...: closes the fifo, compares stdout and status with the plain build's
+# (not in a subshell: it waits for the program; the reason goes to $why)
+live_end() {
+    local name=$1
+    shift
+    exec 3>&-
+    wait $lpid
+    local st=$?
+    (cd "$WORK" && ./w-live.plain "$@" </dev/null >"$WORK/$name.plain")
+    local pst=$?
+    [ $st = $pst ] && cmp -s "$WORK/$name.stdout" "$WORK/$name.plain" && [ ! -s "$WORK/$name.stderr" ] ||
+        { why="status $st (plain $pst), stderr: $(head -c 200 "$WORK/$name.stderr")"; return 1; }
+}
+if walk_build live; then
+    live_start live-sig "tools=hotspot:hotspot.walk_calls=100000000:hotspot.walk_samples=20:hotspot.walk_timeout_ms=100000" 3000
+    sleep 1.5
+    kill -s SIGRTMIN+4 $lpid 2>/dev/null
+    why=$(live_read live-sig "
+w = d['walks'][0]
+assert w['end'].startswith('stopped by the walk signal'), w['end']
+assert w['levels'][0]['function'] == 'leaf' and w['levels'][0]['measured'] > 0, w['levels'][0]
+assert d['self'] and d['self'][0]['function'] == 'leaf', d['self'][:1]
+")
+    r=$?
+    live_end live-sig 3000 || r=1
+    check "walk: SIGRTMIN+4 writes hotspot.json while the program runs (the stopped walk, read by vigil hot)" $r "$why"
+    live_start live-end "$WALK_OPTS" 3000
+    why=$(live_read live-end "
+w = d['walks'][0]
+assert [l['function'] for l in w['levels']] == ['leaf', 'from_a', 'round_', 'main'], w['levels']
+assert w['end'] == 'main', w['end']
+")
+    r=$?
+    live_end live-end 3000 || r=1
+    check "walk: the last walk's end writes hotspot.json while the program runs (chain to main)" $r "$why"
+    live_start live-flush "tools=hotspot:hotspot.walk_spots=0" 3000 flush
+    why=$(live_read live-flush "
+assert d['self'] and d['self'][0]['function'] == 'leaf', d['self'][:1]
+")
+    r=$?
+    live_end live-flush 3000 flush || r=1
+    check "the program's vigil_flush_report writes hotspot.json (samples) while it runs" $r "$why"
+else
+    bad "walk/live: does not build: $(head -c 300 "$WORK/w-live.cc.log")"
+fi
+
 # The compiler part: the entries vigil-cc lists (every function of chain.c has a loop or a call:
 # 5), none with VIGIL_CC_HOTSPOT_ENTRIES=0, and none in a small leaf without a loop.
 entries_of() { size -A "$1" | awk '$1 == "__patchable_function_entries" { s = $2 } END { print s / 8 }'; }
@@ -505,11 +584,13 @@ int main(int argc, char **argv) { (void)argv; return tiny(argc) & 1; }
 C
 "$VIGILCC" -O2 -g "$WORK/tiny.c" -o "$WORK/tiny" 2>/dev/null
 VIGIL_CC_HOTSPOT_ENTRIES=0 "$VIGILCC" -O2 -g "$WALK/chain.c" -o "$WORK/w-chain-noentries" 2>/dev/null
+VIGIL_CC_HOTSPOT_BODY_MIN=100000 "$VIGILCC" -O2 -g "$WALK/chain.c" -o "$WORK/w-chain-floor" 2>/dev/null
 n_chain=$(entries_of "$WORK/w-chain") n_off=$(entries_of "$WORK/w-chain-noentries") n_tiny=$(entries_of "$WORK/tiny")
+n_floor=$(entries_of "$WORK/w-chain-floor")
 first_tiny=$(objdump -d --no-show-raw-insn "$WORK/tiny" | grep -A1 "<tiny>:" | tail -n1)
-[ "$n_chain" = 5 ] && [ "$n_off" = 0 ] && [ "$n_tiny" = 1 ] && [[ "$first_tiny" != *nop* ]]
-check "vigil-cc: patchable entries in chain.c's 5 functions, none with VIGIL_CC_HOTSPOT_ENTRIES=0, none in a tiny leaf" $? \
-    "chain $n_chain, off $n_off, tiny.c $n_tiny (main only), tiny starts with: $first_tiny"
+[ "$n_chain" = 5 ] && [ "$n_off" = 0 ] && [ "$n_tiny" = 1 ] && [ "$n_floor" = 0 ] && [[ "$first_tiny" != *nop* ]]
+check "vigil-cc: patchable entries in chain.c's 5 functions, none with VIGIL_CC_HOTSPOT_ENTRIES=0 or a BODY_MIN over them all, none in a tiny leaf" $? \
+    "chain $n_chain, off $n_off, floor $n_floor, tiny.c $n_tiny (main only), tiny starts with: $first_tiny"
 # -fcf-protection: the nop after endbr64 straddles two words (written in three steps).
 if "$VIGILCC" -O2 -g -fcf-protection "$WALK/chain.c" -o "$WORK/w-cet" 2>/dev/null &&
     "$CC_PLAIN" -O2 -g -fcf-protection "$WALK/chain.c" -o "$WORK/w-cet.plain" 2>/dev/null; then
