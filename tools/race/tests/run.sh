@@ -16,6 +16,8 @@
 #   the safe programs that synchronize without locks (atomic_publish, semaphore, barrier, once)
 #                   are run again with race.hb_sync=0: they must then report races, or their
 #                   test could not fail
+#   omp_*.c         OpenMP kernels, built with -fopenmp (LLVM's libomp, followed through OMPT);
+#                   the safe ones run again with race.ompt=0 and must then report races
 # Then: the findings through `vigil report --json` and `vigil run`, a damaged race.json.
 # Prints one PASS/FAIL line per check, a found/missed/false table and a final count.
 # RACE_TEST_OPTIONS=K=V:... adds options to every run of the labelled set (mode=full, race.hb=0...).
@@ -73,9 +75,11 @@ PY
 
 races_in() { python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["races"]))' "$1"; }
 
-build() {   # build SRC NAME: vigil-cc and plain binaries in $WORK
-    "$VIGILCC" -O1 -g "${INCLUDES[@]}" "$1" -o "$WORK/$2" -lpthread 2>"$WORK/$2.cc.log" &&
-        "$CC_PLAIN" -O1 -g "${INCLUDES[@]}" "$1" -o "$WORK/$2.plain" -lpthread 2>>"$WORK/$2.cc.log"
+build() {   # build SRC NAME: vigil-cc and plain binaries in $WORK (omp_*.c: with -fopenmp, LLVM's libomp)
+    local omp=()
+    case "$2" in omp_*) omp=(-fopenmp) ;; esac
+    "$VIGILCC" -O1 -g "${omp[@]}" "${INCLUDES[@]}" "$1" -o "$WORK/$2" -lpthread 2>"$WORK/$2.cc.log" &&
+        "$CC_PLAIN" -O1 -g "${omp[@]}" "${INCLUDES[@]}" "$1" -o "$WORK/$2.plain" -lpthread 2>>"$WORK/$2.cc.log"
 }
 
 # run NAME OUTDIR OPTIONS [ARGS...]: sets status, rundir
@@ -162,6 +166,22 @@ for name in atomic_publish semaphore barrier once; do
             || bad "$name: with race.hb_sync=0 it reports no race: the test cannot tell the edges work"
     else
         bad "$name race.hb_sync=0: no race.json (status $status)"
+    fi
+done
+
+# The safe OpenMP kernels report races when OMPT is not followed (race.ompt=0): libomp's own
+# barriers, locks and task queues are invisible then, so their labels can fail too.
+for src in "$HERE"/omp_*.c; do
+    name=$(basename "$src" .c)
+    grep -q '// RACE' "$src" && continue
+    [ -x "$WORK/$name" ] || continue
+    run "$name" "$WORK/out-noompt-$name" "race.ompt=0"
+    if [ -n "$rundir" ] && [ -f "$rundir/race.json" ]; then
+        n=$(races_in "$rundir/race.json")
+        [ "$n" -gt 0 ] && ok "$name: with race.ompt=0 it reports $n race(s): its safety comes from the OMPT events" \
+            || bad "$name: with race.ompt=0 it reports no race: the test cannot tell the OMPT events work"
+    else
+        bad "$name race.ompt=0: no race.json (status $status)"
     fi
 done
 
