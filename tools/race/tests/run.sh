@@ -185,6 +185,36 @@ for src in "$HERE"/omp_*.c; do
     fi
 done
 
+# OpenMP programs built with vigil-cc print what plain clang's build prints, with the same exit
+# status, in every sampling mode, without a tool and with the race tool.
+for name in omp_reduction omp_tasks omp_critical; do
+    [ -x "$WORK/$name" ] || continue
+    "$WORK/$name.plain" >"$WORK/$name.plain.stdout" 2>/dev/null
+    plain_status=$?
+    for opts in mode=off mode=adaptive mode=bursty mode=full mode=off:tools=race mode=full:tools=race; do
+        VIGIL_OPTIONS="$opts:out=$WORK/out-modes" timeout 300 "$WORK/$name" >"$WORK/$name.modes.stdout" 2>/dev/null
+        st=$?
+        if [ "$st" = "$plain_status" ] && cmp -s "$WORK/$name.modes.stdout" "$WORK/$name.plain.stdout"; then
+            ok "$name ($opts): stdout and exit status as the plain -fopenmp build's"
+        else
+            bad "$name ($opts): exit status $st (plain $plain_status), stdout $(head -c 100 "$WORK/$name.modes.stdout")"
+        fi
+    done
+done
+
+# GCC's libgomp (clang -fopenmp=libgomp) has no OMPT: the tool says so once, and the program runs.
+if "$VIGILCC" -O1 -g -fopenmp=libgomp "$HERE/omp_barrier.c" -o "$WORK/gomp_barrier" 2>"$WORK/gomp.cc.log"; then
+    run gomp_barrier "$WORK/out-gomp" ""
+    n=$(grep -c "uses GCC's OpenMP runtime (libgomp), which has no OMPT" "$WORK/out-gomp.stderr")
+    [ "$status" = 0 ] && [ "$n" = 1 ] && ok "libgomp: one message that OpenMP is not followed, exit status 0" \
+        || bad "libgomp: status $status, $n message(s): $(head -c 300 "$WORK/out-gomp.stderr")"
+    run omp_barrier "$WORK/out-libomp" ""
+    grep -q libgomp "$WORK/out-libomp.stderr" && bad "libomp: the libgomp message is printed for LLVM's libomp" \
+        || ok "libomp: no libgomp message"
+else
+    echo "SKIP race/libgomp: clang -fopenmp=libgomp does not build ($(head -c 200 "$WORK/gomp.cc.log"))"
+fi
+
 # single-threaded: no race, and the access hook returned at once (no access counted)
 if [ -d "$WORK/report-single" ]; then
     verdict=$(python3 -c '
