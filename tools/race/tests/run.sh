@@ -11,7 +11,7 @@
 # and exit status as the plain build's; "// expect-message: TEXT" lines must appear in the
 # text of `vigil report`. Special programs:
 #   hot_loop.c      a race in hot code: adaptive mode gets up to 10 runs (the number needed is
-#                   printed), mode=full must find it in one
+#                   printed), mode=full must find it in one; omp_hot_loop.c too (10 runs)
 #   single.c        single-threaded: nothing reported, and the access hook never ran
 #   the safe programs that synchronize without locks (atomic_publish, semaphore, barrier, once)
 #                   are run again with race.hb_sync=0: they must then report races, or their
@@ -105,7 +105,7 @@ for src in "$HERE"/*.c; do
     "$WORK/$name.plain" "${args[@]}" >"$WORK/$name.plain.stdout" 2>/dev/null
     plain_status=$?
     runs=1
-    [ "$name" = hot_loop ] && runs=10
+    case "$name" in *hot_loop) runs=10 ;; esac
     for ((k = 1; k <= runs; k++)); do
         run "$name" "$WORK/out-$name" "${RACE_TEST_OPTIONS:-}" "${args[@]}"
         [ -n "$rundir" ] && [ -f "$rundir/race.json" ] || break
@@ -127,7 +127,7 @@ for src in "$HERE"/*.c; do
         bad "$name: the tool wrote on stderr: $(head -c 300 "$WORK/out-$name.stderr")"
     fi
     table[$name]="$found $missed $falses $known $k"
-    [ "$name" = hot_loop ] && [ "$missed" = 0 ] && echo "NOTE race/hot_loop: found in run $k of up to 10 (adaptive)"
+    case "$name" in *hot_loop) [ "$missed" = 0 ] && echo "NOTE race/$name: found in run $k of up to 10 (adaptive)" ;; esac
     [ "$known" != 0 ] && echo "NOTE race/$name: $known racy line(s) marked RACE-EXACT missed, as expected without exact windows"
     if [ "$missed" = 0 ] && [ "$falses" = 0 ]; then
         ok "$name: $found racy line(s) found, no false report"
