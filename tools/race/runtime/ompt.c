@@ -12,15 +12,21 @@
  *
  * The model, in the race tool's terms (race_sync_exact: release/acquire of an object's clock;
  * race_lock_exact: a lock). Object keys are addresses of the runtime's ompt_data_t records,
- * which live as long as their region or task; an odd offset makes a second key from one:
- *   parallel_begin            encountering thread releases R = parallel_data
+ * which live as long as their task, plus a small offset (they are 8-byte aligned). A region is
+ * named by its encountering task: libomp hands parallel_begin a parallel_data of the
+ * encountering thread's stack and copies its value into the team's, which the team's callbacks
+ * get (and the end of a barrier or of an implicit task gets none), so parallel_begin stores
+ * the key P = encountering task_data in parallel_data->value and the team's threads read it:
+ *   parallel_begin            encountering thread releases R = P + 3
  *   implicit task begin       each thread of the team acquires R
- *   barrier begin / end       release / acquire B = parallel_data + 1 (every barrier kind,
+ *   barrier begin / end       release / acquire B = P + 2 (every barrier kind,
  *                             implicit ones and the join at the region's end); at its end also
  *                             acquire T, the completions of all explicit tasks (tasks run by a
  *                             thread inside the barrier, after its arrival)
  *   implicit task end         release B (the join barrier, in case its callback is missing)
  *   parallel_end              encountering thread acquires B and T
+ * (A region whose encountering task has no data, or a parallel_data with no value, is named by
+ * the parallel_data pointer instead.)
  *   task_create (explicit)    encountering thread releases the task's own key (new_task_data)
  *   task starts (schedule)    acquire the task's key, and D(x) for each dependence on x
  *   task completes            release D(x) for each dependence, C = parent task_data + 1, and T
@@ -85,7 +91,7 @@ static uint32_t free_head;                 /* index + 1 of the first free record
 static uint32_t fresh;                     /* records never used yet: fresh .. TASKS - 1 */
 static int tasks_said, deps_said;          /* the messages about exhausted records were printed */
 static char all_tasks;                     /* T's key */
-static __thread const void *thread_team;   /* the parallel_data of the thread's implicit task */
+static __thread uintptr_t thread_team;     /* P of the thread's implicit task's region */
 
 static struct task_rec *task_new(void)
 {
@@ -119,21 +125,34 @@ static inline const void *key_plus(const void *p, uintptr_t k)
     return (const void *)((uintptr_t)p + k);
 }
 
+/* P of a region, from its parallel_data (0: none). */
+static inline uintptr_t region_key(const ompt_data_t *parallel)
+{
+    if (!parallel)
+        return 0;
+    return parallel->value ? (uintptr_t)parallel->value : (uintptr_t)parallel;
+}
+#define KEY_BARRIER 2
+#define KEY_REGION 3
+
 /* ---- callbacks ---- */
 
 static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
                               unsigned int requested, int flags, const void *codeptr)
 {
-    (void)task, (void)frame, (void)requested, (void)flags, (void)codeptr;
-    if (parallel)
-        race_sync_exact(parallel, 1);
+    (void)frame, (void)requested, (void)flags, (void)codeptr;
+    if (!parallel)
+        return;
+    parallel->value = task ? (uint64_t)(uintptr_t)task : 0;
+    race_sync_exact(key_plus((const void *)region_key(parallel), KEY_REGION), 1);
 }
 
 static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags, const void *codeptr)
 {
-    (void)task, (void)flags, (void)codeptr;
-    if (parallel)
-        race_sync_exact(key_plus(parallel, 1), 0);
+    (void)flags, (void)codeptr;
+    uintptr_t p = parallel && parallel->value ? region_key(parallel) : (uintptr_t)task;
+    if (p)
+        race_sync_exact(key_plus((const void *)p, KEY_BARRIER), 0);
     race_sync_exact(&all_tasks, 0);
 }
 
@@ -146,13 +165,13 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
     if (endpoint == ompt_scope_begin) {
         if (task)
             task->ptr = NULL;
-        thread_team = parallel;
-        if (parallel)
-            race_sync_exact(parallel, 0);
+        thread_team = region_key(parallel);
+        if (thread_team)
+            race_sync_exact(key_plus((const void *)thread_team, KEY_REGION), 0);
     } else if (endpoint == ompt_scope_end) {
-        const void *team = parallel ? parallel : thread_team;
-        if (team)
-            race_sync_exact(key_plus(team, 1), 1);
+        uintptr_t p = parallel ? region_key(parallel) : thread_team;
+        if (p)
+            race_sync_exact(key_plus((const void *)p, KEY_BARRIER), 1);
     }
 }
 
@@ -173,9 +192,9 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
             race_sync_exact(&all_tasks, 0);
         break;
     default: {   /* the barriers (explicit, implicit, of the implementation, teams) and reductions */
-        const void *team = parallel ? parallel : thread_team;
-        if (team)
-            race_sync_exact(key_plus(team, 1), begin);
+        uintptr_t p = parallel ? region_key(parallel) : thread_team;
+        if (p)
+            race_sync_exact(key_plus((const void *)p, KEY_BARRIER), begin);
         if (!begin)
             race_sync_exact(&all_tasks, 0);
         break;
