@@ -50,27 +50,41 @@
 #include <link.h>
 #include <string.h>
 
+static int libomp_loaded;                  /* by race_ompt_check (init) */
+static int ompt_started;                   /* by ompt_init, when libomp took the callbacks */
+
 /* GCC's libgomp has no OMPT: say so once when the program runs on it. */
-static int find_libgomp(struct dl_phdr_info *info, size_t size, void *arg)
+static int find_openmp(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     const char *name = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
     name = name ? name + 1 : info->dlpi_name;
-    if (name && strncmp(name, "libgomp.so", 10) == 0) {
+    if (name && strncmp(name, "libgomp.so", 10) == 0)
         *(int *)arg = 1;
-        return 1;
-    }
+    if (name && strncmp(name, "libomp.so", 9) == 0)
+        libomp_loaded = 1;
     return 0;
 }
 
 void race_ompt_check(void)
 {
     int gomp = 0;
-    dl_iterate_phdr(find_libgomp, &gomp);
+    dl_iterate_phdr(find_openmp, &gomp);
     if (gomp)
         vigil_tool_message(&race_tool, "this program uses GCC's OpenMP runtime (libgomp), which has no OMPT "
                            "interface: its barriers, tasks, critical sections and locks are not seen, and "
                            "what they order may be reported as races (build with clang -fopenmp, LLVM's libomp)");
+}
+
+/* At exit: LLVM's libomp was loaded, threads ran, and it never started the OMPT part (the
+ * environment said OMP_TOOL=disabled, or another tool came first): say so. */
+void race_ompt_fini_check(void)
+{
+    if (libomp_loaded && race_cfg.ompt && !__atomic_load_n(&ompt_started, __ATOMIC_RELAXED) &&
+        __atomic_load_n(&race_multi, __ATOMIC_RELAXED))
+        vigil_tool_message(&race_tool, "the OpenMP runtime (libomp) did not start the tool's OMPT part "
+                           "(OMP_TOOL=disabled?): its barriers, tasks and critical sections were not seen, and "
+                           "what they order may be reported as races");
 }
 
 #ifdef RACE_HAVE_OMPT
@@ -302,6 +316,7 @@ static int ompt_init(ompt_function_lookup_t lookup, int device, ompt_data_t *dat
             vigil_tool_message(&race_tool, "OMPT: the OpenMP runtime does not always report %s (ompt_set_callback: %d): "
                                "what it orders may be reported as races", cbs[i].name, (int)r);
     }
+    __atomic_store_n(&ompt_started, 1, __ATOMIC_RELAXED);
     return 1;   /* non-zero: the tool stays active */
 }
 

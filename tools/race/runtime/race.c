@@ -947,6 +947,7 @@ static int race_init(void)
 
 static void race_fini(void)
 {
+    race_ompt_fini_check();
     flush_tallies(&tl);
     race_report_write();
 }

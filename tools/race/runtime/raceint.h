@@ -136,6 +136,8 @@ void race_sync_exact(const void *object, int release) RACE_HIDDEN;
 /* ---- ompt.c: OpenMP ---- */
 /* From init: one message when the program runs on GCC's libgomp (no OMPT). */
 void race_ompt_check(void) RACE_HIDDEN;
+/* From fini: one message when libomp ran threads but never started the OMPT part. */
+void race_ompt_fini_check(void) RACE_HIDDEN;
 
 /* ---- report.c: pairs and race.json ---- */
 struct race_side {

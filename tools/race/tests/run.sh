@@ -211,6 +211,10 @@ if "$VIGILCC" -O1 -g -fopenmp=libgomp "$HERE/omp_barrier.c" -o "$WORK/gomp_barri
     run omp_barrier "$WORK/out-libomp" ""
     grep -q libgomp "$WORK/out-libomp.stderr" && bad "libomp: the libgomp message is printed for LLVM's libomp" \
         || ok "libomp: no libgomp message"
+    OMP_TOOL=disabled run omp_barrier "$WORK/out-omptoff" ""
+    grep -q "did not start the tool's OMPT part" "$WORK/out-omptoff.stderr" \
+        && ok "OMP_TOOL=disabled: one message that libomp did not start OMPT" \
+        || bad "OMP_TOOL=disabled: no message ($(head -c 200 "$WORK/out-omptoff.stderr"))"
 else
     echo "SKIP race/libgomp: clang -fopenmp=libgomp does not build ($(head -c 200 "$WORK/gomp.cc.log"))"
 fi
