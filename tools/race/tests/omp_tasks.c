@@ -8,8 +8,9 @@
 int stage, result[8], input, a, b;
 int racy, started;
 
-/* The two racy tasks wait (relaxed atomics: no ordering) until both have started, so that two
- * threads run them; a bounded wait, in case one thread runs both. */
+/* The two racy tasks wait (relaxed atomics: no ordering) after their write until both have
+ * started, so that two threads run them; a bounded wait, in case one thread runs both. The write
+ * comes first: a long wait before it would end the sampling burst the task began in. */
 static void meet(void)
 {
     __atomic_fetch_add(&started, 1, __ATOMIC_RELAXED);
@@ -47,13 +48,13 @@ int main(void)
         printf("%d %d %d %d\n", s, stage, a, b);
 #pragma omp task
         {
-            meet();
             racy = work(1);   // RACE
+            meet();
         }
 #pragma omp task
         {
-            meet();
             racy = work(2);   // RACE
+            meet();
         }
     }
     return racy < 0;
