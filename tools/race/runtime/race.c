@@ -31,6 +31,9 @@
  * (VIGIL_TOOL_ACCESSES_BEFORE_LOCKS defined by include/vigil/tool.h) makes every window end at
  * the lock event, and the checks exact.
  *
+ * OpenMP (LLVM's libomp): ompt.c turns the OMPT callbacks into synchronization and lock events
+ * of the tool's own (race_sync_exact, race_lock_exact), after the thread's buffered accesses.
+ *
  * Single-threaded programs: until the first pthread_create every hook returns at once. */
 #include "raceint.h"
 
