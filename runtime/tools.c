@@ -444,6 +444,12 @@ void __vigil_deliver_sync(const void *object, enum vigil_sync_op op)
 
 /* ---- services of tool.h ---- */
 
+void vigil_tool_deliver_accesses(void)
+{
+    if (!__vigil_thread.in_runtime)
+        __vigil_deliver_accesses();
+}
+
 const char *vigil_tool_option(const struct vigil_tool *tool, const char *key)
 {
     if (!tool || !tool->name || !key)

@@ -15,6 +15,7 @@ packages=(
   ccache                       # bench/cache.sh: vigil's cache beside ccache on the plain build
   chromium                     # headless test of the leak viewer page (`vigil html`)
   libclang-rt-14-dev           # libFuzzer for the parser fuzzers
+  libomp-14-dev                # -fopenmp with clang: LLVM's libomp and <omp-tools.h> (the race tool's OMPT part)
   binutils xz-utils python3 ca-certificates
 )
 if [ "$(id -u)" != 0 ]; then echo "install-deps: run as root (apt-get install)" >&2; exit 1; fi

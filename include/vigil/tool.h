@@ -253,6 +253,12 @@ void vigil_tool_summary(const struct vigil_tool *tool, const char *fmt, ...)
  * them). Other threads see the change soon after, not at once. No effect after the final
  * report stopped the events. */
 void vigil_tool_events(const struct vigil_tool *tool, uint32_t events);
+/* The calling thread's buffered sampled accesses to the tools now (on_accesses), unless the
+ * thread is inside the runtime or a tool's hook (there they are delivered anyway before the
+ * event). For a tool's own entry points, which the program or a library calls directly (an
+ * annotation, a callback of the OpenMP runtime): the accesses made before the call then reach
+ * the tools before what the entry point does, as they do before lock and sync events. */
+void vigil_tool_deliver_accesses(void);
 /* The runtime's verbosity option (0 quiet, 1 notes, 2 debug): how much a tool may say. */
 unsigned vigil_verbosity(void);
 /* One diagnostic line on stderr, prefixed "vigil: <tool>: ". */

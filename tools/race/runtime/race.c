@@ -31,6 +31,9 @@
  * (VIGIL_TOOL_ACCESSES_BEFORE_LOCKS defined by include/vigil/tool.h) makes every window end at
  * the lock event, and the checks exact.
  *
+ * OpenMP (LLVM's libomp): ompt.c turns the OMPT callbacks into synchronization and lock events
+ * of the tool's own (race_sync_exact, race_lock_exact), after the thread's buffered accesses.
+ *
  * Single-threaded programs: until the first pthread_create every hook returns at once. */
 #include "raceint.h"
 
@@ -828,11 +831,31 @@ void vigil_race_benign(const volatile void *addr, size_t size)
         race_benign_add((uintptr_t)addr, size);
 }
 
+/* The program's announcement arrives from its own code: its buffered accesses are delivered
+ * first, and the event is exact as the runtime's lock events are. */
 static void annotated_lock(const volatile void *lock, enum vigil_lock_op op)
 {
     if (!__atomic_load_n(&race_enabled, __ATOMIC_ACQUIRE) || !lock)
         return;
-    lock_op((const void *)lock, op, 0);
+    race_lock_exact((const void *)lock, op);
+}
+
+/* raceint.h: for the OMPT callbacks (ompt.c) and the annotations. */
+int race_is_enabled(void)
+{
+    return __atomic_load_n(&race_enabled, __ATOMIC_ACQUIRE);
+}
+
+void race_lock_exact(const void *lock, enum vigil_lock_op op)
+{
+    vigil_tool_deliver_accesses();
+    lock_op(lock, op, 1);
+}
+
+void race_sync_exact(const void *object, int release)
+{
+    vigil_tool_deliver_accesses();
+    on_sync(object, release ? VIGIL_SYNC_BARRIER_ARRIVE : VIGIL_SYNC_BARRIER_DEPART);
 }
 
 void vigil_race_lock_acquired(const volatile void *lock)
@@ -899,6 +922,7 @@ static int race_init(void)
     race_cfg.hb_sync = race_opts.hb_sync;
     race_cfg.heap = race_opts.heap;
     race_cfg.print = race_opts.print;
+    race_cfg.ompt = race_opts.ompt;
     locks = race_map(sizeof *locks * LOCK_STRIDE);
     lock_vc = race_map(sizeof *lock_vc * LOCK_STRIDE * RACE_SLOTS);
     lock_rvc = race_map(sizeof *lock_rvc * LOCK_STRIDE * RACE_SLOTS);
@@ -920,11 +944,13 @@ static int race_init(void)
      * thread then never collects. */
     vigil_tool_events(&race_tool, VIGIL_EV_THREAD);
     __atomic_store_n(&race_enabled, 1, __ATOMIC_RELEASE);
+    race_ompt_check();
     return 0;
 }
 
 static void race_fini(void)
 {
+    race_ompt_fini_check();
     flush_tallies(&tl);
     race_report_write();
 }

@@ -21,6 +21,7 @@ struct race_config {
     unsigned table_bits;
     unsigned max_reports;
     int hb, hb_locks, hb_sync, heap, print;
+    int ompt;                    /* follow OpenMP through OMPT (ompt.c) */
     unsigned depth;
 };
 extern struct race_config race_cfg RACE_HIDDEN;
@@ -123,6 +124,20 @@ extern struct vigil_heapmap *race_heap RACE_HIDDEN;   /* made by init when race.
 /* ---- race.c: locks ---- */
 /* A lock's address by id (0 when unknown). */
 uintptr_t race_lock_address(uint16_t id) RACE_HIDDEN;
+
+/* The tool is enabled (its init succeeded). */
+int race_is_enabled(void) RACE_HIDDEN;
+/* A lock event, or a synchronization event on object (release: the thread's clock goes into
+ * the object's; else the object's into the thread's, under race.hb_sync), from one of the
+ * tool's own entry points: the thread's buffered accesses are delivered first. */
+void race_lock_exact(const void *lock, enum vigil_lock_op op) RACE_HIDDEN;
+void race_sync_exact(const void *object, int release) RACE_HIDDEN;
+
+/* ---- ompt.c: OpenMP ---- */
+/* From init: one message when the program runs on GCC's libgomp (no OMPT). */
+void race_ompt_check(void) RACE_HIDDEN;
+/* From fini: one message when libomp ran threads but never started the OMPT part. */
+void race_ompt_fini_check(void) RACE_HIDDEN;
 
 /* ---- report.c: pairs and race.json ---- */
 struct race_side {

@@ -11,11 +11,13 @@
 # and exit status as the plain build's; "// expect-message: TEXT" lines must appear in the
 # text of `vigil report`. Special programs:
 #   hot_loop.c      a race in hot code: adaptive mode gets up to 10 runs (the number needed is
-#                   printed), mode=full must find it in one
+#                   printed), mode=full must find it in one; omp_hot_loop.c too (10 runs)
 #   single.c        single-threaded: nothing reported, and the access hook never ran
 #   the safe programs that synchronize without locks (atomic_publish, semaphore, barrier, once)
 #                   are run again with race.hb_sync=0: they must then report races, or their
 #                   test could not fail
+#   omp_*.c         OpenMP kernels, built with -fopenmp (LLVM's libomp, followed through OMPT);
+#                   the safe ones run again with race.ompt=0 and must then report races
 # Then: the findings through `vigil report --json` and `vigil run`, a damaged race.json.
 # Prints one PASS/FAIL line per check, a found/missed/false table and a final count.
 # RACE_TEST_OPTIONS=K=V:... adds options to every run of the labelled set (mode=full, race.hb=0...).
@@ -73,9 +75,11 @@ PY
 
 races_in() { python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["races"]))' "$1"; }
 
-build() {   # build SRC NAME: vigil-cc and plain binaries in $WORK
-    "$VIGILCC" -O1 -g "${INCLUDES[@]}" "$1" -o "$WORK/$2" -lpthread 2>"$WORK/$2.cc.log" &&
-        "$CC_PLAIN" -O1 -g "${INCLUDES[@]}" "$1" -o "$WORK/$2.plain" -lpthread 2>>"$WORK/$2.cc.log"
+build() {   # build SRC NAME: vigil-cc and plain binaries in $WORK (omp_*.c: with -fopenmp, LLVM's libomp)
+    local omp=()
+    case "$2" in omp_*) omp=(-fopenmp) ;; esac
+    "$VIGILCC" -O1 -g "${omp[@]}" "${INCLUDES[@]}" "$1" -o "$WORK/$2" -lpthread 2>"$WORK/$2.cc.log" &&
+        "$CC_PLAIN" -O1 -g "${omp[@]}" "${INCLUDES[@]}" "$1" -o "$WORK/$2.plain" -lpthread 2>>"$WORK/$2.cc.log"
 }
 
 # run NAME OUTDIR OPTIONS [ARGS...]: sets status, rundir
@@ -101,7 +105,7 @@ for src in "$HERE"/*.c; do
     "$WORK/$name.plain" "${args[@]}" >"$WORK/$name.plain.stdout" 2>/dev/null
     plain_status=$?
     runs=1
-    [ "$name" = hot_loop ] && runs=10
+    case "$name" in *hot_loop) runs=10 ;; esac
     for ((k = 1; k <= runs; k++)); do
         run "$name" "$WORK/out-$name" "${RACE_TEST_OPTIONS:-}" "${args[@]}"
         [ -n "$rundir" ] && [ -f "$rundir/race.json" ] || break
@@ -123,7 +127,7 @@ for src in "$HERE"/*.c; do
         bad "$name: the tool wrote on stderr: $(head -c 300 "$WORK/out-$name.stderr")"
     fi
     table[$name]="$found $missed $falses $known $k"
-    [ "$name" = hot_loop ] && [ "$missed" = 0 ] && echo "NOTE race/hot_loop: found in run $k of up to 10 (adaptive)"
+    case "$name" in *hot_loop) [ "$missed" = 0 ] && echo "NOTE race/$name: found in run $k of up to 10 (adaptive)" ;; esac
     [ "$known" != 0 ] && echo "NOTE race/$name: $known racy line(s) marked RACE-EXACT missed, as expected without exact windows"
     if [ "$missed" = 0 ] && [ "$falses" = 0 ]; then
         ok "$name: $found racy line(s) found, no false report"
@@ -164,6 +168,56 @@ for name in atomic_publish semaphore barrier once; do
         bad "$name race.hb_sync=0: no race.json (status $status)"
     fi
 done
+
+# The safe OpenMP kernels report races when OMPT is not followed (race.ompt=0): libomp's own
+# barriers, locks and task queues are invisible then, so their labels can fail too.
+for src in "$HERE"/omp_*.c; do
+    name=$(basename "$src" .c)
+    grep -q '// RACE' "$src" && continue
+    [ -x "$WORK/$name" ] || continue
+    run "$name" "$WORK/out-noompt-$name" "race.ompt=0"
+    if [ -n "$rundir" ] && [ -f "$rundir/race.json" ]; then
+        n=$(races_in "$rundir/race.json")
+        [ "$n" -gt 0 ] && ok "$name: with race.ompt=0 it reports $n race(s): its safety comes from the OMPT events" \
+            || bad "$name: with race.ompt=0 it reports no race: the test cannot tell the OMPT events work"
+    else
+        bad "$name race.ompt=0: no race.json (status $status)"
+    fi
+done
+
+# OpenMP programs built with vigil-cc print what plain clang's build prints, with the same exit
+# status, in every sampling mode, without a tool and with the race tool.
+for name in omp_reduction omp_tasks omp_critical; do
+    [ -x "$WORK/$name" ] || continue
+    "$WORK/$name.plain" >"$WORK/$name.plain.stdout" 2>/dev/null
+    plain_status=$?
+    for opts in mode=off mode=adaptive mode=bursty mode=full mode=off:tools=race mode=full:tools=race; do
+        VIGIL_OPTIONS="$opts:out=$WORK/out-modes" timeout 300 "$WORK/$name" >"$WORK/$name.modes.stdout" 2>/dev/null
+        st=$?
+        if [ "$st" = "$plain_status" ] && cmp -s "$WORK/$name.modes.stdout" "$WORK/$name.plain.stdout"; then
+            ok "$name ($opts): stdout and exit status as the plain -fopenmp build's"
+        else
+            bad "$name ($opts): exit status $st (plain $plain_status), stdout $(head -c 100 "$WORK/$name.modes.stdout")"
+        fi
+    done
+done
+
+# GCC's libgomp (clang -fopenmp=libgomp) has no OMPT: the tool says so once, and the program runs.
+if "$VIGILCC" -O1 -g -fopenmp=libgomp "$HERE/omp_barrier.c" -o "$WORK/gomp_barrier" 2>"$WORK/gomp.cc.log"; then
+    run gomp_barrier "$WORK/out-gomp" ""
+    n=$(grep -c "uses GCC's OpenMP runtime (libgomp), which has no OMPT" "$WORK/out-gomp.stderr")
+    [ "$status" = 0 ] && [ "$n" = 1 ] && ok "libgomp: one message that OpenMP is not followed, exit status 0" \
+        || bad "libgomp: status $status, $n message(s): $(head -c 300 "$WORK/out-gomp.stderr")"
+    run omp_barrier "$WORK/out-libomp" ""
+    grep -q libgomp "$WORK/out-libomp.stderr" && bad "libomp: the libgomp message is printed for LLVM's libomp" \
+        || ok "libomp: no libgomp message"
+    OMP_TOOL=disabled run omp_barrier "$WORK/out-omptoff" ""
+    grep -q "did not start the tool's OMPT part" "$WORK/out-omptoff.stderr" \
+        && ok "OMP_TOOL=disabled: one message that libomp did not start OMPT" \
+        || bad "OMP_TOOL=disabled: no message ($(head -c 200 "$WORK/out-omptoff.stderr"))"
+else
+    echo "SKIP race/libgomp: clang -fopenmp=libgomp does not build ($(head -c 200 "$WORK/gomp.cc.log"))"
+fi
 
 # single-threaded: no race, and the access hook returned at once (no access counted)
 if [ -d "$WORK/report-single" ]; then
