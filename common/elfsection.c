@@ -2,9 +2,11 @@
  * the code does not depend on the host's struct layout or alignment. */
 #include "elfsection.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 enum {
     EHDR_SIZE = 64, SHDR_SIZE = 64,
@@ -45,6 +47,20 @@ int vigil_read_memory(void *file, uint64_t offset, void *buf, size_t len)
     if (offset > f->len || len > f->len - offset)
         return -1;
     memcpy(buf, f->bytes + offset, len);
+    return 0;
+}
+
+int vigil_read_fd(void *fd, uint64_t offset, void *buf, size_t len)
+{
+    int f = *(int *)fd;
+    for (size_t done = 0; done < len;) {
+        ssize_t n = pread(f, (char *)buf + done, len - done, (off_t)(offset + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        done += (size_t)n;
+    }
     return 0;
 }
 

@@ -20,6 +20,10 @@ struct vigil_memory_file {
 /* A vigil_read_at_fn over a struct vigil_memory_file: fails past its end. */
 int vigil_read_memory(void *file, uint64_t offset, void *buf, size_t len);
 
+/* A vigil_read_at_fn over an open file descriptor (ctx: a pointer to the int), with pread:
+ * no allocation, retried on EINTR. */
+int vigil_read_fd(void *fd, uint64_t offset, void *buf, size_t len);
+
 /* Finds the section called name in a file of file_size bytes. Returns 0 and its file offset
  * and size (inside the file); 1 when the file has no such section with contents; -1 when the
  * file is not a 64-bit little-endian ELF file or is malformed, with a one-line reason in err. */

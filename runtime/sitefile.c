@@ -32,20 +32,6 @@ struct mapped_section {
 /* Written by the thread that claims a slot, published with a release store of state. */
 static struct mapped_section sections[MAX_FILES];
 
-static int pread_all(void *ctx, uint64_t offset, void *buf, size_t len)
-{
-    int fd = *(int *)ctx;
-    for (size_t done = 0; done < len;) {
-        ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(offset + done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        done += (size_t)n;
-    }
-    return 0;
-}
-
 /* Maps the "vigil_sites" section of the file at path; 0 on success, else a reason in err. */
 static int map_section(const char *path, const unsigned char **bytes, size_t *len, char *err, size_t errlen)
 {
@@ -61,7 +47,7 @@ static int map_section(const char *path, const unsigned char **bytes, size_t *le
         snprintf(err, errlen, "cannot stat it: %s", strerror(errno));
         goto out;
     }
-    int found = vigil_elf_find_section(pread_all, &fd, (uint64_t)st.st_size, VIGIL_SITES_SECTION, &offset, &size,
+    int found = vigil_elf_find_section(vigil_read_fd, &fd, (uint64_t)st.st_size, VIGIL_SITES_SECTION, &offset, &size,
                                        err, errlen);
     if (found == 1)
         snprintf(err, errlen, "it has no \"%s\" section (stripped with --remove-section?)", VIGIL_SITES_SECTION);

@@ -346,20 +346,6 @@ uintptr_t hs_walk_real_return(uintptr_t ret, uintptr_t slot)
 
 /* ---- modules ---- */
 
-static int pread_all(void *ctx, uint64_t offset, void *buf, size_t len)
-{
-    int fd = *(int *)ctx;
-    for (size_t done = 0; done < len;) {
-        ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(offset + done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        done += (size_t)n;
-    }
-    return 0;
-}
-
 static int cmp_addr(const void *a, const void *b)
 {
     uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
@@ -401,8 +387,8 @@ static void read_symbols(struct hs_module *m, int fd, uint64_t file_size)
 {
     uint64_t sym_off, sym_size, str_off, str_size;
     char err[160];
-    if (vigil_elf_find_section(pread_all, &fd, file_size, ".symtab", &sym_off, &sym_size, err, sizeof err) != 0 ||
-        vigil_elf_find_section(pread_all, &fd, file_size, ".strtab", &str_off, &str_size, err, sizeof err) != 0)
+    if (vigil_elf_find_section(vigil_read_fd, &fd, file_size, ".symtab", &sym_off, &sym_size, err, sizeof err) != 0 ||
+        vigil_elf_find_section(vigil_read_fd, &fd, file_size, ".strtab", &str_off, &str_size, err, sizeof err) != 0)
         return;
     void *map = mmap(NULL, (size_t)file_size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED)
@@ -532,7 +518,7 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *ctx)
     uint64_t off, bytes;
     char err[160];
     if (fd >= 0 && fstat(fd, &st) == 0 &&
-        vigil_elf_find_section(pread_all, &fd, (uint64_t)st.st_size, "__patchable_function_entries", &off, &bytes,
+        vigil_elf_find_section(vigil_read_fd, &fd, (uint64_t)st.st_size, "__patchable_function_entries", &off, &bytes,
                                err, sizeof err) == 0 && bytes >= 8) {
         /* Its contents in memory, relocated: the PT_LOAD that holds its file offset. */
         const uintptr_t *in = NULL;
