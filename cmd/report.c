@@ -215,7 +215,9 @@ int cmd_newest_run(const char *dir, const char *holding, char *out, size_t len)
 
 static void status_text(const struct vigil_run_report *r, char *buf, size_t len)
 {
-    if (r->exited) {
+    if (r->running) {
+        snprintf(buf, len, "running");
+    } else if (r->exited) {
         snprintf(buf, len, "exit %d", r->exit_status);
     } else {
         const char *abbrev = sigabbrev_np(r->signal);

@@ -22,7 +22,9 @@ static void print_text(const char *path, const struct vigil_run_report *r,
                        const struct vigil_sitemap *m, const size_t *order)
 {
     printf("%s: %s (pid %lld), ", path, r->program, (long long)r->pid);
-    if (r->exited)
+    if (r->running)
+        printf("still running (a report written while it ran)");
+    else if (r->exited)
         printf("exit status %d", r->exit_status);
     else
         printf("killed by signal %d", r->signal);
@@ -63,8 +65,13 @@ static void print_json(const char *path, const struct vigil_run_report *r,
     vigil_json_string(&j, r->program);
     vigil_json_key(&j, "pid");
     vigil_json_int(&j, r->pid);
-    vigil_json_key(&j, r->exited ? "exit_status" : "signal");
-    vigil_json_int(&j, r->exited ? r->exit_status : r->signal);
+    if (r->running) {
+        vigil_json_key(&j, "running");
+        vigil_json_bool(&j, 1);
+    } else {
+        vigil_json_key(&j, r->exited ? "exit_status" : "signal");
+        vigil_json_int(&j, r->exited ? r->exit_status : r->signal);
+    }
     vigil_json_key(&j, "duration_ns");
     vigil_json_uint(&j, r->duration_ns);
     vigil_json_key(&j, "bursts");

@@ -143,6 +143,16 @@ static int key_signal(struct parser *p)
     return 0;
 }
 
+static int key_running(struct parser *p)
+{
+    if (p->rd.version < 3)
+        return fail(p, "\"running\" is not a key of run report version %u; expected version 3",
+                    p->rd.version);
+    p->r->exited = 0;
+    p->r->running = 1;
+    return 0;
+}
+
 static int key_start(struct parser *p)
 {
     return parse_uint(p, p->field[0], UINT64_MAX, "the start time in ns", &p->r->start_unix_ns);
@@ -269,8 +279,8 @@ struct key {
     int (*parse)(struct parser *p);
 };
 
-/* The keys of run.txt, in the order the writer emits them. "exit" and "signal" share one
- * slot: exactly one of them is required. */
+/* The keys of run.txt, in the order the writer emits them. "exit", "signal" and "running" (a
+ * report written while the program runs) share one slot: exactly one of them is required. */
 static const struct key keys[] = {
     {"program", 1, ONCE | REQUIRED, key_program},
     {"arg", 2, 0, key_arg},
@@ -278,6 +288,7 @@ static const struct key keys[] = {
     {"ppid", 1, ONCE | REQUIRED, key_ppid},
     {"exit", 1, ONCE | REQUIRED, key_exit},
     {"signal", 1, ONCE | REQUIRED, key_signal},
+    {"running", 0, ONCE | REQUIRED, key_running},
     {"start_unix_ns", 1, ONCE | REQUIRED, key_start},
     {"duration_ns", 1, ONCE | REQUIRED, key_duration},
     {"option", 2, 0, key_option},
@@ -289,6 +300,8 @@ static const struct key keys[] = {
 #define NKEYS (sizeof keys / sizeof keys[0])
 #define KEY_EXIT 4
 #define KEY_SIGNAL 5
+#define KEY_RUNNING 6
+#define ENDING_KEYS "\"exit\", \"signal\" or \"running\""
 
 struct site_order {
     uint32_t module, index;
@@ -343,10 +356,11 @@ static int parse_line(struct parser *p, char *line)
         if (p->nfields != keys[k].nfields)
             return fail(p, "expected %d field%s after \"%s\", got %d", keys[k].nfields,
                         keys[k].nfields == 1 ? "" : "s", key, p->nfields);
-        size_t slot = k == KEY_SIGNAL ? KEY_EXIT : k;
+        int ending = k == KEY_EXIT || k == KEY_SIGNAL || k == KEY_RUNNING;
+        size_t slot = ending ? KEY_EXIT : k;
         if ((keys[k].flags & ONCE) && p->seen[slot])
-            return fail(p, "\"%s\" appears twice (or with \"%s\"); expected it once", key,
-                        k == KEY_SIGNAL ? "exit" : k == KEY_EXIT ? "signal" : key);
+            return fail(p, ending ? "\"%s\" follows another ending line; expected one of " ENDING_KEYS
+                                  : "\"%s\" appears twice; expected it once", key);
         p->seen[slot] = 1;
         return keys[k].parse(p);
     }
@@ -358,9 +372,9 @@ static int parse_line(struct parser *p, char *line)
 static int check_required(struct parser *p)
 {
     for (size_t k = 0; k < NKEYS; k++)
-        if ((keys[k].flags & REQUIRED) && k != KEY_SIGNAL && !p->seen[k])
+        if ((keys[k].flags & REQUIRED) && k != KEY_SIGNAL && k != KEY_RUNNING && !p->seen[k])
             return fail(p, "reached \"end\" without a \"%s\" line; expected one",
-                        k == KEY_EXIT ? "exit\" or \"signal" : keys[k].name);
+                        k == KEY_EXIT ? "exit\", \"signal\" or \"running" : keys[k].name);
     return 0;
 }
 

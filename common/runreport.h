@@ -15,7 +15,7 @@
 
 #include "textfmt.h"   /* vigil_escape, vigil_unescape */
 
-#define VIGIL_RUN_FORMAT_VERSION 2   /* the reader also accepts 1 (no crash line) */
+#define VIGIL_RUN_FORMAT_VERSION 3   /* the reader also accepts 1 (no crash line) and 2 (no running) */
 #define VIGIL_RUN_FILE "run.txt"
 
 
@@ -44,7 +44,8 @@ struct vigil_run_report {
     int argc;
     char **argv;
     int64_t pid, ppid;
-    int exited;              /* 1: exit_status valid; 0: terminated by signal */
+    int exited;              /* 1: exit_status valid; 0: terminated by signal, or running */
+    int running;             /* 1: written while the program ran (a snapshot); no status yet */
     int exit_status;
     int signal;              /* when !exited */
     uint64_t start_unix_ns, duration_ns;

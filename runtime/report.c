@@ -277,6 +277,8 @@ static void write_run_txt(struct writer *w, enum vigil_report_end how, int statu
     putf(w, "pid %lld\nppid %lld\n", (long long)p->pid, (long long)p->ppid);
     if (how == VIGIL_END_SIGNAL)
         putf(w, "signal %d\n", status);
+    else if (how == VIGIL_END_FLUSH)
+        put(w, "running\n", 8);
     else
         putf(w, "exit %d\n", status & 0xff);
     putf(w, "start_unix_ns %llu\nduration_ns %llu\n", (unsigned long long)p->start_unix_ns,

@@ -70,6 +70,19 @@ static void raise_unresolved(int sig)
     syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
 }
 
+/* sig's default action, unblocked in this thread: the next sig ends the process. */
+static void default_action_unblocked(int sig)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    __sigaction(sig, &dfl, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
 INTERPOSE int raise(int sig)
 {
     note_self_raise(sig, __builtin_return_address(0));
@@ -88,14 +101,7 @@ INTERPOSE __attribute__((noreturn)) void abort(void)
         fn();
     /* No glibc abort to forward to: its essentials (the default action if the handler returns). */
     raise_unresolved(SIGABRT);
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    __sigaction(SIGABRT, &dfl, NULL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGABRT);
-    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    default_action_unblocked(SIGABRT);
     raise_unresolved(SIGABRT);
     _exit(128 + SIGABRT);
 }
@@ -188,19 +194,6 @@ static const char *tools_unsafe(void *context)
     (void)context;
     return NULL;
 #endif
-}
-
-/* sig's default action, unblocked in this thread: the next sig ends the process. */
-static void default_action_unblocked(int sig)
-{
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    __sigaction(sig, &dfl, NULL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, sig);
-    sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
 /* The fatal signal being reported (report_watchdog), 0 before. */

@@ -93,8 +93,8 @@ def load_report(path):
     report = {"modules": {}, "sites": [], "options": {}, "complete": False}
     with open(path) as f:
         lines = f.read().split("\n")
-    if not lines or lines[0] not in ("vigil-run 1", "vigil-run 2"):
-        raise ValueError(f"{path}: first line is not 'vigil-run 1' or 'vigil-run 2'")
+    if not lines or lines[0] not in ("vigil-run 1", "vigil-run 2", "vigil-run 3"):
+        raise ValueError(f"{path}: first line is not 'vigil-run 1', '2' or '3'")
     for line in lines[1:]:
         if not line:
             continue

@@ -155,6 +155,16 @@ static void test_round_trip(void)
     vigil_run_report_free(&r);
     CHECK(r.program == NULL && r.nsites == 0, "free leaves an empty report");
 
+    /* written while the program ran: no status yet; version 2 has no such line */
+    write_report(&t, "running");
+    rc = vigil_run_report_parse(t.buf, t.len, NAME, &r, err, sizeof err);
+    CHECK(rc == 0 && r.running && !r.exited, "running report: rc %d running %d %s", rc, r.running, err);
+    if (rc == 0)
+        vigil_run_report_free(&r);
+    t.buf[strlen("vigil-run ")] = '2';
+    rc = vigil_run_report_parse(t.buf, t.len, NAME, &r, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, "version 3"), "running line in version 2 accepted: %s", err);
+
     /* a signal instead of an exit status */
     write_report(&t, "signal 9");
     rc = vigil_run_report_parse(t.buf, t.len, NAME, &r, err, sizeof err);
@@ -242,7 +252,7 @@ static void test_malformed(void)
     /* Line numbers of the good report: 1 header, 2 program, 3-6 arg, 7 pid, 8 ppid, 9 exit,
      * 10 start, 11 duration, 12-14 option, 15 tools, 16-17 module, 18-20 site, 21 end. */
     expect_error_edit(1, NULL, 1, "header");                       /* missing header */
-    expect_error_edit(1, "vigil-run 3", 1, "version 3");           /* wrong version */
+    expect_error_edit(1, "vigil-run 4", 1, "version 4");           /* wrong version */
     expect_error_edit(1, "vigil-run x", 1, "format version");
     expect_error_edit(1, "vigil-runs 1", 1, "header");
     expect_error_edit(7, "pid 12x", 7, "process id");              /* bad numbers */
@@ -260,7 +270,7 @@ static void test_malformed(void)
     expect_error_edit(16, "module 0 00000000deadbeef 10 4294967295 /x", 16, "32-bit");
     expect_error_edit(2, NULL, 20, "\"program\"");                 /* missing fields, at end */
     expect_error_edit(7, NULL, 20, "\"pid\"");
-    expect_error_edit(9, NULL, 20, "\"exit\" or \"signal\"");
+    expect_error_edit(9, NULL, 20, "\"exit\", \"signal\" or \"running\"");
     expect_error_edit(15, NULL, 20, "\"tools\"");
     expect_error_edit(11, NULL, 20, "\"duration_ns\"");
     expect_error_edit(7, "pid", 7, "expected 1 field");            /* field counts */
@@ -274,7 +284,9 @@ static void test_malformed(void)
     expect_error_edit(12, "option mode %00", 12, "percent-escaped");
     expect_error_edit(7, "color blue", 7, "unknown key");          /* unknown key */
     expect_error_edit(8, "pid 5", 8, "twice");                     /* duplicates */
-    expect_error_edit(9, "exit 0\nsignal 11", 10, "twice");
+    expect_error_edit(9, "exit 0\nsignal 11", 10, "another ending line");
+    expect_error_edit(9, "running\nexit 0", 10, "another ending line");
+    expect_error_edit(9, "running 1", 9, "expected 0 fields");
     expect_error_edit(13, "option mode full", 13, "twice");
     expect_error_edit(19, "site 0 0 backedge 1 1 1", 19, "twice");
     expect_error_edit(4, "arg 2 x", 4, "argument index 1");        /* ordering and ranges */

@@ -665,6 +665,15 @@ static int leak_init(void)
     return 0;
 }
 
+/* What threads' buffers still hold (frees, slots, tallies) into the heap model, before a report. */
+static void flush_pending(void)
+{
+    flush_frees();
+    flush_slots();
+    flush_tallies();
+    flush_site_tallies();
+}
+
 /* A report while the program runs (SIGUSR2, vigil_flush_report): leak.json of the moment. The
  * reachability scan only while the process has one thread: other threads' registers are not
  * read, and mid-run they hold pointers that are nowhere else. */
@@ -672,10 +681,7 @@ static void leak_flush(void)
 {
     if (!atomic_load(&enabled))
         return;
-    flush_frees();
-    flush_slots();
-    flush_tallies();
-    flush_site_tallies();
+    flush_pending();
     struct leak_reach_stats reach;
     memset(&reach, 0, sizeof reach);
     if (leak_cfg.reach && heap_one_thread())
@@ -698,10 +704,7 @@ static void leak_fini(void)
 {
     if (!atomic_load(&enabled))
         return;
-    flush_frees();
-    flush_slots();
-    flush_tallies();
-    flush_site_tallies();
+    flush_pending();
     struct leak_reach_stats reach;
     memset(&reach, 0, sizeof reach);
     if (leak_cfg.reach)

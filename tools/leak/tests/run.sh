@@ -194,6 +194,7 @@ if "$VIGILCC" -O2 -g "$HERE/daemon_snapshot.c" -o "$WORK/daemon_snapshot" 2>"$WO
     "$VIGIL" leaks --json "$dir" >"$WORK/daemon.json" 2>"$WORK/daemon.leaks.err" || problems+=" vigil leaks failed: $(head -c 200 "$WORK/daemon.leaks.err");"
     "$VIGIL" report "$dir" >"$WORK/daemon.report" 2>&1 || problems+=" vigil report failed: $(head -c 200 "$WORK/daemon.report");"
     grep -q 'lose_list' "$WORK/daemon.report" || problems+=" vigil report does not show the lost list;"
+    grep -qx running "$dir/run.txt" || problems+=" run.txt does not say it is running: $(grep -E '^(exit|signal|running)' "$dir/run.txt");"
     verdict=$(python3 - "$WORK/daemon.json" "$mode" <<'PY2' 2>&1
 import json, sys
 d = json.load(open(sys.argv[1]))

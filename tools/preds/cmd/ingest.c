@@ -377,6 +377,9 @@ static int load_report(struct ingest *in, const char *dir, struct report *r,
     snprintf(label_path, sizeof label_path, "%s/%s", dir, VIGIL_LABEL_FILE);
     if (vigil_run_report_load(run_path, &r->run, err, errlen) != 0)
         return -1;
+    if (r->run.running)
+        return snprintf(err, errlen, "%s: written while the program ran; expected the report of a "
+                        "run that ended (its label is not known yet)", run_path), -1;
     if (vigil_feedback_load(preds_path, &r->fb, err, errlen) != 0)
         return -1;
     if (r->fb.collect == VIGIL_COLLECT_NONE || r->fb.pid < 0)
