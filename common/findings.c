@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "textfmt.h"
 
 /* ---- small helpers ---- */
 
@@ -1019,39 +1020,11 @@ int vigil_findings_parse_json(const char *text, size_t len, const char *name, st
     return -1;
 }
 
-/* Read a whole file into a NUL-terminated buffer. */
+/* A whole file, NUL-terminated; NULL with "PATH: reason" in err. */
 static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0, got;
-    char *text = malloc(cap + 1);
-    while (text && (got = fread(text + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            char *bigger = cap < SIZE_MAX / 4 ? realloc(text, cap * 2 + 1) : NULL;
-            if (!bigger) {
-                free(text);
-                text = NULL;
-                break;
-            }
-            text = bigger;
-            cap *= 2;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!text || bad) {
-        snprintf(err, errlen, "%s: %s", path, text ? "read error" : "out of memory");
-        free(text);
-        return NULL;
-    }
-    text[n] = '\0';
-    *len = n;
-    return text;
+    char *text;
+    return vigil_text_load_file(path, SIZE_MAX, &text, len, err, errlen) == 0 ? text : NULL;
 }
 
 int vigil_findings_load_json(const char *path, struct vigil_findings *l, char *err, size_t errlen)

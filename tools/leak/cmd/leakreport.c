@@ -9,222 +9,53 @@
 #include <string.h>
 
 #include "elfsites.h"
+#include "jsontree.h"
 #include "sitemap.h"
+#include "textfmt.h"
 #include "symbolize.h"
 
-/* ---- a small JSON reader (leak.json is the only JSON the command reads) ---- */
-enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
-struct jnode {
-    enum jtype type;
-    double num;
-    uint64_t u;                 /* exact value of a non-negative integer */
-    char *str;                  /* J_STR: value; object members: key */
-    size_t n;
-    struct jnode *kids;         /* J_ARR / J_OBJ (members carry their key in str... see below) */
-    char **keys;                /* J_OBJ: key of kids[i] */
-};
-struct jparser { const char *p, *end; const char *err; int depth; };
-
-static void jfree(struct jnode *n)
+/* ---- typed reads of leak.json's members (absent or of another type: 0, "" or def) ---- */
+static const struct vigil_jv *jget(const struct vigil_jv *o, const char *key)
 {
-    for (size_t i = 0; i < n->n; i++) {
-        jfree(&n->kids[i]);
-        if (n->keys)
-            free(n->keys[i]);
-    }
-    free(n->kids);
-    free(n->keys);
-    free(n->str);
+    return o ? vigil_jv_get(o, key) : NULL;
 }
-
-static void skip_ws(struct jparser *ps)
+static uint64_t ju(const struct vigil_jv *o, const char *key)
 {
-    while (ps->p < ps->end && isspace((unsigned char)*ps->p))
-        ps->p++;
+    const struct vigil_jv *n = jget(o, key);
+    return n && (n->type == VIGIL_JV_NUMBER || n->type == VIGIL_JV_BOOL) && n->number > 0 ? (uint64_t)n->number : 0;
 }
-
-static int put_utf8(char *o, unsigned cp)
+static int64_t ji(const struct vigil_jv *o, const char *key, int64_t def)
 {
-    if (cp < 0x80) { o[0] = (char)cp; return 1; }
-    if (cp < 0x800) { o[0] = (char)(0xC0 | cp >> 6); o[1] = (char)(0x80 | (cp & 63)); return 2; }
-    if (cp < 0x10000) {
-        o[0] = (char)(0xE0 | cp >> 12); o[1] = (char)(0x80 | ((cp >> 6) & 63)); o[2] = (char)(0x80 | (cp & 63));
-        return 3;
-    }
-    o[0] = (char)(0xF0 | cp >> 18); o[1] = (char)(0x80 | ((cp >> 12) & 63));
-    o[2] = (char)(0x80 | ((cp >> 6) & 63)); o[3] = (char)(0x80 | (cp & 63));
-    return 4;
+    const struct vigil_jv *n = jget(o, key);
+    return n && n->type == VIGIL_JV_NUMBER ? (int64_t)n->number : def;
 }
-
-static char *parse_string(struct jparser *ps)
+static double jd(const struct vigil_jv *o, const char *key)
 {
-    if (ps->p >= ps->end || *ps->p != '"') { ps->err = "expected a string"; return NULL; }
-    ps->p++;
-    char *out = malloc((size_t)(ps->end - ps->p) + 1), *o = out;
-    if (!out) { ps->err = "out of memory"; return NULL; }
-    while (ps->p < ps->end && *ps->p != '"') {
-        char c = *ps->p++;
-        if ((unsigned char)c < 0x20) { ps->err = "control character in string"; free(out); return NULL; }
-        if (c != '\\') { *o++ = c; continue; }
-        if (ps->p >= ps->end) break;
-        c = *ps->p++;
-        switch (c) {
-        case '"': case '\\': case '/': *o++ = c; break;
-        case 'b': *o++ = '\b'; break;
-        case 'f': *o++ = '\f'; break;
-        case 'n': *o++ = '\n'; break;
-        case 'r': *o++ = '\r'; break;
-        case 't': *o++ = '\t'; break;
-        case 'u': {
-            unsigned cp = 0;
-            for (int i = 0; i < 4; i++) {
-                if (ps->p >= ps->end || !isxdigit((unsigned char)*ps->p)) { ps->err = "bad \\u escape"; free(out); return NULL; }
-                char h = *ps->p++;
-                cp = cp * 16 + (unsigned)(isdigit((unsigned char)h) ? h - '0' : (tolower((unsigned char)h) - 'a' + 10));
-            }
-            if (cp >= 0xD800 && cp < 0xDC00 && ps->end - ps->p >= 6 && ps->p[0] == '\\' && ps->p[1] == 'u') {
-                unsigned lo = (unsigned)strtoul((char[5]){ ps->p[2], ps->p[3], ps->p[4], ps->p[5], 0 }, NULL, 16);
-                if (lo >= 0xDC00 && lo < 0xE000) {
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                    ps->p += 6;
-                }
-            }
-            if (cp == 0)
-                cp = 0xFFFD;   /* no NUL inside C strings */
-            o += put_utf8(o, cp);
-            break;
-        }
-        default: ps->err = "bad escape"; free(out); return NULL;
-        }
-    }
-    if (ps->p >= ps->end) { ps->err = "unterminated string"; free(out); return NULL; }
-    ps->p++;
-    *o = 0;
-    return out;
+    const struct vigil_jv *n = jget(o, key);
+    return n && n->type == VIGIL_JV_NUMBER ? n->number : 0;
 }
-
-static int parse_value(struct jparser *ps, struct jnode *n);
-
-static int parse_container(struct jparser *ps, struct jnode *n, int is_obj)
+static char *js(const struct vigil_jv *o, const char *key)
 {
-    size_t cap = 0;
-    ps->p++;
-    skip_ws(ps);
-    if (ps->p < ps->end && *ps->p == (is_obj ? '}' : ']')) { ps->p++; return 0; }
-    for (;;) {
-        if (n->n == cap) {
-            cap = cap ? cap * 2 : 8;
-            struct jnode *k = realloc(n->kids, cap * sizeof *k);
-            char **keys = is_obj ? realloc(n->keys, cap * sizeof *keys) : NULL;
-            if (!k || (is_obj && !keys)) { ps->err = "out of memory"; free(k); return -1; }
-            n->kids = k;
-            if (is_obj) n->keys = keys;
-        }
-        memset(&n->kids[n->n], 0, sizeof n->kids[0]);
-        skip_ws(ps);
-        if (is_obj) {
-            char *key = parse_string(ps);
-            if (!key) return -1;
-            n->keys[n->n] = key;
-            skip_ws(ps);
-            if (ps->p >= ps->end || *ps->p != ':') { ps->err = "expected ':'"; n->n++; return -1; }
-            ps->p++;
-        }
-        n->n++;
-        if (parse_value(ps, &n->kids[n->n - 1]) != 0) return -1;
-        skip_ws(ps);
-        if (ps->p < ps->end && *ps->p == ',') { ps->p++; continue; }
-        if (ps->p < ps->end && *ps->p == (is_obj ? '}' : ']')) { ps->p++; return 0; }
-        ps->err = is_obj ? "expected ',' or '}'" : "expected ',' or ']'";
-        return -1;
-    }
+    const struct vigil_jv *n = jget(o, key);
+    return strdup(n && n->type == VIGIL_JV_STRING ? n->string : "");
 }
-
-static int parse_value(struct jparser *ps, struct jnode *n)
+static uint64_t jhex(const struct vigil_jv *o, const char *key)
 {
-    skip_ws(ps);
-    if (ps->p >= ps->end) { ps->err = "unexpected end"; return -1; }
-    if (++ps->depth > 64) { ps->err = "nested too deeply"; return -1; }
-    int rc = 0;
-    char c = *ps->p;
-    if (c == '{' || c == '[') {
-        n->type = c == '{' ? J_OBJ : J_ARR;
-        rc = parse_container(ps, n, c == '{');
-    } else if (c == '"') {
-        n->type = J_STR;
-        n->str = parse_string(ps);
-        rc = n->str ? 0 : -1;
-    } else if (ps->end - ps->p >= 4 && memcmp(ps->p, "null", 4) == 0) {
-        n->type = J_NULL, ps->p += 4;
-    } else if (ps->end - ps->p >= 4 && memcmp(ps->p, "true", 4) == 0) {
-        n->type = J_BOOL, n->num = 1, ps->p += 4;
-    } else if (ps->end - ps->p >= 5 && memcmp(ps->p, "false", 5) == 0) {
-        n->type = J_BOOL, ps->p += 5;
-    } else if (c == '-' || isdigit((unsigned char)c)) {
-        char buf[64];
-        size_t len = 0;
-        while (ps->p + len < ps->end && len < sizeof buf - 1 && strchr("+-0123456789.eE", ps->p[len]))
-            len++;
-        memcpy(buf, ps->p, len);
-        buf[len] = 0;
-        char *end;
-        n->type = J_NUM;
-        n->num = strtod(buf, &end);
-        if (end != buf + len) { ps->err = "bad number"; rc = -1; }
-        if (strspn(buf, "0123456789") == len)
-            n->u = strtoull(buf, NULL, 10);
-        else
-            n->u = n->num > 0 ? (uint64_t)n->num : 0;
-        ps->p += len;
-    } else {
-        ps->err = "unexpected character";
-        rc = -1;
-    }
-    ps->depth--;
-    return rc;
+    const struct vigil_jv *n = jget(o, key);
+    return n && n->type == VIGIL_JV_STRING ? strtoull(n->string, NULL, 16) : 0;
 }
-
-static const struct jnode *jget(const struct jnode *o, const char *key)
+static int jtrue(const struct vigil_jv *o, const char *key)
 {
-    if (!o || o->type != J_OBJ)
-        return NULL;
-    for (size_t i = 0; i < o->n; i++)
-        if (strcmp(o->keys[i], key) == 0)
-            return &o->kids[i];
-    return NULL;
-}
-static uint64_t ju(const struct jnode *o, const char *key)
-{
-    const struct jnode *n = jget(o, key);
-    return n && (n->type == J_NUM || n->type == J_BOOL) ? (n->type == J_BOOL ? (uint64_t)n->num : n->u) : 0;
-}
-static int64_t ji(const struct jnode *o, const char *key, int64_t def)
-{
-    const struct jnode *n = jget(o, key);
-    return n && n->type == J_NUM ? (int64_t)n->num : def;
-}
-static double jd(const struct jnode *o, const char *key)
-{
-    const struct jnode *n = jget(o, key);
-    return n && n->type == J_NUM ? n->num : 0;
-}
-static char *js(const struct jnode *o, const char *key)
-{
-    const struct jnode *n = jget(o, key);
-    return strdup(n && n->type == J_STR ? n->str : "");
-}
-static uint64_t jhex(const struct jnode *o, const char *key)
-{
-    const struct jnode *n = jget(o, key);
-    return n && n->type == J_STR ? strtoull(n->str, NULL, 16) : 0;
+    const struct vigil_jv *n = jget(o, key);
+    return n && n->type == VIGIL_JV_BOOL && n->number != 0;
 }
 
 /* ---- loading ---- */
-static void load_access(const struct jnode *n, struct leak_access *a)
+static void load_access(const struct vigil_jv *n, struct leak_access *a)
 {
     memset(a, 0, sizeof *a);
     a->rate = -1;
-    if (!n || n->type != J_OBJ)
+    if (!n || n->type != VIGIL_JV_OBJECT)
         return;
     a->present = 1;
     a->site = (uint32_t)ju(n, "site");
@@ -238,19 +69,19 @@ static void load_access(const struct jnode *n, struct leak_access *a)
     a->objects = ju(n, "objects");
 }
 
-static void load_group(const struct jnode *n, struct leak_group_view *g)
+static void load_group(const struct vigil_jv *n, struct leak_group_view *g)
 {
     memset(g, 0, sizeof *g);
     g->kind = js(n, "kind");
     g->score = jd(n, "score");
-    const struct jnode *st = jget(n, "stack");
-    if (st && st->type == J_ARR && st->n) {
+    const struct vigil_jv *st = jget(n, "stack");
+    if (st && st->type == VIGIL_JV_ARRAY && st->n) {
         g->frames = calloc(st->n, sizeof *g->frames);
         for (size_t i = 0; g->frames && i < st->n; i++) {
             struct leak_frame *f = &g->frames[g->nframes++];
-            f->pc = jhex(&st->kids[i], "pc");
-            f->offset = jhex(&st->kids[i], "offset");
-            f->module = (int)ji(&st->kids[i], "module", -1);
+            f->pc = jhex(&st->items[i], "pc");
+            f->offset = jhex(&st->items[i], "offset");
+            f->module = (int)ji(&st->items[i], "module", -1);
             f->function = strdup("");
             f->file = strdup("");
         }
@@ -272,48 +103,40 @@ int leak_report_load(const char *rundir, struct leak_report_view *r, char *err, 
     r->dir = strdup(rundir);
     char path[4200];
     snprintf(path, sizeof path, "%s/leak.json", rundir);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s (was the program run with VIGIL_OPTIONS=tools=leak?)", path, strerror(errno));
+    char *text;
+    size_t len;
+    int rc = vigil_text_load_file(path, SIZE_MAX, &text, &len, err, errlen);
+    if (rc == -1 && errno == ENOENT) {
+        snprintf(err, errlen, "%s: %s (was the program run with VIGIL_OPTIONS=tools=leak?)", path, strerror(ENOENT));
         return -1;
     }
-    size_t cap = 1 << 16, len = 0, got;
-    char *text = malloc(cap);
-    while (text && (got = fread(text + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap)
-            text = realloc(text, cap *= 2);
-    }
-    fclose(f);
-    if (!text) {
-        snprintf(err, errlen, "%s: out of memory", path);
+    if (rc != 0)
         return -1;
-    }
-    struct jparser ps = { text, text + len, NULL, 0 };
-    struct jnode root = { 0 };
-    if (parse_value(&ps, &root) != 0 || root.type != J_OBJ) {
-        snprintf(err, errlen, "%s: byte %ld: %s", path, (long)(ps.p - text), ps.err ? ps.err : "expected an object");
-        jfree(&root);
+    struct vigil_jv root;
+    char jerr[300];
+    if (vigil_jv_parse(text, len, &root, jerr, sizeof jerr) != 0) {
+        snprintf(err, errlen, "%s:%s", path, jerr);
         free(text);
         return -1;
     }
     free(text);
-    const struct jnode *fmt = jget(&root, "format");
-    if (!fmt || fmt->type != J_STR || strcmp(fmt->str, "vigil-leak") != 0 || ju(&root, "version") != 1) {
+    const struct vigil_jv *fmt = jget(&root, "format");
+    if (root.type != VIGIL_JV_OBJECT || !fmt || fmt->type != VIGIL_JV_STRING || strcmp(fmt->string, "vigil-leak") != 0 ||
+        ju(&root, "version") != 1) {
         snprintf(err, errlen, "%s: not a leak report of format version 1", path);
-        jfree(&root);
+        vigil_jv_free(&root);
         return -1;
     }
-    const struct jnode *o = jget(&root, "options");
+    const struct vigil_jv *o = jget(&root, "options");
     r->stale_after_s = jd(o, "stale_after_s");
     r->gap_factor = jd(o, "gap_factor");
     r->snapshot_every_s = jd(o, "snapshot_every_s");
     r->stale_allocs = ju(o, "stale_allocs");
     r->depth = ju(o, "depth");
     r->reach_enabled = (int)ju(o, "reach");
-    const struct jnode *clock = jget(o, "clock");   /* absent before clock=active: wall */
-    r->active_clock = clock && clock->type == J_STR && strcmp(clock->str, "active") == 0;
-    const struct jnode *h = jget(&root, "heap");
+    const struct vigil_jv *clock = jget(o, "clock");   /* absent before clock=active: wall */
+    r->active_clock = clock && clock->type == VIGIL_JV_STRING && strcmp(clock->string, "active") == 0;
+    const struct vigil_jv *h = jget(&root, "heap");
     r->allocs = ju(h, "allocs");
     r->frees = ju(h, "frees");
     r->unknown_frees = ju(h, "unknown_frees");
@@ -324,10 +147,10 @@ int leak_report_load(const char *rundir, struct leak_report_view *r, char *err, 
     r->model_mapped_bytes = ju(h, "model_mapped_bytes");
     r->model_resident_bytes = ju(h, "model_resident_bytes");
     r->sites = ju(h, "sites");
-    const struct jnode *s = jget(&root, "sampling");
+    const struct vigil_jv *s = jget(&root, "sampling");
     r->accesses_sampled = ju(s, "accesses_sampled");
     r->accesses_heap = ju(s, "accesses_heap");
-    const struct jnode *re = jget(&root, "reachability");
+    const struct vigil_jv *re = jget(&root, "reachability");
     r->reach_done = (int)ju(re, "done");
     r->reach_method = js(re, "method");
     r->reach_error = js(re, "error");
@@ -335,21 +158,21 @@ int leak_report_load(const char *rundir, struct leak_report_view *r, char *err, 
     r->reach_marked = ju(re, "marked_objects");
     r->reach_threads = ju(re, "threads");
     r->duration_ms = ju(jget(&root, "final"), "t_ms");
-    const struct jnode *mods = jget(&root, "modules");
-    if (mods && mods->type == J_ARR) {
+    const struct vigil_jv *mods = jget(&root, "modules");
+    if (mods && mods->type == VIGIL_JV_ARRAY) {
         r->modules = calloc(mods->n ? mods->n : 1, sizeof *r->modules);
         for (size_t i = 0; r->modules && i < mods->n; i++) {
-            r->modules[i].path = js(&mods->kids[i], "path");
-            r->modules[i].bias = jhex(&mods->kids[i], "bias");
+            r->modules[i].path = js(&mods->items[i], "path");
+            r->modules[i].bias = jhex(&mods->items[i], "bias");
             r->modules[i].problem = NULL;
             r->nmodules++;
         }
     }
-    const struct jnode *snaps = jget(&root, "snapshots");
-    if (snaps && snaps->type == J_ARR) {
+    const struct vigil_jv *snaps = jget(&root, "snapshots");
+    if (snaps && snaps->type == VIGIL_JV_ARRAY) {
         r->snapshots = calloc(snaps->n ? snaps->n : 1, sizeof *r->snapshots);
         for (size_t i = 0; r->snapshots && i < snaps->n; i++) {
-            const struct jnode *k = &snaps->kids[i];
+            const struct vigil_jv *k = &snaps->items[i];
             struct leak_snapshot_view *v = &r->snapshots[r->nsnapshots++];
             v->reason = js(k, "reason");
             v->t_ms = ju(k, "t_ms");
@@ -360,30 +183,29 @@ int leak_report_load(const char *rundir, struct leak_report_view *r, char *err, 
             v->unreachable_objects = jget(k, "unreachable_objects") ? (int64_t)ju(k, "unreachable_objects") : -1;
         }
     }
-    const struct jnode *running = jget(&root, "running"), *short_run = jget(&root, "short_run");
-    r->running = running && running->type == J_BOOL && running->num != 0;
-    r->short_run = short_run && short_run->type == J_BOOL && short_run->num != 0;
-    const struct jnode *in_use = jget(&root, "in_use");   /* absent in older reports */
+    r->running = jtrue(&root, "running");
+    r->short_run = jtrue(&root, "short_run");
+    const struct vigil_jv *in_use = jget(&root, "in_use");   /* absent in older reports */
     r->in_use_objects = ju(in_use, "objects");
     r->in_use_bytes = ju(in_use, "bytes");
     r->in_use_sites = ju(in_use, "sites");
-    const struct jnode *largest = jget(in_use, "largest");
-    if (largest && largest->type == J_ARR) {
+    const struct vigil_jv *largest = jget(in_use, "largest");
+    if (largest && largest->type == VIGIL_JV_ARRAY) {
         r->in_use = calloc(largest->n ? largest->n : 1, sizeof *r->in_use);
         for (size_t i = 0; r->in_use && i < largest->n; i++) {
             struct leak_group_view *g = &r->in_use[r->nin_use++];
-            load_group(&largest->kids[i], g);
-            g->live_objects = ju(&largest->kids[i], "objects");
-            g->live_bytes = ju(&largest->kids[i], "bytes");
+            load_group(&largest->items[i], g);
+            g->live_objects = ju(&largest->items[i], "objects");
+            g->live_bytes = ju(&largest->items[i], "bytes");
         }
     }
-    const struct jnode *groups = jget(&root, "groups");
-    if (groups && groups->type == J_ARR) {
+    const struct vigil_jv *groups = jget(&root, "groups");
+    if (groups && groups->type == VIGIL_JV_ARRAY) {
         r->groups = calloc(groups->n ? groups->n : 1, sizeof *r->groups);
         for (size_t i = 0; r->groups && i < groups->n; i++)
-            load_group(&groups->kids[i], &r->groups[r->ngroups++]);
+            load_group(&groups->items[i], &r->groups[r->ngroups++]);
     }
-    jfree(&root);
+    vigil_jv_free(&root);
     char rerr[512];
     snprintf(path, sizeof path, "%s/run.txt", rundir);
     r->have_run = vigil_run_report_load(path, &r->run, rerr, sizeof rerr) == 0;

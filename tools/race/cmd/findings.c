@@ -25,6 +25,7 @@
 #include "findings.h"
 #include "racecmd.h"
 #include "jsontree.h"
+#include "textfmt.h"
 #include "symbolize.h"
 
 struct module {
@@ -329,31 +330,6 @@ static int add_race(struct ctx *c, const struct vigil_jv *r, size_t index, struc
     return 0;
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap)
-            break;
-        char *g = realloc(buf, cap *= 2);
-        if (!g) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = g;
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
 int race_findings(const char *rundir, struct vigil_findings *out)
 {
     char path[4200];
@@ -362,9 +338,10 @@ int race_findings(const char *rundir, struct vigil_findings *out)
         return 0;   /* the run did not use the race tool */
     struct ctx c = {path, NULL, 0, NULL, 0, 0};
     size_t len;
-    char *text = read_all(path, &len);
-    if (!text) {
-        fprintf(stderr, "vigil: race: %s: cannot read: %s\n", path, strerror(errno));
+    char *text;
+    char lerr[4400];
+    if (vigil_text_load_file(path, SIZE_MAX, &text, &len, lerr, sizeof lerr) != 0) {
+        fprintf(stderr, "vigil: race: %s\n", lerr);
         return -1;
     }
     struct vigil_jv root;
