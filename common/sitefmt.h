@@ -42,7 +42,8 @@
  *   edges      nedges x {from block, to block, label}   label: VIGIL_EDGE_* or 3 + k = switch
  *                                                       successor k (0 = default)
  *   exits      nexits x {block}   blocks ending in ret / unreachable / a noreturn call
- *   calls      ncalls x {function index, block, callee name (strtab; 0 = indirect call)}
+ *   calls      ncalls x {function index, block, callee name (strtab; 0 = indirect call)};
+ *              a block that hands a function's address on (a callback) calls it too
  *   sites      nsites x {function index, block}   (VIGIL_CFG_NONE when not in a body block)
  *   nremoved, then nremoved x {branch site, predicate (0 false, 1 true), source site}:
  *              branch predicates whose counter vigil-cc left out (seed 002 section 3.1); the

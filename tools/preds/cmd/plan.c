@@ -660,6 +660,35 @@ int cmd_plan(int argc, char **argv)
             for (uint32_t i = 0; i < p.elf.tables[t].nsites; i++)
                 if (set_has(&st.last_plan, (uint32_t)t, i))
                     set_add(&st.monitored, (uint32_t)t, i);
+        /* Gates: a predicate true in every run that reached its site (an assertion that holds,
+         * the way on past an error exit that never happened, a loop every run enters, a case
+         * every input has) tells failing runs from passing ones no better than the region it
+         * is in: it scores no Increase, and the code behind it would wait for the end of the
+         * search. Every run goes on into its dependents, so they belong to its region: expand
+         * them now, with the best predicate's vicinity. Forward search only. */
+        size_t ngates = 0;
+        for (size_t k = 0; !st.has_cause && strcmp(heuristic, "bfs") != 0 && k < n; k++) {
+            const struct vigil_store_pred *pr = &preds[k];
+            int t = table_of(&p, pr->tu_hash);
+            int expandable = pr->kind == VIGIL_SITE_BRANCH || (pr->kind == VIGIL_SITE_CASE && pr->pred == 1);
+            if (t < 0 || !expandable || pr->counts.f == 0 || pr->counts.f != pr->counts.f_obs ||
+                pr->counts.s != pr->counts.s_obs ||
+                !set_has(&st.monitored, (uint32_t)t, pr->site_index) ||
+                set_has(pr->pred ? &st.explored_true : &st.explored_false, (uint32_t)t, pr->site_index))
+                continue;
+            const struct vigil_cfg *cfg = &p.cfg[t];
+            uint32_t fn = cfg->site_function[pr->site_index], block = cfg->site_block[pr->site_index];
+            if (fn == VIGIL_CFG_NONE || block == VIGIL_CFG_NONE)
+                continue;
+            set_add(pr->pred ? &st.explored_true : &st.explored_false, (uint32_t)t, pr->site_index);
+            memset(visited, 0, p.nfns);
+            add_dependents(&p, &p.fns[p.fn_base[t] + fn], block, edge_of(&p, (uint32_t)t, pr), visited, &plan);
+            ngates++;
+        }
+        for (size_t tt = 0; tt < p.elf.ntables; tt++)   /* gates' vicinity \ monitored */
+            for (uint32_t i = 0; i < p.elf.tables[tt].nsites / 8 + 1; i++)
+                plan.bits[tt][i] &= (uint8_t)~st.monitored.bits[tt][i];
+        size_t gate_sites = set_count(&p, &plan);
         /* waitForSufficientData: the best candidate's t-test confidence must reach --confidence */
         for (;;) {
             const struct vigil_store_pred *best = NULL;
@@ -680,14 +709,16 @@ int cmd_plan(int argc, char **argv)
                     best = pr, best_score = sc;
             }
             if (!best) {
-                what = set_count(&p, &plan) ? "vicinity of every unexplored predicate (bfs)"
-                                            : "search complete (no unexplored predicate true in a failing run)";
+                what = !set_count(&p, &plan) ? "search complete (no unexplored predicate true in a failing run)"
+                       : ngates && set_count(&p, &plan) == gate_sites ? "vicinity of gates every failing run passed"
+                                                                      : "vicinity of every unexplored predicate (bfs)";
                 break;
             }
-            if (confidence > 0 && vigil_ttest_confidence(&best->counts) < confidence && set_count(&p, &plan) == 0) {
-                /* not enough data: monitor the same sites again */
+            if (confidence > 0 && vigil_ttest_confidence(&best->counts) < confidence && set_count(&p, &plan) == gate_sites) {
+                /* not enough data: monitor the same sites again (and the gates' vicinity) */
                 for (size_t t = 0; t < p.elf.ntables; t++)
-                    memcpy(plan.bits[t], st.last_plan.bits[t], p.elf.tables[t].nsites / 8 + 1);
+                    for (uint32_t i = 0; i < p.elf.tables[t].nsites / 8 + 1; i++)
+                        plan.bits[t][i] |= st.last_plan.bits[t][i];
                 what = "waiting for sufficient data (same plan again)";
                 break;
             }
@@ -706,8 +737,9 @@ int cmd_plan(int argc, char **argv)
             for (size_t tt = 0; tt < p.elf.ntables; tt++)   /* vicinity \ monitored */
                 for (uint32_t i = 0; i < p.elf.tables[tt].nsites / 8 + 1; i++)
                     plan.bits[tt][i] &= (uint8_t)~st.monitored.bits[tt][i];
-            if (strcmp(heuristic, "bfs") != 0 && set_count(&p, &plan) > 0) {
-                what = "vicinity of the best predicate";
+            if (strcmp(heuristic, "bfs") != 0 && set_count(&p, &plan) > gate_sites) {
+                what = ngates ? "vicinity of the best predicate and of gates every failing run passed"
+                              : "vicinity of the best predicate";
                 break;
             }
         }
