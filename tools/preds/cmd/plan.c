@@ -78,6 +78,15 @@ static int is_pred_site(const struct program *p, uint32_t t, uint32_t i)
     return v.kind == VIGIL_SITE_BRANCH || v.kind == VIGIL_SITE_RETURN || v.kind == VIGIL_SITE_CASE;
 }
 
+/* A branch site whose condition has no CFG edge (a select's, a comparison used as a number):
+ * its predicates have no dependents. */
+static int has_no_edge(const struct program *p, uint32_t t, uint32_t i)
+{
+    struct vigil_site_view v;
+    vigil_sitefmt_get(&p->elf.tables[t], i, &v);
+    return v.kind == VIGIL_SITE_BRANCH && v.aux != 0;
+}
+
 static const struct fn_graph *find_function(const struct program *p, const char *name)
 {
     for (size_t i = 0; i < p->nfns; i++)
@@ -670,7 +679,8 @@ int cmd_plan(int argc, char **argv)
         for (size_t k = 0; !st.has_cause && strcmp(heuristic, "bfs") != 0 && k < n; k++) {
             const struct vigil_store_pred *pr = &preds[k];
             int t = table_of(&p, pr->tu_hash);
-            int expandable = pr->kind == VIGIL_SITE_BRANCH || (pr->kind == VIGIL_SITE_CASE && pr->pred == 1);
+            int expandable = (pr->kind == VIGIL_SITE_BRANCH && t >= 0 && !has_no_edge(&p, (uint32_t)t, pr->site_index)) ||
+                             (pr->kind == VIGIL_SITE_CASE && pr->pred == 1);
             if (t < 0 || !expandable || pr->counts.f == 0 || pr->counts.f != pr->counts.f_obs ||
                 pr->counts.s != pr->counts.s_obs ||
                 !set_has(&st.monitored, (uint32_t)t, pr->site_index) ||
@@ -696,8 +706,9 @@ int cmd_plan(int argc, char **argv)
             for (size_t k = 0; k < n; k++) {
                 const struct vigil_store_pred *pr = &preds[k];
                 int t = table_of(&p, pr->tu_hash);
-                /* expandable: a branch predicate, or a case taken (its edge has dependents) */
-                int expandable = pr->kind == VIGIL_SITE_BRANCH || (pr->kind == VIGIL_SITE_CASE && pr->pred == 1);
+                /* expandable: a branch predicate (with an edge), or a case taken (its edge has dependents) */
+                int expandable = (pr->kind == VIGIL_SITE_BRANCH && t >= 0 && !has_no_edge(&p, (uint32_t)t, pr->site_index)) ||
+                                 (pr->kind == VIGIL_SITE_CASE && pr->pred == 1);
                 if (t < 0 || !expandable || !set_has(&st.monitored, (uint32_t)t, pr->site_index) ||
                     set_has(pr->pred ? &st.explored_true : &st.explored_false, (uint32_t)t, pr->site_index) ||
                     pr->counts.f == 0)

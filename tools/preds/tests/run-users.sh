@@ -169,6 +169,62 @@ done
 check "switch: the adaptive forward search reaches the complete run's top predictor ($want) in $it rounds ($(tail -1 "$T/faplan.out" | sed 's/.*; //'))" \
     test $found = 1
 
+# ---- forward search: past an assertion that always holds, into a qsort callback ----
+cat >"$T/sortck.c" <<'C'
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+static int seen13;
+static int by_value(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    if (x == 13)   /* SEEDED-BUG: a "lucky number" the comparator keeps count of */
+        seen13++;
+    return (x > y) - (x < y);
+}
+int main(void)
+{
+    int v[64], n = 0;
+    while (n < 64 && scanf("%d", &v[n]) == 1)
+        n++;
+    assert(n <= 64);
+    if (n > 1)
+        qsort(v, (size_t)n, sizeof *v, by_value);
+    for (int i = 0; i < n; i++)
+        printf("%d\n", v[i]);
+    return seen13 > 0;
+}
+C
+CB_LINE=$(grep -n 'SEEDED-BUG' "$T/sortck.c" | cut -d: -f1)
+VIGIL_CC_PRED_COUNTERS=1 "$VIGILCC" -O2 -g "$T/sortck.c" -o "$T/sortck" 2>"$T/cc.err" || fail "vigil-cc builds sortck.c: $(head -2 "$T/cc.err")"
+check "callbacks: the block that hands by_value to qsort calls it in the control-flow facts" \
+    sh -c "'$VIGIL' sites --cfg '$T/sortck' | grep -q 'call in [0-9]* -> by_value'"
+mkdir -p "$T/sin"
+awk 'BEGIN { srand(3505); for (i = 0; i < 80; i++) { f = sprintf("'"$T"'/sin/in%02d", i); n = 2 + int(rand() * 12)
+    for (k = 0; k < n; k++) print int(rand() * 40) > f; close(f) } }'
+for f in "$T"/sin/in*; do
+    (VIGIL_OPTIONS="tools=preds:preds.collect=all:mode=off:out=$T/sall" "$T/sortck" <"$f" >/dev/null 2>&1)
+done
+"$VIGIL" ingest --quiet --db "$T/sall.db" "$T/sall" >/dev/null 2>&1
+"$VIGIL" rank --db "$T/sall.db" --top 1 >"$T/srank.txt" 2>&1
+check "callbacks: complete counts rank the comparator's branch first (sortck.c:$CB_LINE)" grep -q "sortck.c:$CB_LINE" "$T/srank.txt"
+want=$(top_of "$T/sall.db")
+"$VIGIL" plan --db "$T/sp.db" --state "$T/sp.state" "$T/sortck" -o "$T/sp.vplan" >"$T/spplan.out" 2>&1
+found=0 it=0
+while [ $it -lt 6 ] && [ $found = 0 ]; do
+    it=$((it + 1))
+    for f in "$T"/sin/in*; do
+        (VIGIL_PLAN=$T/sp.vplan VIGIL_OPTIONS="tools=preds:mode=off:out=$T/sp$it" "$T/sortck" <"$f" >/dev/null 2>&1)
+    done
+    "$VIGIL" ingest --quiet --db "$T/sp.db" "$T/sp$it" >/dev/null 2>&1
+    [ "$(top_of "$T/sp.db")" = "$want" ] && found=1 && break
+    "$VIGIL" plan --db "$T/sp.db" --state "$T/sp.state" "$T/sortck" -o "$T/sp.vplan" >>"$T/spplan.out" 2>&1 || break
+    grep -q 'search complete' "$T/spplan.out" && break
+done
+check "gates and callbacks: the forward search passes the assertion and the loop every run enters, and reaches the comparator's predictor ($want) in $it rounds ($(tail -1 "$T/spplan.out" | sed 's/.*; //'))" \
+    sh -c "test -n '${want// /}' && test $found = 1"
+check "gates: vigil plan says it expanded the predicates every run took" grep -q 'gates every failing run passed' "$T/spplan.out"
+
 # ---- ranking: ties in a fixed order and shown, the t-test unsaturated, zero scores hidden ----
 cat >"$T/ties.c" <<'C'
 #include <stdlib.h>
