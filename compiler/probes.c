@@ -451,9 +451,13 @@ static void probe_edgeless_condition(struct xfunc *f, LLVMValueRef inst, uint32_
         want |= tools[t]->at_site != NULL;
     LLVMValueRef cond = LLVMGetOperand(inst, 0);
     LLVMTypeRef type = LLVMTypeOf(cond);
-    if (!want || LLVMGetTypeKind(type) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(type) != 1 ||
-        LLVMIsAConstant(cond) || !LLVMInstructionGetDebugLoc(inst))
+    if (!want || LLVMGetTypeKind(type) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(type) != 1 || LLVMIsAConstant(cond))
         return;
+    LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(inst);   /* a zext often has none: its comparison's */
+    if (!loc && LLVMIsAInstruction(cond))
+        loc = LLVMInstructionGetDebugLoc(cond);
+    if (!loc)
+        return;   /* not the user's code */
     LLVMBasicBlockRef block_of_inst = LLVMGetInstructionParent(inst);
     LLVMValueRef term = LLVMGetBasicBlockTerminator(block_of_inst);
     if (term && LLVMIsABranchInst(term) && LLVMIsConditional(term) && LLVMGetCondition(term) == cond)
@@ -461,7 +465,7 @@ static void probe_edgeless_condition(struct xfunc *f, LLVMValueRef inst, uint32_
     for (LLVMValueRef i = LLVMGetFirstInstruction(block_of_inst); i && i != inst; i = LLVMGetNextInstruction(i))
         if ((LLVMIsASelectInst(i) || LLVMIsAZExtInst(i) || LLVMIsASExtInst(i)) && LLVMGetOperand(i, 0) == cond)
             return;
-    uint32_t site = xs_add(x, VIGIL_SITE_BRANCH, f->name, LLVMInstructionGetDebugLoc(inst), aux);
+    uint32_t site = xs_add(x, VIGIL_SITE_BRANCH, f->name, loc, aux);
     uint32_t block = locate(f, inst, site);
     for (unsigned t = 0; t < ntools; t++)
         if (tools[t]->at_site)

@@ -225,6 +225,46 @@ check "gates and callbacks: the forward search passes the assertion and the loop
     sh -c "test -n '${want// /}' && test $found = 1"
 check "gates: vigil plan says it expanded the predicates every run took" grep -q 'gates every failing run passed' "$T/spplan.out"
 
+# ---- conditions with no edge: a select's, a comparison used as a number ----
+cat >"$T/edgeless.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+static int sign_skip(const char *s) { return s[0] == '-'; }   /* VALUE-LINE */
+int main(int argc, char **argv)
+{
+    long best = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        long v = atol(s + sign_skip(s));
+        best = v > best + 1 ? v : best;   /* SELECT-LINE: a maximum one above the last is missed */
+    }
+    printf("%ld\n", best);
+    return 0;
+}
+C
+SEL_LINE=$(grep -n 'SELECT-LINE' "$T/edgeless.c" | cut -d: -f1)
+VAL_LINE=$(grep -n 'VALUE-LINE' "$T/edgeless.c" | cut -d: -f1)
+VIGIL_CC_PRED_COUNTERS=1 "$VIGILCC" -O2 -g "$T/edgeless.c" -o "$T/edgeless" 2>"$T/cc.err" || fail "vigil-cc builds edgeless.c: $(head -2 "$T/cc.err")"
+"$VIGIL" sites "$T/edgeless" >"$T/esites.txt" 2>&1
+check "edgeless: the select at edgeless.c:$SEL_LINE is a branch site (\"select\")" \
+    grep -q "branch .*edgeless.c:$SEL_LINE:.*select" "$T/esites.txt"
+check "edgeless: the comparison used as a number at edgeless.c:$VAL_LINE is a branch site (\"value\")" \
+    grep -q "branch .*edgeless.c:$VAL_LINE:.*value" "$T/esites.txt"
+mkdir -p "$T/eall"
+n=0
+for args in "3 1 2" "1 2 3" "5 5 6" "4 9" "2 3" "7 8 1" "-3 2" "9 1" "1 1 1" "6 2 4" "0 1" "3 4 5" "8 9 10" "2 -1" "5 1 3" "1 3 2"; do
+    n=$((n + 1))
+    # shellcheck disable=SC2086
+    got=$(VIGIL_OPTIONS="tools=preds:preds.collect=all:mode=off:out=$T/erun" "$T/edgeless" $args 2>/dev/null)
+    want=$(printf '%s\n' 0 $args | tr -d - | sort -n | tail -1)   # the largest magnitude
+    mv "$T"/erun/* "$T/eall/r$n" && rmdir "$T/erun"
+    printf 'vigil-feedback 1\nlabel %s\nend\n' "$([ "$got" = "$want" ] && echo success || echo failure)" >"$T/eall/r$n/label.txt"
+done
+"$VIGIL" ingest --quiet --db "$T/eall.db" "$T/eall" >/dev/null 2>&1
+"$VIGIL" rank --db "$T/eall.db" --top 3 >"$T/erank.txt" 2>&1
+check "edgeless: complete counts rank the select's predicate first (edgeless.c:$SEL_LINE; $(sed -n 3p "$T/erank.txt" | tr -s ' ' | cut -c1-80))" \
+    sh -c "sed -n 3p '$T/erank.txt' | grep -q 'edgeless.c:$SEL_LINE:'"
+
 # ---- ranking: ties in a fixed order and shown, the t-test unsaturated, zero scores hidden ----
 cat >"$T/ties.c" <<'C'
 #include <stdlib.h>
