@@ -8,7 +8,10 @@
  *               explored += best; plan = vicinity(best) \ monitored
  * getInitialSet: the sites of the blocks that depend on main's entry; vicinity(p): the sites of
  * the blocks that depend on p's edge (p = branch site s true/false). A call in such a block
- * brings in the callee's entry region (interprocedural CDG), recursively. The search state
+ * brings in the callee's entry region (interprocedural CDG), recursively: a direct call its
+ * callee's, a block that hands a function's address on (a callback, recorded as a call) that
+ * function's, an indirect call every address-taken function's. A gate (a predicate true in
+ * every run that reached it) is expanded with the best predicate (see cmd_plan). The search state
  * (monitored, explored, iteration) is kept in a small text file beside the plan (--state).
  *
  * --direction backward starts from a crash site instead (seed 002, backward analysis): the
@@ -130,8 +133,14 @@ static void add_block(const struct program *p, const struct fn_graph *g, uint32_
     const struct vigil_cfg *cfg = &p->cfg[g->table];
     add_block_sites(p, g, b, out);
     for (uint32_t c = 0; c < cfg->ncalls; c++) {
-        if (cfg->calls[c].function != g->index || cfg->calls[c].block != b || !cfg->calls[c].callee[0])
+        if (cfg->calls[c].function != g->index || cfg->calls[c].block != b)
             continue;
+        if (!cfg->calls[c].callee[0]) {   /* an indirect call: any function whose address is taken */
+            for (size_t k = 0; k < p->nfns; k++)
+                if (p->fns[k].f->flags & VIGIL_CFG_ADDRESS_TAKEN)
+                    add_region_of_function(p, &p->fns[k], visited, out);
+            continue;
+        }
         const struct fn_graph *callee = find_function(p, cfg->calls[c].callee);
         if (callee)
             add_region_of_function(p, callee, visited, out);

@@ -225,6 +225,28 @@ check "gates and callbacks: the forward search passes the assertion and the loop
     sh -c "test -n '${want// /}' && test $found = 1"
 check "gates: vigil plan says it expanded the predicates every run took" grep -q 'gates every failing run passed' "$T/spplan.out"
 
+# ---- forward search: an indirect call leads to every address-taken function ----
+cat >"$T/indirect.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noinline)) static int twice(int v) { return v > 100 ? -1 : 2 * v; }   /* TWICE-LINE */
+__attribute__((noinline)) static int half(int v) { return v / 2; }
+int (*ops[])(int) = {twice, half};
+int main(int argc, char **argv)
+{
+    int v = argc > 1 ? atoi(argv[1]) : 0;
+    v = ops[v & 1](v);
+    printf("%d\n", v);
+    return 0;
+}
+C
+TW_LINE=$(grep -n 'TWICE-LINE' "$T/indirect.c" | cut -d: -f1)
+VIGIL_CC_PRED_COUNTERS=1 "$VIGILCC" -O2 -g "$T/indirect.c" -o "$T/indirect" 2>"$T/cc.err" || fail "vigil-cc builds indirect.c: $(head -2 "$T/cc.err")"
+tw_site=$("$VIGIL" sites "$T/indirect" | awk -v l="indirect.c:$TW_LINE:" '$2 == "branch" && $3 == "twice" && index($4, l) {print $1; exit}')
+"$VIGIL" plan --db "$T/ind.db" --state "$T/ind.state" "$T/indirect" -o "$T/ind.vplan" >/dev/null 2>&1
+check "indirect calls: main's entry region brings in the address-taken twice() (site ${tw_site:-none} planned)" \
+    sh -c "test -n '$tw_site' && grep -q '^planned [0-9a-f]* $tw_site\$' '$T/ind.state'"
+
 # ---- conditions with no edge: a select's, a comparison used as a number ----
 cat >"$T/edgeless.c" <<'C'
 #include <stdio.h>
