@@ -31,8 +31,9 @@ import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.join(REPO, "bench", "preds-faults")
-VIGIL = os.path.join(REPO, "build", "bin", "vigil")
-VIGILCC = os.path.join(REPO, "build", "bin", "vigil-cc")
+BUILD = os.environ.get("VIGIL_BUILD", os.path.join(REPO, "build"))   # another build to measure: VIGIL_BUILD=DIR
+VIGIL = os.path.join(BUILD, "bin", "vigil")
+VIGILCC = os.path.join(BUILD, "bin", "vigil-cc")
 SCORES = ["importance", "increase", "ttest", "failcount", "eliminate"]
 
 
