@@ -730,7 +730,7 @@ int cmd_plan(int argc, char **argv)
             }
             if (!best) {
                 what = !set_count(&p, &plan) ? "search complete (no unexplored predicate true in a failing run)"
-                       : ngates && set_count(&p, &plan) == gate_sites ? "vicinity of gates every failing run passed"
+                       : ngates && set_count(&p, &plan) == gate_sites ? "vicinity of gates (true in every run)"
                                                                       : "vicinity of every unexplored predicate (bfs)";
                 break;
             }
@@ -758,7 +758,7 @@ int cmd_plan(int argc, char **argv)
                 for (uint32_t i = 0; i < p.elf.tables[tt].nsites / 8 + 1; i++)
                     plan.bits[tt][i] &= (uint8_t)~st.monitored.bits[tt][i];
             if (strcmp(heuristic, "bfs") != 0 && set_count(&p, &plan) > gate_sites) {
-                what = ngates ? "vicinity of the best predicate and of gates every failing run passed"
+                what = ngates ? "vicinity of the best predicate and of gates (true in every run)"
                               : "vicinity of the best predicate";
                 break;
             }
