@@ -35,6 +35,8 @@ static void print_text(const char *path, const struct vigil_elf_sites *s)
                 printf(":%u", v.column);
             if (v.inlined[0])
                 printf("  (inlined in %s)", v.function);
+            if (v.kind == VIGIL_SITE_BRANCH && v.aux)
+                printf("  %s", v.aux == VIGIL_BRANCH_SELECT ? "select" : "value (no edge)");
             if (vigil_site_ordering_name(v.flags))
                 printf("  atomic %s%s", vigil_site_ordering_name(v.flags), v.flags & VIGIL_SITE_RMW ? " rmw" : "");
             putchar('\n');
@@ -133,6 +135,10 @@ static void print_json(const char *path, const struct vigil_elf_sites *s)
             if (v.kind == VIGIL_SITE_LOAD || v.kind == VIGIL_SITE_STORE) {
                 vigil_json_key(&j, "size");
                 vigil_json_uint(&j, v.aux);
+            }
+            if (v.kind == VIGIL_SITE_BRANCH && v.aux) {   /* a condition with no edge */
+                vigil_json_key(&j, "edgeless");
+                vigil_json_string(&j, v.aux == VIGIL_BRANCH_SELECT ? "select" : "value");
             }
             if (vigil_site_ordering_name(v.flags)) {   /* an atomic instruction's access */
                 vigil_json_key(&j, "atomic");

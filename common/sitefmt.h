@@ -42,7 +42,8 @@
  *   edges      nedges x {from block, to block, label}   label: VIGIL_EDGE_* or 3 + k = switch
  *                                                       successor k (0 = default)
  *   exits      nexits x {block}   blocks ending in ret / unreachable / a noreturn call
- *   calls      ncalls x {function index, block, callee name (strtab; 0 = indirect call)}
+ *   calls      ncalls x {function index, block, callee name (strtab; 0 = indirect call)};
+ *              a block that hands a function's address on (a callback) calls it too
  *   sites      nsites x {function index, block}   (VIGIL_CFG_NONE when not in a body block)
  *   nremoved, then nremoved x {branch site, predicate (0 false, 1 true), source site}:
  *              branch predicates whose counter vigil-cc left out (seed 002 section 3.1); the
@@ -67,13 +68,18 @@ enum vigil_site_kind {
     VIGIL_SITE_BACKEDGE = 2, /* dispatch check on a loop back-edge */
     VIGIL_SITE_LOAD = 3,
     VIGIL_SITE_STORE = 4,
-    VIGIL_SITE_BRANCH = 5,   /* conditional branch: predicates taken / not taken */
+    VIGIL_SITE_BRANCH = 5,   /* conditional branch: predicates taken / not taken; aux
+                                nonzero: a condition with no CFG edge (VIGIL_BRANCH_*) */
     VIGIL_SITE_RETURN = 6,   /* call returning an integer or pointer: <0, ==0, >0 */
     VIGIL_SITE_CALL = 7,
     VIGIL_SITE_CASE = 8,     /* one successor of a switch (aux: its index k, 0 = default):
                                 predicates the switch went elsewhere / took it */
     VIGIL_SITE_KIND_MAX = 8
 };
+
+/* aux of a BRANCH site whose condition has no edge: predicates false / true all the same */
+#define VIGIL_BRANCH_SELECT 1   /* a select's condition (an if/else or ?: folded into one) */
+#define VIGIL_BRANCH_VALUE 2    /* a comparison used as a number (zext/sext of an i1) */
 
 /* Flags of a site (version 4 records; 0 in earlier versions). Load and store sites of atomic
  * instructions: an atomic load is a LOAD site, an atomic store, read-modify-write (atomicrmw)

@@ -27,7 +27,10 @@ struct vigil_cc_tool {
      * module, after the module's placeholders exist. A tool active for a module makes the
      * transform find branch and call-result sites even with their probes off. */
     int (*active)(const struct vigil_xform *x);
-    /* A site of f: a conditional branch (as_i64 NULL) or an integer or pointer call result
+    /* A site of f: a conditional branch, or a condition with no edge (as_i64 NULL; `at` is
+     * the br, or a select or zext/sext whose operand 0 is the i1 condition: kind
+     * VIGIL_SITE_BRANCH, aux VIGIL_BRANCH_SELECT or _VALUE, counted like a branch's but
+     * mid-block), or an integer or pointer call result
      * (as_i64 converts it to i64). at: the instruction in the copy being probed; original:
      * the checking copy's, or NULL; block: the original block's index or VIGIL_CFG_NONE. */
     void (*at_site)(struct xfunc *f, LLVMValueRef at, LLVMValueRef original, uint32_t site,

@@ -436,6 +436,42 @@ static void probe_branch(struct xfunc *f, LLVMValueRef br)
             tools[t]->at_site(f, br, ptrmap_get(&f->originals, br), site, block, NULL);
 }
 
+/* A condition with no edge of its own: the i1 condition of a select (clang -O2 folds a small
+ * if/else or ?: into one), or a comparison turned into a number (zext/sext of an i1: `i =
+ * s[0] == '-'`, `len - (len > 100)`). A branch site with aux VIGIL_BRANCH_SELECT or
+ * VIGIL_BRANCH_VALUE for the tools that count branches (no probe event: no edge is taken).
+ * None where its predicates would repeat another site's: a constant condition, the condition
+ * of its block's own branch, or of an earlier such site of the block. */
+static void probe_edgeless_condition(struct xfunc *f, LLVMValueRef inst, uint32_t aux)
+{
+    struct vigil_xform *x = f->x;
+    const struct vigil_cc_tool *tools[VIGIL_MAX_CC_TOOLS];
+    unsigned ntools = xcc_active_tools(x, tools), want = 0;
+    for (unsigned t = 0; t < ntools; t++)
+        want |= tools[t]->at_site != NULL;
+    LLVMValueRef cond = LLVMGetOperand(inst, 0);
+    LLVMTypeRef type = LLVMTypeOf(cond);
+    if (!want || LLVMGetTypeKind(type) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(type) != 1 || LLVMIsAConstant(cond))
+        return;
+    LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(inst);   /* a zext often has none: its comparison's */
+    if (!loc && LLVMIsAInstruction(cond))
+        loc = LLVMInstructionGetDebugLoc(cond);
+    if (!loc)
+        return;   /* not the user's code */
+    LLVMBasicBlockRef block_of_inst = LLVMGetInstructionParent(inst);
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(block_of_inst);
+    if (term && LLVMIsABranchInst(term) && LLVMIsConditional(term) && LLVMGetCondition(term) == cond)
+        return;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(block_of_inst); i && i != inst; i = LLVMGetNextInstruction(i))
+        if ((LLVMIsASelectInst(i) || LLVMIsAZExtInst(i) || LLVMIsASExtInst(i)) && LLVMGetOperand(i, 0) == cond)
+            return;
+    uint32_t site = xs_add(x, VIGIL_SITE_BRANCH, f->name, loc, aux);
+    uint32_t block = locate(f, inst, site);
+    for (unsigned t = 0; t < ntools; t++)
+        if (tools[t]->at_site)
+            tools[t]->at_site(f, inst, ptrmap_get(&f->originals, inst), site, block, NULL);
+}
+
 /* The location of a switch successor: its first instruction with one (the case's first
  * statement), else the switch's own. */
 static LLVMMetadataRef case_location(LLVMValueRef sw, LLVMBasicBlockRef to)
@@ -747,6 +783,13 @@ static void probe_instruction(struct xfunc *f, LLVMValueRef inst)
         break;
     case LLVMSwitch:
         probe_switch(f, inst);
+        break;
+    case LLVMSelect:
+        probe_edgeless_condition(f, inst, VIGIL_BRANCH_SELECT);
+        break;
+    case LLVMZExt:
+    case LLVMSExt:
+        probe_edgeless_condition(f, inst, VIGIL_BRANCH_VALUE);
         break;
     default:
         break;

@@ -275,11 +275,21 @@ void xs_record_cfg(struct xfunc *f)
     for (size_t i = 0; i < f->blocks.n; i++)
         for (LLVMValueRef inst = LLVMGetFirstInstruction(LLVMValueAsBasicBlock(f->blocks.v[i])); inst;
              inst = LLVMGetNextInstruction(inst)) {
-            if (!LLVMIsACallInst(inst) || LLVMIsAInlineAsm(LLVMGetCalledValue(inst)))
-                continue;
-            const char *callee = xf_callee_name(inst);
-            if (!strncmp(callee, "llvm.", 5) || !strncmp(callee, "__vigil_", 8))
-                continue;
-            vigil_sitefmt_add_call(x->sites, f->cfg_function, (uint32_t)i, callee);
+            int is_call = LLVMIsACallInst(inst) != NULL;
+            if (is_call && !LLVMIsAInlineAsm(LLVMGetCalledValue(inst))) {
+                const char *callee = xf_callee_name(inst);
+                if (strncmp(callee, "llvm.", 5) && strncmp(callee, "__vigil_", 8))
+                    vigil_sitefmt_add_call(x->sites, f->cfg_function, (uint32_t)i, callee);
+            }
+            /* A function whose address this block hands on (a callback to qsort or
+             * pthread_create, a pointer stored) may be called from here: recorded as a call. */
+            unsigned nops = (unsigned)LLVMGetNumOperands(inst) - (is_call ? 1u : 0u);
+            for (unsigned k = 0; k < nops; k++) {
+                LLVMValueRef op = LLVMGetOperand(inst, k);
+                size_t len = 0;
+                const char *name = op && LLVMIsAFunction(op) ? LLVMGetValueName2(op, &len) : NULL;
+                if (name && len && strncmp(name, "llvm.", 5) && strncmp(name, "__vigil_", 8))
+                    vigil_sitefmt_add_call(x->sites, f->cfg_function, (uint32_t)i, name);
+            }
         }
 }

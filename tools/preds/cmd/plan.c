@@ -8,7 +8,10 @@
  *               explored += best; plan = vicinity(best) \ monitored
  * getInitialSet: the sites of the blocks that depend on main's entry; vicinity(p): the sites of
  * the blocks that depend on p's edge (p = branch site s true/false). A call in such a block
- * brings in the callee's entry region (interprocedural CDG), recursively. The search state
+ * brings in the callee's entry region (interprocedural CDG), recursively: a direct call its
+ * callee's, a block that hands a function's address on (a callback, recorded as a call) that
+ * function's, an indirect call every address-taken function's. A gate (a predicate true in
+ * every run that reached it) is expanded with the best predicate (see cmd_plan). The search state
  * (monitored, explored, iteration) is kept in a small text file beside the plan (--state).
  *
  * --direction backward starts from a crash site instead (seed 002, backward analysis): the
@@ -78,6 +81,15 @@ static int is_pred_site(const struct program *p, uint32_t t, uint32_t i)
     return v.kind == VIGIL_SITE_BRANCH || v.kind == VIGIL_SITE_RETURN || v.kind == VIGIL_SITE_CASE;
 }
 
+/* A branch site whose condition has no CFG edge (a select's, a comparison used as a number):
+ * its predicates have no dependents. */
+static int has_no_edge(const struct program *p, uint32_t t, uint32_t i)
+{
+    struct vigil_site_view v;
+    vigil_sitefmt_get(&p->elf.tables[t], i, &v);
+    return v.kind == VIGIL_SITE_BRANCH && v.aux != 0;
+}
+
 static const struct fn_graph *find_function(const struct program *p, const char *name)
 {
     for (size_t i = 0; i < p->nfns; i++)
@@ -121,8 +133,14 @@ static void add_block(const struct program *p, const struct fn_graph *g, uint32_
     const struct vigil_cfg *cfg = &p->cfg[g->table];
     add_block_sites(p, g, b, out);
     for (uint32_t c = 0; c < cfg->ncalls; c++) {
-        if (cfg->calls[c].function != g->index || cfg->calls[c].block != b || !cfg->calls[c].callee[0])
+        if (cfg->calls[c].function != g->index || cfg->calls[c].block != b)
             continue;
+        if (!cfg->calls[c].callee[0]) {   /* an indirect call: any function whose address is taken */
+            for (size_t k = 0; k < p->nfns; k++)
+                if (p->fns[k].f->flags & VIGIL_CFG_ADDRESS_TAKEN)
+                    add_region_of_function(p, &p->fns[k], visited, out);
+            continue;
+        }
         const struct fn_graph *callee = find_function(p, cfg->calls[c].callee);
         if (callee)
             add_region_of_function(p, callee, visited, out);
@@ -660,6 +678,36 @@ int cmd_plan(int argc, char **argv)
             for (uint32_t i = 0; i < p.elf.tables[t].nsites; i++)
                 if (set_has(&st.last_plan, (uint32_t)t, i))
                     set_add(&st.monitored, (uint32_t)t, i);
+        /* Gates: a predicate true in every run that reached its site (an assertion that holds,
+         * the way on past an error exit that never happened, a loop every run enters, a case
+         * every input has) tells failing runs from passing ones no better than the region it
+         * is in: it scores no Increase, and the code behind it would wait for the end of the
+         * search. Every run goes on into its dependents, so they belong to its region: expand
+         * them now, with the best predicate's vicinity. Forward search only. */
+        size_t ngates = 0;
+        for (size_t k = 0; !st.has_cause && strcmp(heuristic, "bfs") != 0 && k < n; k++) {
+            const struct vigil_store_pred *pr = &preds[k];
+            int t = table_of(&p, pr->tu_hash);
+            int expandable = (pr->kind == VIGIL_SITE_BRANCH && t >= 0 && !has_no_edge(&p, (uint32_t)t, pr->site_index)) ||
+                             (pr->kind == VIGIL_SITE_CASE && pr->pred == 1);
+            if (t < 0 || !expandable || pr->counts.f == 0 || pr->counts.f != pr->counts.f_obs ||
+                pr->counts.s != pr->counts.s_obs ||
+                !set_has(&st.monitored, (uint32_t)t, pr->site_index) ||
+                set_has(pr->pred ? &st.explored_true : &st.explored_false, (uint32_t)t, pr->site_index))
+                continue;
+            const struct vigil_cfg *cfg = &p.cfg[t];
+            uint32_t fn = cfg->site_function[pr->site_index], block = cfg->site_block[pr->site_index];
+            if (fn == VIGIL_CFG_NONE || block == VIGIL_CFG_NONE)
+                continue;
+            set_add(pr->pred ? &st.explored_true : &st.explored_false, (uint32_t)t, pr->site_index);
+            memset(visited, 0, p.nfns);
+            add_dependents(&p, &p.fns[p.fn_base[t] + fn], block, edge_of(&p, (uint32_t)t, pr), visited, &plan);
+            ngates++;
+        }
+        for (size_t tt = 0; tt < p.elf.ntables; tt++)   /* gates' vicinity \ monitored */
+            for (uint32_t i = 0; i < p.elf.tables[tt].nsites / 8 + 1; i++)
+                plan.bits[tt][i] &= (uint8_t)~st.monitored.bits[tt][i];
+        size_t gate_sites = set_count(&p, &plan);
         /* waitForSufficientData: the best candidate's t-test confidence must reach --confidence */
         for (;;) {
             const struct vigil_store_pred *best = NULL;
@@ -667,8 +715,9 @@ int cmd_plan(int argc, char **argv)
             for (size_t k = 0; k < n; k++) {
                 const struct vigil_store_pred *pr = &preds[k];
                 int t = table_of(&p, pr->tu_hash);
-                /* expandable: a branch predicate, or a case taken (its edge has dependents) */
-                int expandable = pr->kind == VIGIL_SITE_BRANCH || (pr->kind == VIGIL_SITE_CASE && pr->pred == 1);
+                /* expandable: a branch predicate (with an edge), or a case taken (its edge has dependents) */
+                int expandable = (pr->kind == VIGIL_SITE_BRANCH && t >= 0 && !has_no_edge(&p, (uint32_t)t, pr->site_index)) ||
+                                 (pr->kind == VIGIL_SITE_CASE && pr->pred == 1);
                 if (t < 0 || !expandable || !set_has(&st.monitored, (uint32_t)t, pr->site_index) ||
                     set_has(pr->pred ? &st.explored_true : &st.explored_false, (uint32_t)t, pr->site_index) ||
                     pr->counts.f == 0)
@@ -680,14 +729,16 @@ int cmd_plan(int argc, char **argv)
                     best = pr, best_score = sc;
             }
             if (!best) {
-                what = set_count(&p, &plan) ? "vicinity of every unexplored predicate (bfs)"
-                                            : "search complete (no unexplored predicate true in a failing run)";
+                what = !set_count(&p, &plan) ? "search complete (no unexplored predicate true in a failing run)"
+                       : ngates && set_count(&p, &plan) == gate_sites ? "vicinity of gates (true in every run)"
+                                                                      : "vicinity of every unexplored predicate (bfs)";
                 break;
             }
-            if (confidence > 0 && vigil_ttest_confidence(&best->counts) < confidence && set_count(&p, &plan) == 0) {
-                /* not enough data: monitor the same sites again */
+            if (confidence > 0 && vigil_ttest_confidence(&best->counts) < confidence && set_count(&p, &plan) == gate_sites) {
+                /* not enough data: monitor the same sites again (and the gates' vicinity) */
                 for (size_t t = 0; t < p.elf.ntables; t++)
-                    memcpy(plan.bits[t], st.last_plan.bits[t], p.elf.tables[t].nsites / 8 + 1);
+                    for (uint32_t i = 0; i < p.elf.tables[t].nsites / 8 + 1; i++)
+                        plan.bits[t][i] |= st.last_plan.bits[t][i];
                 what = "waiting for sufficient data (same plan again)";
                 break;
             }
@@ -706,8 +757,9 @@ int cmd_plan(int argc, char **argv)
             for (size_t tt = 0; tt < p.elf.ntables; tt++)   /* vicinity \ monitored */
                 for (uint32_t i = 0; i < p.elf.tables[tt].nsites / 8 + 1; i++)
                     plan.bits[tt][i] &= (uint8_t)~st.monitored.bits[tt][i];
-            if (strcmp(heuristic, "bfs") != 0 && set_count(&p, &plan) > 0) {
-                what = "vicinity of the best predicate";
+            if (strcmp(heuristic, "bfs") != 0 && set_count(&p, &plan) > gate_sites) {
+                what = ngates ? "vicinity of the best predicate and of gates (true in every run)"
+                              : "vicinity of the best predicate";
                 break;
             }
         }

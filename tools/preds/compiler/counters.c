@@ -1,4 +1,4 @@
-/* The compiler part of statistical debugging: predicate counters (seed 002, tools/preds/DESIGN.md): at every branch and return site, in
+/* The compiler part of statistical debugging: predicate counters (seed 002, tools/preds/DESIGN.md): at every branch (and edgeless condition) and return site, in
  * the instrumented copy (and in the checking copy with VIGIL_PRED_COUNTERS_BOTH), a guarded
  * inline counter
  *     e = enable[s];                                   // relaxed load
@@ -82,11 +82,13 @@ static void emit_counter(struct xfunc *f, LLVMBasicBlockRef from, LLVMBasicBlock
     LLVMBuildBr(x->builder, cont);
 }
 
+/* A branch's condition, or an edgeless one's (operand 0 of a select, zext or sext), counted
+ * before it. */
 static void count_branch(struct xfunc *f, LLVMValueRef br, uint32_t site, unsigned keep)
 {
     struct vigil_xform *x = f->x;
     LLVMBasicBlockRef from = LLVMGetInstructionParent(br);
-    LLVMValueRef cond = LLVMGetCondition(br);
+    LLVMValueRef cond = LLVMIsABranchInst(br) ? LLVMGetCondition(br) : LLVMGetOperand(br, 0);
     LLVMBasicBlockRef cont = xf_split_before(f, br, "vigil.pred.cont");
     if (!cont)
         return;
@@ -228,7 +230,7 @@ static void find_redundant(struct xfunc *f, const struct xp_pending *p, unsigned
         if (b >= nblocks)
             continue;
         /* a branch site that counts every entry into its block (crashing runs included) */
-        if (p->v[i].as_i64 || p->v[i].successor >= 0)   /* only branch sites stand for a block */
+        if (p->v[i].as_i64 || p->v[i].successor >= 0 || !LLVMIsABranchInst(p->v[i].at))   /* only branches stand for a block */
             continue;
         if (reached_whenever_entered(p->v[i].original ? p->v[i].original : p->v[i].at))
             block_site[b] = p->v[i].site;

@@ -169,6 +169,124 @@ done
 check "switch: the adaptive forward search reaches the complete run's top predictor ($want) in $it rounds ($(tail -1 "$T/faplan.out" | sed 's/.*; //'))" \
     test $found = 1
 
+# ---- forward search: past an assertion that always holds, into a qsort callback ----
+cat >"$T/sortck.c" <<'C'
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+static int seen13;
+static int by_value(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    if (x == 13)   /* SEEDED-BUG: a "lucky number" the comparator keeps count of */
+        seen13++;
+    return (x > y) - (x < y);
+}
+int main(void)
+{
+    int v[64], n = 0;
+    while (n < 64 && scanf("%d", &v[n]) == 1)
+        n++;
+    assert(n <= 64);
+    if (n > 1)
+        qsort(v, (size_t)n, sizeof *v, by_value);
+    for (int i = 0; i < n; i++)
+        printf("%d\n", v[i]);
+    return seen13 > 0;
+}
+C
+CB_LINE=$(grep -n 'SEEDED-BUG' "$T/sortck.c" | cut -d: -f1)
+VIGIL_CC_PRED_COUNTERS=1 "$VIGILCC" -O2 -g "$T/sortck.c" -o "$T/sortck" 2>"$T/cc.err" || fail "vigil-cc builds sortck.c: $(head -2 "$T/cc.err")"
+check "callbacks: the block that hands by_value to qsort calls it in the control-flow facts" \
+    sh -c "'$VIGIL' sites --cfg '$T/sortck' | grep -q 'call in [0-9]* -> by_value'"
+mkdir -p "$T/sin"
+awk 'BEGIN { srand(3505); for (i = 0; i < 80; i++) { f = sprintf("'"$T"'/sin/in%02d", i); n = 2 + int(rand() * 12)
+    for (k = 0; k < n; k++) print int(rand() * 40) > f; close(f) } }'
+for f in "$T"/sin/in*; do
+    (VIGIL_OPTIONS="tools=preds:preds.collect=all:mode=off:out=$T/sall" "$T/sortck" <"$f" >/dev/null 2>&1)
+done
+"$VIGIL" ingest --quiet --db "$T/sall.db" "$T/sall" >/dev/null 2>&1
+"$VIGIL" rank --db "$T/sall.db" --top 1 >"$T/srank.txt" 2>&1
+check "callbacks: complete counts rank the comparator's branch first (sortck.c:$CB_LINE)" grep -q "sortck.c:$CB_LINE" "$T/srank.txt"
+want=$(top_of "$T/sall.db")
+"$VIGIL" plan --db "$T/sp.db" --state "$T/sp.state" "$T/sortck" -o "$T/sp.vplan" >"$T/spplan.out" 2>&1
+found=0 it=0
+while [ $it -lt 6 ] && [ $found = 0 ]; do
+    it=$((it + 1))
+    for f in "$T"/sin/in*; do
+        (VIGIL_PLAN=$T/sp.vplan VIGIL_OPTIONS="tools=preds:mode=off:out=$T/sp$it" "$T/sortck" <"$f" >/dev/null 2>&1)
+    done
+    "$VIGIL" ingest --quiet --db "$T/sp.db" "$T/sp$it" >/dev/null 2>&1
+    [ "$(top_of "$T/sp.db")" = "$want" ] && found=1 && break
+    "$VIGIL" plan --db "$T/sp.db" --state "$T/sp.state" "$T/sortck" -o "$T/sp.vplan" >>"$T/spplan.out" 2>&1 || break
+    grep -q 'search complete' "$T/spplan.out" && break
+done
+check "gates and callbacks: the forward search passes the assertion and the loop every run enters, and reaches the comparator's predictor ($want) in $it rounds ($(tail -1 "$T/spplan.out" | sed 's/.*; //'))" \
+    sh -c "test -n '${want// /}' && test $found = 1"
+check "gates: vigil plan says it expanded the predicates every run took" grep -q 'gates (true in every run)' "$T/spplan.out"
+
+# ---- forward search: an indirect call leads to every address-taken function ----
+cat >"$T/indirect.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noinline)) static int twice(int v) { return v > 100 ? -1 : 2 * v; }   /* TWICE-LINE */
+__attribute__((noinline)) static int half(int v) { return v / 2; }
+int (*ops[])(int) = {twice, half};
+int main(int argc, char **argv)
+{
+    int v = argc > 1 ? atoi(argv[1]) : 0;
+    v = ops[v & 1](v);
+    printf("%d\n", v);
+    return 0;
+}
+C
+TW_LINE=$(grep -n 'TWICE-LINE' "$T/indirect.c" | cut -d: -f1)
+VIGIL_CC_PRED_COUNTERS=1 "$VIGILCC" -O2 -g "$T/indirect.c" -o "$T/indirect" 2>"$T/cc.err" || fail "vigil-cc builds indirect.c: $(head -2 "$T/cc.err")"
+tw_site=$("$VIGIL" sites "$T/indirect" | awk -v l="indirect.c:$TW_LINE:" '$2 == "branch" && $3 == "twice" && index($4, l) {print $1; exit}')
+"$VIGIL" plan --db "$T/ind.db" --state "$T/ind.state" "$T/indirect" -o "$T/ind.vplan" >/dev/null 2>&1
+check "indirect calls: main's entry region brings in the address-taken twice() (site ${tw_site:-none} planned)" \
+    sh -c "test -n '$tw_site' && grep -q '^planned [0-9a-f]* $tw_site\$' '$T/ind.state'"
+
+# ---- conditions with no edge: a select's, a comparison used as a number ----
+cat >"$T/edgeless.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+static int sign_skip(const char *s) { return s[0] == '-'; }   /* VALUE-LINE */
+int main(int argc, char **argv)
+{
+    long best = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        long v = atol(s + sign_skip(s));
+        best = v > best + 1 ? v : best;   /* SELECT-LINE: a maximum one above the last is missed */
+    }
+    printf("%ld\n", best);
+    return 0;
+}
+C
+SEL_LINE=$(grep -n 'SELECT-LINE' "$T/edgeless.c" | cut -d: -f1)
+VAL_LINE=$(grep -n 'VALUE-LINE' "$T/edgeless.c" | cut -d: -f1)
+VIGIL_CC_PRED_COUNTERS=1 "$VIGILCC" -O2 -g "$T/edgeless.c" -o "$T/edgeless" 2>"$T/cc.err" || fail "vigil-cc builds edgeless.c: $(head -2 "$T/cc.err")"
+"$VIGIL" sites "$T/edgeless" >"$T/esites.txt" 2>&1
+check "edgeless: the select at edgeless.c:$SEL_LINE is a branch site (\"select\")" \
+    grep -q "branch .*edgeless.c:$SEL_LINE:.*select" "$T/esites.txt"
+check "edgeless: the comparison used as a number at edgeless.c:$VAL_LINE is a branch site (\"value\")" \
+    grep -q "branch .*edgeless.c:$VAL_LINE:.*value" "$T/esites.txt"
+mkdir -p "$T/eall"
+n=0
+for args in "3 1 2" "1 2 3" "5 5 6" "4 9" "2 3" "7 8 1" "-3 2" "9 1" "1 1 1" "6 2 4" "0 1" "3 4 5" "8 9 10" "2 -1" "5 1 3" "1 3 2"; do
+    n=$((n + 1))
+    # shellcheck disable=SC2086
+    got=$(VIGIL_OPTIONS="tools=preds:preds.collect=all:mode=off:out=$T/erun" "$T/edgeless" $args 2>/dev/null)
+    want=$(printf '%s\n' 0 $args | tr -d - | sort -n | tail -1)   # the largest magnitude
+    mv "$T"/erun/* "$T/eall/r$n" && rmdir "$T/erun"
+    printf 'vigil-feedback 1\nlabel %s\nend\n' "$([ "$got" = "$want" ] && echo success || echo failure)" >"$T/eall/r$n/label.txt"
+done
+"$VIGIL" ingest --quiet --db "$T/eall.db" "$T/eall" >/dev/null 2>&1
+"$VIGIL" rank --db "$T/eall.db" --top 3 >"$T/erank.txt" 2>&1
+check "edgeless: complete counts rank the select's predicate first (edgeless.c:$SEL_LINE; $(sed -n 3p "$T/erank.txt" | tr -s ' ' | cut -c1-80))" \
+    sh -c "sed -n 3p '$T/erank.txt' | grep -q 'edgeless.c:$SEL_LINE:'"
+
 # ---- ranking: ties in a fixed order and shown, the t-test unsaturated, zero scores hidden ----
 cat >"$T/ties.c" <<'C'
 #include <stdlib.h>
