@@ -17,7 +17,7 @@
 
 #include <sys/mman.h>
 
-#define PROBES 16
+#define PROBES 8   /* the slots of one line of keys: a lookup reads one cache line of them */
 #define PAGE_BUCKET_BITS 16
 #define USED (1ull << 63)
 
@@ -52,6 +52,12 @@ static inline size_t home_of(uint64_t g)
     return (size_t)((race_hash64(g >> 3) << 3) | (g & 7));
 }
 
+/* The n-th slot where granule g of home may live: the slots of home's line of keys, from home on. */
+static inline size_t probe(size_t home, size_t n, size_t mask)
+{
+    return ((home & ~(size_t)(PROBES - 1)) | ((home + n) & (PROBES - 1))) & mask;
+}
+
 static inline struct race_cell *cell_at(size_t i)
 {
     return (struct race_cell *)(cells + (cell_shift ? i << cell_shift : i * cell_size));
@@ -65,14 +71,14 @@ static __thread uint32_t victim_seed;   /* this thread's choices of victims (xor
 static inline size_t victim_of(const uint64_t *kt, size_t mask, size_t home, uint64_t g)
 {
     for (size_t n = 0; n < PROBES; n++) {   /* a virgin cell loses nothing */
-        size_t i = (home + n) & mask;
+        size_t i = probe(home, n, mask);
         if (!(__atomic_load_n(&kt[i], __ATOMIC_RELAXED) & USED))
             return i;
     }
     uint32_t x = victim_seed ? victim_seed : (uint32_t)g | 1;
     x ^= x << 13, x ^= x >> 17, x ^= x << 5;
     victim_seed = x;
-    return (home + x % PROBES) & mask;
+    return probe(home, x % PROBES, mask);
 }
 
 /* The cell of granule g (made when create is set), not locked; NULL when absent. The keys are
@@ -85,7 +91,7 @@ static struct race_cell *find(uint64_t g, int create, size_t *index)
     const uint64_t key = g + 1;
     const size_t home = home_of(g);
     for (size_t n = 0; n < PROBES; n++) {
-        size_t i = (home + n) & mask;
+        size_t i = probe(home, n, mask);
         uint64_t k = __atomic_load_n(&kt[i], __ATOMIC_RELAXED);
         if ((k & ~USED) == key) {
             *index = i;
