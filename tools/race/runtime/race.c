@@ -212,7 +212,7 @@ static struct exit_rec {
  * report names the earlier one), and its record when the history or the table dropped the
  * earlier one meanwhile. An acquisition leaves the epoch alone: the records from before it are
  * the more concurrent ones. */
-#define FILTER_BITS 8
+#define FILTER_BITS 11
 struct filter_entry {
     uint64_t g, epoch;
     race_lockset held;
