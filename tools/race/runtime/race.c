@@ -237,6 +237,7 @@ static struct snap *snaps;                 /* [slot * SNAPS + seq % SNAPS], mapp
  * address): until then the owner's accesses to its own stack skip the table altogether. */
 static uintptr_t slot_stack_lo[RACE_SLOTS], slot_stack_hi[RACE_SLOTS];   /* by the slot's thread (relaxed) */
 static uint8_t slot_stack_shared[RACE_SLOTS];                            /* set by any thread (relaxed) */
+static uintptr_t stacks_lo = UINTPTR_MAX, stacks_hi;   /* bounds of every stack ever seen, by thread_init (relaxed) */
 
 static inline unsigned hw(void)
 {
@@ -342,6 +343,13 @@ static void thread_init(struct race_thread *th)
         }
         pthread_attr_destroy(&attr);
     }
+    if (th->stack_hi) {
+        uintptr_t lo = __atomic_load_n(&stacks_lo, __ATOMIC_RELAXED), hi = __atomic_load_n(&stacks_hi, __ATOMIC_RELAXED);
+        while (th->stack_lo < lo && !__atomic_compare_exchange_n(&stacks_lo, &lo, th->stack_lo, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            ;
+        while (th->stack_hi > hi && !__atomic_compare_exchange_n(&stacks_hi, &hi, th->stack_hi, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            ;
+    }
     if (slot < RACE_SLOTS) {
         __atomic_store_n(&slot_stack_shared[slot], 0, __ATOMIC_RELAXED);
         __atomic_store_n(&slot_stack_lo[slot], th->stack_lo, __ATOMIC_RELAXED);
@@ -353,6 +361,8 @@ static void thread_init(struct race_thread *th)
  * thread's stack, that thread's own-stack accesses look for cells from now on. */
 static void note_foreign_stack(const struct race_thread *th, uintptr_t addr)
 {
+    if (addr < __atomic_load_n(&stacks_lo, __ATOMIC_RELAXED) || addr >= __atomic_load_n(&stacks_hi, __ATOMIC_RELAXED))
+        return;   /* in no thread's stack (the heap, globals): most cells */
     for (unsigned s = 0, n = hw(); s < n; s++)
         if (s != th->clk.slot && addr - __atomic_load_n(&slot_stack_lo[s], __ATOMIC_RELAXED) <
                                      __atomic_load_n(&slot_stack_hi[s], __ATOMIC_RELAXED) -
