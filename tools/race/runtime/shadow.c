@@ -214,7 +214,13 @@ void race_shadow_reset(uintptr_t addr, size_t size)
     unsigned gs = race_cfg.granule_shift;
     uintptr_t end = addr + size;   /* exclusive */
     if (((end - 1) >> gs) - (addr >> gs) > (table_mask + 1) / 16) {
-        reset_by_scan(addr >> gs, (end - 1) >> gs);
+        /* a large block: a pass over the keys, unless none of its pages has a used cell (a
+         * block reset when it was freed, allocated again) */
+        uintptr_t page = addr >> 12;
+        while (page <= (end - 1) >> 12 && !__atomic_load_n(page_bucket(page), __ATOMIC_RELAXED))
+            page++;
+        if (page <= (end - 1) >> 12)
+            reset_by_scan(addr >> gs, (end - 1) >> gs);
         return;
     }
     for (uintptr_t page = addr >> 12; page <= (end - 1) >> 12; page++) {
