@@ -204,13 +204,14 @@ static struct exit_rec {
 
 /* A filter per clock slot, direct-mapped by granule: the thread's last cell step on each
  * granule it met lately, while the step's window holds (the same own epoch, the same locks,
- * no reset since, the cell still that granule's). A later access of the thread to that
+ * no reset anywhere since the window began: race_reset_gen). Checking it reads nothing of the
+ * shared table (the cell's key and generation were two cache misses per skipped access). A later access of the thread to that
  * granule that the step covers (its bytes, a read after a write, an atomic access after a
  * plain one) would find no race the recorded access does not: any access of another thread
  * that races with it also races with the record, and was checked against it or will be. So it
  * is skipped, cell lock and all. What is lost: the later access's own site and count (the
  * report names the earlier one), and its record when the history or the table dropped the
- * earlier one meanwhile. An acquisition leaves the epoch alone: the records from before it are
+ * earlier one meanwhile (another location took the cell over). An acquisition leaves the epoch alone: the records from before it are
  * the more concurrent ones. */
 #define FILTER_BITS 11
 struct filter_entry {

@@ -1,8 +1,8 @@
 /* Shadow cells of the race tool: a fixed-size open-addressed hash table keyed by granule,
  * mapped at init (race.table: log2 of its cells). Cells are created by a compare-and-swap of
  * their key, so a lookup needs no lock and the access path allocates nothing; each cell has its
- * own spin lock for its state (racecore.h). A key lives within PROBES slots of its home; when
- * they are all taken, a new key evicts one of them (a virgin cell if there is one): the table
+ * own spin lock for its state (racecore.h). A key lives in one of the PROBES slots of its
+ * home's line of keys (one cache line: a lookup reads one line); when they are all taken, a new key evicts one of them (a virgin cell if there is one): the table
  * is a cache of the locations sampled last, and an eviction can only lose a race, never invent
  * one (the location starts again from virgin). A key changes only under its cell's lock, so
  * race_shadow_lock checks it again once it holds the lock.
