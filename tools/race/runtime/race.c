@@ -204,19 +204,20 @@ static struct exit_rec {
 
 /* A filter per clock slot, direct-mapped by granule: the thread's last cell step on each
  * granule it met lately, while the step's window holds (the same own epoch, the same locks,
- * no reset since, the cell still that granule's). A later access of the thread to that
+ * no reset anywhere since the window began: race_reset_gen). Checking it reads nothing of the
+ * shared table (the cell's key and generation were two cache misses per skipped access). A later access of the thread to that
  * granule that the step covers (its bytes, a read after a write, an atomic access after a
  * plain one) would find no race the recorded access does not: any access of another thread
  * that races with it also races with the record, and was checked against it or will be. So it
  * is skipped, cell lock and all. What is lost: the later access's own site and count (the
  * report names the earlier one), and its record when the history or the table dropped the
- * earlier one meanwhile. An acquisition leaves the epoch alone: the records from before it are
+ * earlier one meanwhile (another location took the cell over). An acquisition leaves the epoch alone: the records from before it are
  * the more concurrent ones. */
-#define FILTER_BITS 8
+#define FILTER_BITS 11
 struct filter_entry {
     uint64_t g, epoch;
     race_lockset held;
-    uint32_t gen, index;                   /* its cell's reset generation and index */
+    uint32_t gen;                          /* race_reset_gen when its window began */
     uint8_t mask, write, atomic, used;
 };
 static struct filter_entry *filters;       /* [slot << FILTER_BITS | (g & mask)], mapped by init */
@@ -237,6 +238,7 @@ static struct snap *snaps;                 /* [slot * SNAPS + seq % SNAPS], mapp
  * address): until then the owner's accesses to its own stack skip the table altogether. */
 static uintptr_t slot_stack_lo[RACE_SLOTS], slot_stack_hi[RACE_SLOTS];   /* by the slot's thread (relaxed) */
 static uint8_t slot_stack_shared[RACE_SLOTS];                            /* set by any thread (relaxed) */
+static uintptr_t stacks_lo = UINTPTR_MAX, stacks_hi;   /* bounds of every stack ever seen, by thread_init (relaxed) */
 
 static inline unsigned hw(void)
 {
@@ -342,6 +344,13 @@ static void thread_init(struct race_thread *th)
         }
         pthread_attr_destroy(&attr);
     }
+    if (th->stack_hi) {
+        uintptr_t lo = __atomic_load_n(&stacks_lo, __ATOMIC_RELAXED), hi = __atomic_load_n(&stacks_hi, __ATOMIC_RELAXED);
+        while (th->stack_lo < lo && !__atomic_compare_exchange_n(&stacks_lo, &lo, th->stack_lo, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            ;
+        while (th->stack_hi > hi && !__atomic_compare_exchange_n(&stacks_hi, &hi, th->stack_hi, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            ;
+    }
     if (slot < RACE_SLOTS) {
         __atomic_store_n(&slot_stack_shared[slot], 0, __ATOMIC_RELAXED);
         __atomic_store_n(&slot_stack_lo[slot], th->stack_lo, __ATOMIC_RELAXED);
@@ -353,6 +362,8 @@ static void thread_init(struct race_thread *th)
  * thread's stack, that thread's own-stack accesses look for cells from now on. */
 static void note_foreign_stack(const struct race_thread *th, uintptr_t addr)
 {
+    if (addr < __atomic_load_n(&stacks_lo, __ATOMIC_RELAXED) || addr >= __atomic_load_n(&stacks_hi, __ATOMIC_RELAXED))
+        return;   /* in no thread's stack (the heap, globals): most cells */
     for (unsigned s = 0, n = hw(); s < n; s++)
         if (s != th->clk.slot && addr - __atomic_load_n(&slot_stack_lo[s], __ATOMIC_RELAXED) <
                                      __atomic_load_n(&slot_stack_hi[s], __ATOMIC_RELAXED) -
@@ -726,22 +737,30 @@ static void on_accesses(const struct vigil_access *acc, uint32_t n)
     const uint32_t snap = clock ? snapshot(th) : 0;
     struct filter_entry *filter = th->clk.slot < RACE_SLOTS ? &filters[(size_t)th->clk.slot << FILTER_BITS] : NULL;
     uint64_t checked = 0, filtered = 0;
+    uint32_t atomics = 0;
+    /* The window's fields, in locals: nothing in the loop changes them, and the cell locks'
+     * atomics would make the compiler load them again at every access. */
+    const uint32_t tid = th->tid, slot = th->clk.slot, win_gen = th->win_gen;
+    const uint64_t win_epoch = th->win_epoch;
+    const race_lockset win_write = th->win_write, win_any = th->win_any;
+    const uintptr_t stack_lo = th->stack_lo, stack_span = th->stack_hi - th->stack_lo;
+    const uint8_t *stack_shared = slot < RACE_SLOTS ? &slot_stack_shared[slot] : NULL;
     for (uint32_t k = 0; k < n; k++) {
         uintptr_t addr = (uintptr_t)acc[k].addr;
         uint32_t size = VIGIL_ACCESS_SIZE(&acc[k]);
         uint8_t write = VIGIL_ACCESS_IS_STORE(&acc[k]) != 0, atomic = (acc[k].size_store & VIGIL_ACCESS_ATOMIC) != 0;
-        th->pending_atomics += atomic;
+        atomics += atomic;
         if (size == 0)
             size = 1;
         if (addr + size < addr)
             continue;
-        int own_stack = addr - th->stack_lo < th->stack_hi - th->stack_lo;
-        if (own_stack && th->clk.slot < RACE_SLOTS && !__atomic_load_n(&slot_stack_shared[th->clk.slot], __ATOMIC_RELAXED)) {
+        int own_stack = addr - stack_lo < stack_span;
+        if (own_stack && stack_shared && !__atomic_load_n(stack_shared, __ATOMIC_RELAXED)) {
             RACE_TALLY(stack_skipped, 1);   /* no other thread made a cell in this stack */
             continue;
         }
-        struct race_access a = {.tid = th->tid, .slot = th->clk.slot, .epoch = th->win_epoch, .snap = snap,
-                                .held = write ? th->win_write : th->win_any, .site = acc[k].site, .write = write,
+        struct race_access a = {.tid = tid, .slot = slot, .epoch = win_epoch, .snap = snap,
+                                .held = write ? win_write : win_any, .site = acc[k].site, .write = write,
                                 .atomic = atomic};
         uint64_t g0 = addr >> gs, g1 = (addr + size - 1) >> gs;
         if (g1 - g0 >= MAX_GRANULES)
@@ -751,29 +770,34 @@ static void on_accesses(const struct vigil_access *acc, uint32_t n)
             unsigned off = g == g0 ? (unsigned)(addr - base) : 0;
             uintptr_t end = addr + size < base + gsize ? addr + size : base + gsize;
             a.mask = race_mask(off, (unsigned)(end - base - off), gsize);
-            if (g == th->last_g && a.site == th->last_site && a.mask == th->last_mask && write == th->last_write &&
-                a.epoch == th->last_epoch && a.held == th->last_held && atomic == th->last_atomic)
-                continue;   /* the same step again: it would find nothing new */
-            th->last_g = g, th->last_site = a.site, th->last_mask = a.mask, th->last_write = write;
-            th->last_atomic = atomic;
-            th->last_epoch = a.epoch, th->last_held = a.held;
-            struct filter_entry *fe = filter ? &filter[g & ((1u << FILTER_BITS) - 1)] : NULL;
-            int same_window = fe && fe->used && fe->g == g && fe->epoch == a.epoch && fe->held == a.held &&
-                              race_shadow_holds(fe->index, g, fe->gen);
-            if (same_window && (a.mask & ~fe->mask) == 0 && write <= fe->write && atomic >= fe->atomic) {
-                filtered++;
-                continue;
+            struct filter_entry *fe = NULL;
+            int same_window = 0;
+            if (filter) {
+                fe = &filter[g & ((1u << FILTER_BITS) - 1)];
+                same_window = fe->used && fe->g == g && fe->epoch == a.epoch && fe->held == a.held && fe->gen == win_gen;
+                if (same_window && (a.mask & ~fe->mask) == 0 && write <= fe->write && atomic >= fe->atomic) {
+                    filtered++;
+                    continue;
+                }
+            } else {   /* no slot: the last step only */
+                if (g == th->last_g && a.site == th->last_site && a.mask == th->last_mask && write == th->last_write &&
+                    a.epoch == th->last_epoch && a.held == th->last_held && atomic == th->last_atomic)
+                    continue;   /* the same step again: it would find nothing new */
+                th->last_g = g, th->last_site = a.site, th->last_mask = a.mask, th->last_write = write;
+                th->last_atomic = atomic;
+                th->last_epoch = a.epoch, th->last_held = a.held;
             }
             /* The thread's own stack: only the cells another thread made (a local shared by
              * address); its private locals, the bulk of accesses, get none. */
-            struct race_cell *cell = race_shadow_lock(g, !own_stack);
+            uint32_t index;
+            struct race_cell *cell = race_shadow_lock(g, !own_stack, &index);
             if (!cell) {
                 if (own_stack)
                     RACE_TALLY(stack_skipped, 1);
                 continue;
             }
             struct race_rec prev;
-            if ((int32_t)(cell->gen - th->win_gen) > 0) {
+            if ((int32_t)(cell->gen - win_gen) > 0) {
                 race_spin_unlock(&cell->lock);   /* reset since the window began: maybe the block's past */
                 RACE_TALLY(stale_skipped, 1);
                 continue;
@@ -781,25 +805,23 @@ static void on_accesses(const struct vigil_access *acc, uint32_t n)
             int was_virgin = cell->state == RACE_VIRGIN;
             int race = race_cell_step(cell, history, &a, clock, before_record, NULL, &prev);
             if (was_virgin)
-                race_shadow_note_used(cell, g);
-            uint32_t cell_gen = cell->gen;
+                race_shadow_note_used(index, g);
             race_spin_unlock(&cell->lock);
             if (was_virgin && !own_stack)
                 note_foreign_stack(th, base);
             checked++;
             if (fe) {
-                if (same_window && fe->write == write && fe->atomic == atomic && fe->gen == cell_gen)
+                if (same_window && fe->write == write && fe->atomic == atomic)
                     fe->mask |= a.mask;   /* the records of both steps are in the cell */
                 else
-                    *fe = (struct filter_entry){.g = g, .epoch = a.epoch, .held = a.held, .gen = cell_gen,
-                                                .index = race_shadow_index(cell), .mask = a.mask, .write = write,
-                                                .atomic = atomic, .used = 1};
+                    *fe = (struct filter_entry){.g = g, .epoch = a.epoch, .held = a.held, .gen = win_gen,
+                                                .mask = a.mask, .write = write, .atomic = atomic, .used = 1};
             }
             if (race) {
                 unsigned unit = gsize / 8, first = (unsigned)__builtin_ctz((unsigned)(prev.mask & a.mask));
                 struct race_side s1 = {.site = prev.site, .tid = prev.tid, .write = prev.write, .slot = prev.slot,
                                        .held = prev.held, .atomic = prev.atomic};
-                struct race_side s2 = {.site = a.site, .tid = a.tid, .write = write, .slot = (uint8_t)th->clk.slot,
+                struct race_side s2 = {.site = a.site, .tid = a.tid, .write = write, .slot = (uint8_t)slot,
                                        .held = a.held, .atomic = atomic};
                 uintptr_t where = base + (uintptr_t)first * unit;
                 if (race_benign(where)) {
@@ -817,6 +839,7 @@ static void on_accesses(const struct vigil_access *acc, uint32_t n)
         RACE_TALLY(checked, checked);
     if (filtered)
         RACE_TALLY(filtered, filtered);
+    th->pending_atomics += atomics;
     th->pending_accesses += n;
     if (th->pending_accesses >= 4096)
         flush_tallies(th);

@@ -99,16 +99,11 @@ void *race_map(size_t bytes) RACE_HIDDEN;   /* zeroed anonymous memory, or NULL 
 
 /* ---- shadow.c: cells ---- */
 int race_shadow_init(void) RACE_HIDDEN;
-/* The cell of granule g (address >> granule_shift), locked; made when create is set (taking
- * another location's cell over if need be); NULL when it does not exist. */
-struct race_cell *race_shadow_lock(uint64_t g, int create) RACE_HIDDEN;
-/* The index of cell c, and whether the cell at index still belongs to granule g (not taken
- * over for another location since) in the reset generation gen (not reset since): for race.c's
- * per-thread filter. */
-uint32_t race_shadow_index(const struct race_cell *c) RACE_HIDDEN;
-int race_shadow_holds(uint32_t index, uint64_t g, uint32_t gen) RACE_HIDDEN;
-/* Cell c of granule g left the virgin state (call under its lock). */
-void race_shadow_note_used(struct race_cell *c, uint64_t g) RACE_HIDDEN;
+/* The cell of granule g (address >> granule_shift), locked, and its index; made when create is
+ * set (taking another location's cell over if need be); NULL when it does not exist. */
+struct race_cell *race_shadow_lock(uint64_t g, int create, uint32_t *index) RACE_HIDDEN;
+/* Cell index of granule g left the virgin state (call under its lock). */
+void race_shadow_note_used(uint32_t index, uint64_t g) RACE_HIDDEN;
 /* Every cell of [addr, addr + size) back to virgin; a reset cell takes the next generation.
  * Accesses arrive late: a thread's batch may hold accesses to a block that another thread
  * freed and a third allocated again since. A batch whose window began before a cell's reset

@@ -1,8 +1,8 @@
 /* Shadow cells of the race tool: a fixed-size open-addressed hash table keyed by granule,
  * mapped at init (race.table: log2 of its cells). Cells are created by a compare-and-swap of
  * their key, so a lookup needs no lock and the access path allocates nothing; each cell has its
- * own spin lock for its state (racecore.h). A key lives within PROBES slots of its home; when
- * they are all taken, a new key evicts one of them (a virgin cell if there is one): the table
+ * own spin lock for its state (racecore.h). A key lives in one of the PROBES slots of its
+ * home's line of keys (one cache line: a lookup reads one line); when they are all taken, a new key evicts one of them (a virgin cell if there is one): the table
  * is a cache of the locations sampled last, and an eviction can only lose a race, never invent
  * one (the location starts again from virgin). A key changes only under its cell's lock, so
  * race_shadow_lock checks it again once it holds the lock.
@@ -17,13 +17,14 @@
 
 #include <sys/mman.h>
 
-#define PROBES 16
+#define PROBES 8   /* the slots of one line of keys: a lookup reads one cache line of them */
 #define PAGE_BUCKET_BITS 16
 #define USED (1ull << 63)
 
 static unsigned char *cells;       /* (1 << table_bits) cells of cell_size bytes; by init */
 static uint64_t *keys;             /* granule + 1 (| USED), 0: free; by compare-and-swap */
 static size_t cell_size, table_mask, cells_bytes;   /* by init */
+static unsigned cell_shift;        /* log2 of cell_size when it is a power of two, else 0; by init */
 static uint32_t *page_count;       /* used cells per hashed page (atomic) */
 uint32_t race_reset_gen;           /* resets so far (atomic): see raceint.h */
 
@@ -35,7 +36,9 @@ void *race_map(size_t bytes)
 
 int race_shadow_init(void)
 {
-    cell_size = sizeof(struct race_cell) + race_cfg.history * sizeof(struct race_rec);
+    /* whole cache lines: a cell of 120 bytes at any offset spans three lines in most places */
+    cell_size = (sizeof(struct race_cell) + race_cfg.history * sizeof(struct race_rec) + 63) & ~(size_t)63;
+    cell_shift = (cell_size & (cell_size - 1)) == 0 ? (unsigned)__builtin_ctzl(cell_size) : 0;
     table_mask = ((size_t)1 << race_cfg.table_bits) - 1;
     cells_bytes = (table_mask + 1) * cell_size;
     cells = race_map(cells_bytes);
@@ -49,9 +52,15 @@ static inline size_t home_of(uint64_t g)
     return (size_t)((race_hash64(g >> 3) << 3) | (g & 7));
 }
 
+/* The n-th slot where granule g of home may live: the slots of home's line of keys, from home on. */
+static inline size_t probe(size_t home, size_t n, size_t mask)
+{
+    return ((home & ~(size_t)(PROBES - 1)) | ((home + n) & (PROBES - 1))) & mask;
+}
+
 static inline struct race_cell *cell_at(size_t i)
 {
-    return (struct race_cell *)(cells + i * cell_size);
+    return (struct race_cell *)(cells + (cell_shift ? i << cell_shift : i * cell_size));
 }
 
 static inline uint32_t *page_bucket(uintptr_t page);
@@ -59,28 +68,31 @@ static inline uint32_t *page_bucket(uintptr_t page);
 static __thread uint32_t victim_seed;   /* this thread's choices of victims (xorshift) */
 
 /* A victim among the PROBES slots of a full window: a virgin cell, else one at random. */
-static inline size_t victim_of(size_t home, uint64_t g)
+static inline size_t victim_of(const uint64_t *kt, size_t mask, size_t home, uint64_t g)
 {
+    for (size_t n = 0; n < PROBES; n++) {   /* a virgin cell loses nothing */
+        size_t i = probe(home, n, mask);
+        if (!(__atomic_load_n(&kt[i], __ATOMIC_RELAXED) & USED))
+            return i;
+    }
     uint32_t x = victim_seed ? victim_seed : (uint32_t)g | 1;
     x ^= x << 13, x ^= x >> 17, x ^= x << 5;
     victim_seed = x;
-    size_t pick = x % PROBES;
-    for (size_t n = 0; n < PROBES; n++) {   /* a virgin cell loses nothing */
-        size_t i = (home + n) & table_mask;
-        if (!(__atomic_load_n(&keys[i], __ATOMIC_RELAXED) & USED))
-            return i;
-    }
-    return (home + pick) & table_mask;
+    return probe(home, x % PROBES, mask);
 }
 
-/* The cell of granule g (made when create is set), not locked; NULL when absent. */
+/* The cell of granule g (made when create is set), not locked; NULL when absent. The keys are
+ * read relaxed, into locals: the caller locks the cell found and checks its key again, and an
+ * acquiring load in the loop would make the compiler reload the table's globals at every probe. */
 static struct race_cell *find(uint64_t g, int create, size_t *index)
 {
-    uint64_t key = g + 1;
-    size_t home = home_of(g);
+    uint64_t *const kt = keys;
+    const size_t mask = table_mask;
+    const uint64_t key = g + 1;
+    const size_t home = home_of(g);
     for (size_t n = 0; n < PROBES; n++) {
-        size_t i = (home + n) & table_mask;
-        uint64_t k = __atomic_load_n(&keys[i], __ATOMIC_ACQUIRE);
+        size_t i = probe(home, n, mask);
+        uint64_t k = __atomic_load_n(&kt[i], __ATOMIC_RELAXED);
         if ((k & ~USED) == key) {
             *index = i;
             return cell_at(i);
@@ -89,7 +101,7 @@ static struct race_cell *find(uint64_t g, int create, size_t *index)
             continue;
         if (!create)
             return NULL;   /* keys are never removed: an empty slot ends the search */
-        if (__atomic_compare_exchange_n(&keys[i], &k, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        if (__atomic_compare_exchange_n(&kt[i], &k, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
             RACE_TALLY(cells, 1);
             *index = i;
             return cell_at(i);
@@ -102,7 +114,7 @@ static struct race_cell *find(uint64_t g, int create, size_t *index)
     if (!create)
         return NULL;
     /* the window is full: take a cell over */
-    size_t i = victim_of(home, g);
+    size_t i = victim_of(kt, mask, home, g);
     struct race_cell *c = cell_at(i);
     race_spin_lock(&c->lock);
     uint64_t k = __atomic_load_n(&keys[i], __ATOMIC_RELAXED);
@@ -120,7 +132,7 @@ static struct race_cell *find(uint64_t g, int create, size_t *index)
     return c;
 }
 
-struct race_cell *race_shadow_lock(uint64_t g, int create)
+struct race_cell *race_shadow_lock(uint64_t g, int create, uint32_t *index)
 {
     for (int attempt = 0; attempt < 3; attempt++) {
         size_t i;
@@ -128,8 +140,10 @@ struct race_cell *race_shadow_lock(uint64_t g, int create)
         if (!c)
             return NULL;
         race_spin_lock(&c->lock);
-        if ((__atomic_load_n(&keys[i], __ATOMIC_RELAXED) & ~USED) == g + 1)
+        if ((__atomic_load_n(&keys[i], __ATOMIC_RELAXED) & ~USED) == g + 1) {
+            *index = (uint32_t)i;
             return c;
+        }
         race_spin_unlock(&c->lock);   /* taken over meanwhile */
     }
     return NULL;
@@ -142,23 +156,13 @@ static inline uint32_t *page_bucket(uintptr_t page)
 
 static inline size_t index_of(const struct race_cell *c)
 {
-    return (size_t)((const unsigned char *)c - cells) / cell_size;
+    size_t off = (size_t)((const unsigned char *)c - cells);
+    return cell_shift ? off >> cell_shift : off / cell_size;
 }
 
-uint32_t race_shadow_index(const struct race_cell *c)
+void race_shadow_note_used(uint32_t index, uint64_t g)
 {
-    return (uint32_t)index_of(c);
-}
-
-int race_shadow_holds(uint32_t index, uint64_t g, uint32_t gen)
-{
-    return index <= table_mask && (__atomic_load_n(&keys[index], __ATOMIC_RELAXED) & ~USED) == g + 1 &&
-           __atomic_load_n(&cell_at(index)->gen, __ATOMIC_RELAXED) == gen;
-}
-
-void race_shadow_note_used(struct race_cell *c, uint64_t g)
-{
-    __atomic_fetch_or(&keys[index_of(c)], USED, __ATOMIC_RELAXED);
+    __atomic_fetch_or(&keys[index], USED, __ATOMIC_RELAXED);
     __atomic_fetch_add(page_bucket(((uintptr_t)g << race_cfg.granule_shift) >> 12), 1, __ATOMIC_RELAXED);
 }
 
@@ -179,7 +183,8 @@ static void reset_granule(uint64_t g)
     size_t i;
     if (!find(g, 0, &i) || !(__atomic_load_n(&keys[i], __ATOMIC_RELAXED) & USED))
         return;
-    struct race_cell *c = race_shadow_lock(g, 0);
+    uint32_t index;
+    struct race_cell *c = race_shadow_lock(g, 0, &index);
     if (c) {
         reset_locked(c, g);
         race_spin_unlock(&c->lock);
@@ -209,7 +214,13 @@ void race_shadow_reset(uintptr_t addr, size_t size)
     unsigned gs = race_cfg.granule_shift;
     uintptr_t end = addr + size;   /* exclusive */
     if (((end - 1) >> gs) - (addr >> gs) > (table_mask + 1) / 16) {
-        reset_by_scan(addr >> gs, (end - 1) >> gs);
+        /* a large block: a pass over the keys, unless none of its pages has a used cell (a
+         * block reset when it was freed, allocated again) */
+        uintptr_t page = addr >> 12;
+        while (page <= (end - 1) >> 12 && !__atomic_load_n(page_bucket(page), __ATOMIC_RELAXED))
+            page++;
+        if (page <= (end - 1) >> 12)
+            reset_by_scan(addr >> gs, (end - 1) >> gs);
         return;
     }
     for (uintptr_t page = addr >> 12; page <= (end - 1) >> 12; page++) {
