@@ -33,6 +33,7 @@
 static struct memcheck_options opts;     /* written by the runtime before init */
 static int memcheck_init(void);
 static void memcheck_fini(void);
+static void memcheck_flush(void);
 static void on_alloc(void *ptr, size_t size, const struct vigil_stack *where);
 static void on_free(void *ptr);
 
@@ -43,6 +44,7 @@ struct vigil_tool mc_tool = {
     .events = VIGIL_EV_ALLOC | VIGIL_EV_FREE,
     .init = memcheck_init,
     .fini = memcheck_fini,
+    .flush = memcheck_flush,
     .on_alloc = on_alloc,
     .on_free = on_free,
     .options = &memcheck_option_set,
@@ -378,6 +380,7 @@ static int memcheck_init(void)
     mc_cfg = (struct mc_config){
         .fill = opts.fill, .fill_max = opts.fill_max, .check_once = opts.check_once,
         .freed = opts.freed, .depth = opts.depth, .max_reports = opts.max_reports, .print = opts.print,
+        .events = opts.events,
     };
     uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&seed ^ vigil_now_ns();
     if (mc_pattern_parse(opts.pattern, seed, pattern) != 0) {
@@ -386,9 +389,9 @@ static int memcheck_init(void)
         return -1;
     }
     if (mc_cfg.freed > 65536 || mc_cfg.depth < 1 || mc_cfg.depth > 16 || mc_cfg.max_reports < 1 ||
-        mc_cfg.max_reports > 100000) {
+        mc_cfg.max_reports > 100000 || mc_cfg.events > 10000000) {
         vigil_tool_message(&mc_tool, "expected memcheck.freed 0 to 65536, memcheck.depth 1 to 16, "
-                           "memcheck.max_reports 1 to 100000");
+                           "memcheck.max_reports 1 to 100000, memcheck.events 0 to 10000000");
         return -1;
     }
     for (int i = 0; i < 8; i++)
@@ -406,7 +409,7 @@ static int memcheck_init(void)
             freed_mask = freed_mask * 2 + 1;
         freed_table = mc_map(sizeof *freed_table * (freed_mask + 1));
     }
-    if (!mc_heap || (mc_cfg.freed && !freed_table) || mc_report_init() != 0) {
+    if (!mc_heap || (mc_cfg.freed && !freed_table) || mc_report_init() != 0 || mc_events_init(mc_cfg.events) != 0) {
         vigil_tool_message(&mc_tool, "cannot map its tables");
         return -1;
     }
@@ -422,5 +425,20 @@ static void memcheck_fini(void)
     mc_self.counts.fast += mc_last.hits;
     mc_last = (struct mc_last){0};
     flush_counts(&mc_self);
-    mc_write_report(pattern);
+    mc_write_report(pattern, 1);
+    mc_events_write();
+}
+
+/* A report while the program runs (vigil_flush_report): the same files, of the moment. */
+static void memcheck_flush(void)
+{
+    int was = mc_self.busy;
+    mc_self.busy = 1;
+    mc_self.counts.accesses += mc_last.hits;
+    mc_self.counts.fast += mc_last.hits;
+    mc_last.hits = 0;
+    flush_counts(&mc_self);
+    mc_write_report(pattern, 0);
+    mc_events_write();
+    mc_self.busy = was;
 }
