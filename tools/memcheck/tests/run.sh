@@ -249,6 +249,84 @@ if [ -d "$WORK/report-heap_bounds" ]; then
         bad "a truncated memcheck.json: status $st, $(head -c 200 "$WORK/damaged.err")"
 fi
 
+# The event log: every error occurrence in memcheck.events.zst, listed by vigil memcheck-events
+# with its place (from memcheck.txt), counted in memcheck.txt, joined to the findings.
+if [ -d "$WORK/report-uninit_uses" ]; then
+    r=$WORK/report-uninit_uses
+    "$VIGIL" memcheck-events --json "$r" >"$WORK/events.json" 2>"$WORK/events.err"
+    verdict=$(python3 - "$WORK/events.json" "$(counts "$r/memcheck.txt" events)" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except ValueError as e:
+    print("not JSON: %s" % e); sys.exit()
+ev = d["events"]
+where = sorted(e["where"].split()[0] for e in ev if e["where"])
+ok = (len(ev) == 4 and sys.argv[2] == "4" and all(e["kind"] == "uninitialized-read" and e["access"] == "read"
+      and e["block_size"] == 32 and e["thread"] == 1 for e in ev)
+      and where == ["as_address", "in_branch", "returned", "to_call"]
+      and sorted(e["use"] for e in ev) == ["address", "branch", "call", "return"]
+      and [e["ms"] for e in ev] == sorted(e["ms"] for e in ev))
+print("ok" if ok else "events %s (memcheck.txt: %s)" % (json.dumps(ev)[:400], sys.argv[2]))
+PY
+)
+    [ "$verdict" = ok ] && ok "memcheck.events.zst: the 4 reads, each with its use, block and place, in time order" \
+        || bad "vigil memcheck-events: $verdict $(head -c 200 "$WORK/events.err")"
+    zstd -tq "$r/memcheck.events.zst" 2>/dev/null && ok "memcheck.events.zst is a valid zstd file (zstd -t)" \
+        || bad "memcheck.events.zst: zstd -t fails"
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d["findings"] if x["tool"] == "memcheck"]
+fl = lambda x, k: [v["value"] for v in x["fields"] if v["key"] == k]
+sys.exit(0 if len(f) == 4 and all(fl(x, "logged") == [1] and fl(x, "threads") == [1] and fl(x, "first") for x in f) else 1)' \
+        "$WORK/findings.json" && ok "vigil report: each error with its logged events, threads and first time" \
+        || bad "vigil report: no event fields: $(head -c 300 "$WORK/findings.json")"
+    # Damaged logs: rejected with the file and what was expected; vigil report fails too.
+    cp -r "$r" "$WORK/evbad"
+    head -c 40 "$r/memcheck.events.zst" >"$WORK/evbad/memcheck.events.zst"
+    "$VIGIL" memcheck-events "$WORK/evbad" >/dev/null 2>"$WORK/evbad.err"
+    st=$?
+    "$VIGIL" report "$WORK/evbad" >/dev/null 2>"$WORK/evbad2.err"
+    st2=$?
+    [ "$st" != 0 ] && [ "$st2" != 0 ] && grep -q 'memcheck.events.zst: byte [0-9]*: truncated' "$WORK/evbad.err" &&
+        grep -q 'memcheck.events.zst' "$WORK/evbad2.err" &&
+        ok "a truncated event log: the file and byte named, status $st (vigil report $st2)" ||
+        bad "a truncated event log: status $st/$st2: $(cat "$WORK/evbad.err" "$WORK/evbad2.err" | head -c 300)"
+    zstd -dcq "$r/memcheck.events.zst" | python3 -c '
+import sys
+d = bytearray(sys.stdin.buffer.read()); d[32 + 38] = 9; sys.stdout.buffer.write(bytes(d))' | zstd -qc >"$WORK/evbad/memcheck.events.zst"
+    "$VIGIL" memcheck-events "$WORK/evbad" >/dev/null 2>"$WORK/evbad.err"
+    st=$?
+    [ "$st" != 0 ] && grep -q 'memcheck.events.zst: byte 70: record 0 has kind 9, expected 0 to 5' "$WORK/evbad.err" &&
+        ok "an event of an unknown kind: the byte and what was expected" || bad "a bad kind: status $st, $(head -c 200 "$WORK/evbad.err")"
+fi
+
+# Without libzstd (a libzstd.so.1 that lacks its functions stands in), the log is written as
+# stored zstd blocks, which read the same.
+if [ -x "$WORK/uninit_uses" ] && echo 'int not_zstd;' | clang -shared -fPIC -x c - -o "$WORK/libzstd.so.1" 2>/dev/null; then
+    LD_LIBRARY_PATH=$WORK run uninit_uses "$WORK/out-nozstd" "tools=memcheck:mode=full"
+    n=$("$VIGIL" memcheck-events --json "$rundir" 2>&1 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))' 2>&1)
+    [ "$n" = 4 ] && zstd -tq "$rundir/memcheck.events.zst" && ok "without libzstd: a stored zstd frame, the 4 events read back" \
+        || bad "without libzstd: $n"
+fi
+
+# The flush hook (vigil_flush_report) writes the memory checker's files of the moment: the
+# program then leaves by _exit, so the run's report is the flushed one.
+if "$VIGILCC" -O2 -g "$HERE/flush/flushed.c" -o "$WORK/flushed" 2>"$WORK/flushed.cc.log"; then
+    run flushed "$WORK/out-flushed" "tools=memcheck:mode=full"
+    n=$("$VIGIL" memcheck-events --json "$rundir" 2>&1 | python3 -c '
+import json, sys
+ev = json.load(sys.stdin)["events"]
+print(len(ev), ev[0]["kind"] if ev else "-", (ev[0]["where"] or "?").split()[0] if ev else "-")' 2>&1)
+    [ "$status" = 0 ] && [ "$n" = "1 heap-buffer-overflow overflow" ] && [ -f "$rundir/memcheck.json" ] &&
+        grep -q heap-buffer-overflow "$rundir/memcheck.json" &&
+        ok "vigil_flush_report: memcheck.json and the event log written while the program runs" ||
+        bad "vigil_flush_report: status $status, events: $n, $(ls "$rundir" 2>&1 | tr '\n' ' ')"
+else
+    bad "flushed.c does not build: $(head -c 200 "$WORK/flushed.cc.log")"
+fi
+
 echo
 printf '%-16s %6s %6s %6s %5s\n' program found missed false runs
 for name in $(printf '%s\n' "${!table[@]}" | sort); do
