@@ -48,6 +48,8 @@ struct mc_counts {
     uint64_t in_blocks;                  /* calls whose base was in a live heap block */
     uint64_t uninit_checks;              /* loads whose bytes were compared with the fill */
     uint64_t fast;                       /* checks the compiled fast path passed (no call) */
+    uint64_t excluded_range;             /* checks skipped: memcheck.exclude_ranges */
+    uint64_t excluded[4];                /* checks skipped: memcheck.exclude_kinds, by kind (stack, heap, globals, shared) */
 };
 extern struct mc_counts mc_counts MC_HIDDEN;
 

@@ -12,6 +12,7 @@
  * lands in the next is caught. An uninitialized read is a used load whose bytes hold the
  * pattern (pattern.h: 4 consecutive used bytes, or a small load's whole aligned group); copies
  * are not checked (the compiler part passes only loads whose value is used). */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 #include <vigil/memcheck.h>
 
+#include "exclude.h"
 #include "heapmap.h"
 #include "mcint.h"
 #include "pattern.h"
@@ -89,6 +91,78 @@ struct freed {
 };
 static struct freed *freed_table;        /* freed_mask + 1 entries, mapped by init */
 static uint32_t freed_mask;              /* by init */
+/* What the user excludes (exclude.h), by init. */
+static struct mc_range excl_ranges[MC_RANGES_MAX];
+static size_t excl_nranges;
+static unsigned excl_kinds;              /* MC_MEM_* */
+/* The process's mappings, each marked shared or not (exclude_kinds=shared), read from
+ * /proc/self/maps at init and again when an access is in none of them (a mapping made since),
+ * at most every MAPS_REREAD_NS: two tables, the one in use named by maps_cur (written by the
+ * thread that won maps_lock, a trylock: the others go on with the current table). */
+#define MAPS_MAX 1024
+#define MAPS_REREAD_NS 50000ull
+static struct mc_range maps_table[2][MAPS_MAX];
+static uint8_t maps_shared[2][MAPS_MAX];
+static uint32_t maps_n[2], maps_cur, maps_lock;
+static uint64_t maps_read_ns;            /* when last read (under maps_lock) */
+
+static inline unsigned kind_index(unsigned kind)
+{
+    return (unsigned)__builtin_ctz(kind);
+}
+
+static void read_maps(void)
+{
+    if (__atomic_exchange_n(&maps_lock, 1, __ATOMIC_ACQUIRE))
+        return;
+    uint32_t next = !__atomic_load_n(&maps_cur, __ATOMIC_RELAXED);
+    struct mc_maps_reader r;
+    mc_maps_begin(&r, maps_table[next], maps_shared[next], MAPS_MAX);
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char buf[2048];
+        ssize_t got;
+        while ((got = read(fd, buf, sizeof buf)) > 0)
+            mc_maps_feed(&r, buf, (size_t)got);
+        mc_maps_end(&r);
+        close(fd);
+        maps_n[next] = (uint32_t)r.n;
+        __atomic_store_n(&maps_cur, next, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&maps_read_ns, vigil_now_ns(), __ATOMIC_RELAXED);
+    __atomic_store_n(&maps_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* The mapping that holds a in the current table: 1 shared, 0 not, -1 none. */
+static int mapping_shared(uintptr_t a)
+{
+    uint32_t cur = __atomic_load_n(&maps_cur, __ATOMIC_ACQUIRE);
+    const struct mc_range *m = maps_table[cur];
+    size_t lo = 0, hi = maps_n[cur];
+    while (lo < hi) {   /* the kernel lists mappings by address */
+        size_t mid = (lo + hi) / 2;
+        if (a < m[mid].lo)
+            hi = mid;
+        else if (a >= m[mid].hi)
+            lo = mid + 1;
+        else
+            return maps_shared[cur][mid];
+    }
+    return -1;
+}
+
+/* Whether a is in a shared mapping (rereading the mappings when it is in none known). */
+static int in_shared(uintptr_t a)
+{
+    int s = mapping_shared(a);
+    if (s >= 0)
+        return s;
+    if (vigil_now_ns() - __atomic_load_n(&maps_read_ns, __ATOMIC_RELAXED) < MAPS_REREAD_NS)
+        return 0;
+    read_maps();
+    return mapping_shared(a) == 1;
+}
+
 /* Bumped by every free of a block that starts in the region (64 KiB, hashed): a thread's
  * cached block is valid while its region's count has not moved. */
 #define EPOCH_REGIONS 4096
@@ -109,7 +183,7 @@ static inline size_t freed_slot(uintptr_t start)
 #define COUNTS_FLUSH 4096
 #define CACHE_BLOCKS 16
 struct mc_thread_counts {
-    uint64_t accesses, in_blocks, uninit_checks, fast;
+    uint64_t accesses, in_blocks, uninit_checks, fast, excluded_range, excluded[4];
 };
 
 struct mc_thread {
@@ -130,6 +204,9 @@ static void flush_counts(struct mc_thread *t)
     __atomic_fetch_add(&mc_counts.in_blocks, t->counts.in_blocks, __ATOMIC_RELAXED);
     __atomic_fetch_add(&mc_counts.uninit_checks, t->counts.uninit_checks, __ATOMIC_RELAXED);
     __atomic_fetch_add(&mc_counts.fast, t->counts.fast, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&mc_counts.excluded_range, t->counts.excluded_range, __ATOMIC_RELAXED);
+    for (int i = 0; i < 4; i++)
+        __atomic_fetch_add(&mc_counts.excluded[i], t->counts.excluded[i], __ATOMIC_RELAXED);
     t->counts = (struct mc_thread_counts){0};
 }
 
@@ -233,6 +310,8 @@ static uintptr_t slack_end(const struct vigil_heap_object *o)
 /* o in the fast path's entry for base b (vigil/memcheck.h). */
 static void remember_block(uintptr_t b, const struct vigil_heap_object *o)
 {
+    if (excl_nranges && mc_in_ranges(excl_ranges, excl_nranges, o->start, o->size))
+        return;   /* its accesses go to check(), which counts the excluded ones */
     struct mc_last *l = &mc_last;
     unsigned i = ((b >> 6) ^ (b >> 12)) % LAST_BLOCKS;
     l->block[i].start = o->start;
@@ -268,6 +347,21 @@ static __attribute__((noinline)) void check(const struct vigil_mc_table *tab, ui
     uint32_t info = tab->checks[k].info;
     if (!b)
         b = a;
+    if (__builtin_expect(excl_kinds || excl_nranges, 0)) {
+        if (excl_nranges && mc_in_ranges(excl_ranges, excl_nranges, a, size)) {
+            t->counts.excluded_range++;
+            t->busy = 0;
+            return;
+        }
+        unsigned kind = excl_kinds & MC_MEM_SHARED && in_shared(a) ? MC_MEM_SHARED
+                        : excl_kinds & MC_MEM_HEAP                      ? MC_MEM_HEAP
+                                                                        : 0;
+        if (kind) {   /* every check here is of the heap, or of memory in no heap block */
+            t->counts.excluded[kind_index(kind)]++;
+            t->busy = 0;
+            return;
+        }
+    }
     if (!vigil_heapmap_spans(mc_heap, b) && !vigil_heapmap_spans(mc_heap, a)) {
         t->busy = 0;   /* a global or the main stack: no block is there */
         return;
@@ -365,9 +459,17 @@ void __vigil_memcheck_index(struct __vigil_module *m, uint32_t site, uint64_t in
     struct mc_thread *t = &mc_self;
     if (!__atomic_load_n(&__vigil_memcheck_on, __ATOMIC_RELAXED) || t->busy)
         return;
+    unsigned of = what & VIGIL_MC_BOUND_MASK;
+    unsigned kind = of == VIGIL_MC_STACK || (what & VIGIL_MC_IN_STACK)    ? MC_MEM_STACK
+                    : of == VIGIL_MC_GLOBAL || (what & VIGIL_MC_IN_GLOBAL) ? MC_MEM_GLOBALS
+                                                                               : 0;
+    if (kind & excl_kinds) {
+        t->counts.excluded[kind_index(kind)]++;
+        return;
+    }
     t->busy = 1;
-    struct mc_error e = {.kind = what == VIGIL_MC_ARRAY ? MC_INDEX : MC_OBJECT, .module = m, .local_site = site,
-                         .index = index, .bound = bound, .stack_object = what == VIGIL_MC_STACK,
+    struct mc_error e = {.kind = of == VIGIL_MC_ARRAY ? MC_INDEX : MC_OBJECT, .module = m, .local_site = site,
+                         .index = index, .bound = bound, .stack_object = of == VIGIL_MC_STACK,
                          .caller = (uintptr_t)__builtin_return_address(0)};
     mc_report(&e);
     t->busy = 0;
@@ -394,6 +496,17 @@ static int memcheck_init(void)
                            "memcheck.max_reports 1 to 100000, memcheck.events 0 to 10000000");
         return -1;
     }
+    char err[200];
+    if (mc_ranges_parse(opts.exclude_ranges, excl_ranges, &excl_nranges, err, sizeof err) != 0) {
+        vigil_tool_message(&mc_tool, "memcheck.exclude_ranges=%s: %s", opts.exclude_ranges, err);
+        return -1;
+    }
+    if (mc_kinds_parse(opts.exclude_kinds, &excl_kinds, err, sizeof err) != 0) {
+        vigil_tool_message(&mc_tool, "memcheck.exclude_kinds=%s: %s", opts.exclude_kinds, err);
+        return -1;
+    }
+    if (excl_kinds & MC_MEM_SHARED)
+        read_maps();
     for (int i = 0; i < 8; i++)
         fill_word |= (uint64_t)pattern[i] << (8 * i);
     for (unsigned size = 1; size <= 8; size++)

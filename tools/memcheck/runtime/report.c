@@ -272,6 +272,12 @@ static void write_summary(struct kept **list, size_t n, uint64_t total, const ui
             (unsigned long long)__atomic_load_n(&mc_counts.in_blocks, __ATOMIC_RELAXED),
             (unsigned long long)__atomic_load_n(&mc_counts.uninit_checks, __ATOMIC_RELAXED),
             (unsigned long long)__atomic_load_n(&mc_counts.fast, __ATOMIC_RELAXED));
+    fprintf(f, "excluded_range %llu\nexcluded_stack %llu\nexcluded_heap %llu\nexcluded_globals %llu\nexcluded_shared %llu\n",
+            (unsigned long long)__atomic_load_n(&mc_counts.excluded_range, __ATOMIC_RELAXED),
+            (unsigned long long)__atomic_load_n(&mc_counts.excluded[0], __ATOMIC_RELAXED),
+            (unsigned long long)__atomic_load_n(&mc_counts.excluded[1], __ATOMIC_RELAXED),
+            (unsigned long long)__atomic_load_n(&mc_counts.excluded[2], __ATOMIC_RELAXED),
+            (unsigned long long)__atomic_load_n(&mc_counts.excluded[3], __ATOMIC_RELAXED));
     if (mc_cfg.events)
         fprintf(f, "events %llu\nevents_dropped %llu\nevents_file %s\n", (unsigned long long)mc_events_logged(),
                 (unsigned long long)mc_events_dropped(), VIGIL_MCEV_FILE);

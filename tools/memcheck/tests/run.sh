@@ -223,7 +223,9 @@ fi
 
 # Bad options: one message, the program runs as without the tool.
 if [ -x "$WORK/copies" ]; then
-    for bad_opt in memcheck.pattern=0xzz memcheck.pattern=0x123456 memcheck.depth=40 memcheck.nosuch=1; do
+    for bad_opt in memcheck.pattern=0xzz memcheck.pattern=0x123456 memcheck.depth=40 memcheck.nosuch=1 \
+        memcheck.exclude_ranges=0x60000-0x50000 memcheck.exclude_ranges=0x50000 memcheck.exclude_kinds=stak \
+        memcheck.events=20000000; do
         run copies "$WORK/out-badopt" "tools=memcheck:$bad_opt"
         if [ "$status" = 0 ] && cmp -s "$WORK/out-badopt.stdout" "$WORK/copies.plain.stdout" &&
             [ "$(grep -c . "$WORK/out-badopt.stderr")" -ge 1 ] && grep -q "memcheck" "$WORK/out-badopt.stderr"; then
@@ -325,6 +327,47 @@ print(len(ev), ev[0]["kind"] if ev else "-", (ev[0]["where"] or "?").split()[0] 
         bad "vigil_flush_report: status $status, events: $n, $(ls "$rundir" 2>&1 | tr '\n' ' ')"
 else
     bad "flushed.c does not build: $(head -c 200 "$WORK/flushed.cc.log")"
+fi
+
+# User exclusions (memcheck.exclude_ranges, .exclude_kinds): skipped, and counted per reason
+# in memcheck.txt; what is not excluded is still found.
+excl() {   # excl NAME OPTIONS -> "ERRORS KEY=VALUE..." of the run
+    run "$1" "$WORK/out-excl" "tools=memcheck:mode=full:$2"
+    echo "$rundir" >"$WORK/excl.rundir"
+    [ -n "$rundir" ] && [ -f "$rundir/memcheck.txt" ] || { echo "no-report"; return; }
+    echo "$(grep -c '^error ' "$rundir/memcheck.txt") $(awk '/^excluded_/ {printf "%s=%s ", $1, $2}' "$rundir/memcheck.txt")"
+}
+if [ -x "$WORK/heap_bounds" ]; then
+    r=$(excl heap_bounds memcheck.exclude_kinds=heap)
+    [[ "$r" == "0 "* ]] && [[ ! "$r" == *"excluded_heap=0 "* ]] && ok "exclude_kinds=heap: no heap error, the checks counted ($r)" \
+        || bad "exclude_kinds=heap: $r"
+    r=$(excl heap_bounds memcheck.exclude_ranges=0x1000-0x800000000000)
+    [[ "$r" == "0 "* ]] && [[ ! "$r" == *"excluded_range=0 "* ]] && ok "exclude_ranges over the whole heap: nothing reported ($r)" \
+        || bad "exclude_ranges=0x1000-0x800000000000: $r"
+    r=$(excl heap_bounds memcheck.exclude_ranges=0x1000-0x2000,4096-8192)
+    [[ "$r" == "4 "* ]] && [[ "$r" == *"excluded_range=0 "* ]] && ok "exclude_ranges elsewhere: the 4 errors found, none excluded" \
+        || bad "exclude_ranges elsewhere: $r"
+fi
+if [ -x "$WORK/static_bounds" ]; then
+    r=$(excl static_bounds memcheck.exclude_kinds=stack,globals)
+    rundir=$(cat "$WORK/excl.rundir")
+    [ -n "$rundir" ] && v=$(verdict "$HERE/static_bounds.c" "$rundir/memcheck.json" | head -n1)
+    # the global, the local and the global 2-D array excluded; the member of a struct given by pointer is found
+    [[ "$r" == "1 "* ]] && [[ "$r" == *"excluded_stack=1 "* ]] && [[ "$r" == *"excluded_globals=2 "* ]] && [ "$v" = "1 3 0" ] &&
+        ok "exclude_kinds=stack,globals: their 3 arrays skipped and counted, the struct member's index found" \
+        || bad "exclude_kinds=stack,globals: $r, verdict $v"
+fi
+if "$VIGILCC" -O2 -g "$HERE/exclude/shared.c" -o "$WORK/shared" 2>"$WORK/shared.cc.log" &&
+    clang -O2 -g "$HERE/exclude/shared.c" -o "$WORK/shared.plain" 2>>"$WORK/shared.cc.log"; then
+    "$WORK/shared.plain" >"$WORK/shared.plain.stdout"
+    r=$(excl shared memcheck.exclude_kinds=shared)
+    r0=$(excl shared "")
+    [[ "$r" == "1 "* ]] && [[ ! "$r" == *"excluded_shared=0 "* ]] && [[ "$r0" == "1 "* ]] && [[ "$r0" == *"excluded_shared=0 "* ]] &&
+        cmp -s "$WORK/out-excl.stdout" "$WORK/shared.plain.stdout" &&
+        ok "exclude_kinds=shared: the shared mapping's accesses skipped and counted, the heap overflow found ($r)" \
+        || bad "exclude_kinds=shared: $r / without: $r0"
+else
+    bad "exclude/shared.c does not build: $(head -c 200 "$WORK/shared.cc.log")"
 fi
 
 echo
