@@ -147,11 +147,12 @@ static int memcheck_findings(const char *rundir, struct vigil_findings *out)
             symbolize_stack(&b, &f->stacks[k]);
         for (size_t k = 0; k < f->nstacks; k++) {
             const struct vigil_stack *s = &f->stacks[k];
-            if (strcmp(s->label, "allocation") != 0 || !s->nframes)
+            int alloc = !strcmp(s->label, "allocation");
+            if ((!alloc && strcmp(s->label, "free") != 0) || !s->nframes)
                 continue;
             const struct vigil_frame *fr = &s->frames[0];
-            if (!vigil_finding_add_location(f, "allocation", "the block was allocated here", fr->function, fr->file,
-                                            fr->line, fr->column))
+            if (!vigil_finding_add_location(f, s->label, alloc ? "the block was allocated here" : "the block was freed here",
+                                            fr->function, fr->file, fr->line, fr->column))
                 rc = -1;
         }
     }

@@ -79,6 +79,7 @@ static uint64_t fill_word;               /* by init: byte i is pattern[i] (the f
 
 struct mc_config mc_cfg;                 /* from opts, by init */
 struct vigil_heapmap *mc_heap;           /* made by init */
+struct vigil_heapmap *mc_qmap;           /* made by init when quarantine > 0 */
 static uint8_t pattern[8];               /* by init: byte at address a is pattern[a % 8] */
 
 /* Recently freed blocks, by start: a direct-mapped table written by every free, read when an
@@ -91,6 +92,91 @@ struct freed {
 };
 static struct freed *freed_table;        /* freed_mask + 1 entries, mapped by init */
 static uint32_t freed_mask;              /* by init */
+/* The quarantine: the most recent frees, held back from the allocator (vigil_free_later) up to
+ * quarantine blocks and quarantine_bytes, oldest released first (vigil_free_now). The blocks
+ * are in mc_qmap (start, size, free stack: an access anywhere in one is found there) and in
+ * a ring in the order of their frees, under q_lock (a spin lock held for a few stores: frees
+ * are always-on events, not the checks' hot path). A released entry has start 0. */
+struct qentry {
+    uintptr_t start;
+    size_t size;
+};
+static struct qentry *q_ring;            /* mc_cfg.quarantine entries, mapped by init */
+static uint32_t q_head, q_count;         /* under q_lock */
+static size_t q_bytes;                   /* under q_lock */
+static uint32_t q_lock;
+
+static void q_acquire(void)
+{
+    while (__atomic_exchange_n(&q_lock, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&q_lock, __ATOMIC_RELAXED))
+            __builtin_ia32_pause();
+}
+
+static void q_release(void)
+{
+    __atomic_store_n(&q_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Keep the block o, which the program frees now (on_free, not a realloc's). */
+static void quarantine(const struct vigil_heap_object *o)
+{
+    if (o->size > mc_cfg.quarantine_bytes)
+        return;
+    struct vigil_stack st;
+    vigil_capture_stack(&st, mc_cfg.depth);
+    if (vigil_heapmap_add(mc_qmap, o->start, o->size, st.pc, st.depth) != 0)
+        return;
+    if (!vigil_free_later()) {
+        vigil_heapmap_remove(mc_qmap, o->start, NULL);
+        return;
+    }
+    q_acquire();
+    while (q_count && (q_count == mc_cfg.quarantine || q_bytes + o->size > mc_cfg.quarantine_bytes)) {
+        struct qentry old = q_ring[q_head];
+        q_head = (q_head + 1) % mc_cfg.quarantine;
+        q_count--;
+        if (!old.start)
+            continue;
+        q_bytes -= old.size;
+        q_release();
+        vigil_heapmap_remove(mc_qmap, old.start, NULL);
+        vigil_free_now((void *)old.start);
+        q_acquire();
+    }
+    q_ring[(q_head + q_count) % mc_cfg.quarantine] = (struct qentry){o->start, o->size};
+    q_count++;
+    q_bytes += o->size;
+    q_release();
+}
+
+/* The program frees (or reallocs) p again while it is in the quarantine: it leaves it, and is
+ * released now when release is set (a second free then reaches the allocator as without
+ * vigil, which may say "double free"). 1 when p was there. */
+static int unquarantine(uintptr_t p, int release)
+{
+    struct vigil_heap_object q;
+    if (vigil_heapmap_get(mc_qmap, p, &q) != 0)
+        return 0;
+    int found = 0;
+    q_acquire();
+    for (uint32_t i = 0; i < q_count && !found; i++) {
+        struct qentry *e = &q_ring[(q_head + i) % mc_cfg.quarantine];
+        if (e->start == p) {
+            q_bytes -= e->size;
+            e->start = 0;
+            found = 1;
+        }
+    }
+    q_release();
+    if (!found)
+        return 0;   /* released by another thread meanwhile */
+    vigil_heapmap_remove(mc_qmap, p, NULL);
+    if (release)
+        vigil_free_now((void *)p);
+    return 1;
+}
+
 /* What the user excludes (exclude.h), by init. */
 static struct mc_range excl_ranges[MC_RANGES_MAX];
 static size_t excl_nranges;
@@ -241,7 +327,8 @@ static void on_free(void *ptr)
     struct vigil_heap_object o;
     size_t size = vigil_heapmap_remove(mc_heap, (uintptr_t)ptr, &o);
     __atomic_fetch_add(epoch_of((uintptr_t)ptr), 1, __ATOMIC_RELEASE);
-    if (vigil_alloc_is_realloc())
+    int in_realloc = vigil_alloc_is_realloc();
+    if (in_realloc)
         t->realloc_old_size = size;
     else if (size && mc_cfg.freed) {
         struct freed *f = &freed_table[freed_slot(o.start)];
@@ -250,6 +337,12 @@ static void on_free(void *ptr)
         f->size = o.size;
         f->stack = o.stack;
         __atomic_store_n(&f->start, o.start, __ATOMIC_RELEASE);
+    }
+    if (mc_qmap) {
+        if (size && !in_realloc)
+            quarantine(&o);
+        else if (!size)
+            unquarantine((uintptr_t)ptr, !in_realloc);
     }
     t->busy = 0;
 }
@@ -332,6 +425,17 @@ static void report(enum mc_kind kind, const struct vigil_mc_table *tab, uint32_t
     mc_report(&e);
 }
 
+/* A use after free of the quarantined block o (its allocation stack, free_stack its free's). */
+static void report_freed(const struct vigil_mc_table *tab, uint32_t k, uintptr_t a, size_t size,
+                         const struct vigil_heap_object *o, uint32_t free_stack, uintptr_t caller)
+{
+    uint32_t info = tab->checks[k].info;
+    struct mc_error e = {.kind = MC_USE_AFTER_FREE, .module = tab->module, .local_site = tab->checks[k].site,
+                         .addr = a, .size = (uint32_t)size, .is_store = !!(info & VIGIL_MC_STORE), .have_obj = 1,
+                         .obj = *o, .free_stack = free_stack, .caller = caller};
+    mc_report(&e);
+}
+
 static __attribute__((noinline)) void check(const struct vigil_mc_table *tab, uint32_t k, uintptr_t a, uintptr_t b,
                                              size_t size, uintptr_t caller)
 {
@@ -379,6 +483,14 @@ static __attribute__((noinline)) void check(const struct vigil_mc_table *tab, ui
         remember_block(b, &o);
     } else if (block_of(t, a, &o) == 0) {
         /* an access into a block through a base outside every block: its bytes are checked */
+    } else if (mc_qmap && (vigil_heapmap_find(mc_qmap, b, &o) == 0 || (b != a && vigil_heapmap_find(mc_qmap, a, &o) == 0))) {
+        /* in a quarantined block: its memory is not in use, the access is after its free */
+        struct vigil_heap_object f;
+        uint32_t free_stack = o.stack;
+        o.stack = mc_cfg.freed && freed_block_of(o.start, &f) == 0 && f.size == o.size ? f.stack : 0;
+        report_freed(tab, k, a, size, &o, free_stack, caller);
+        t->busy = 0;
+        return;
     } else {
         if (vigil_heapmap_below(mc_heap, a, &o) == 0 && a >= o.start + o.size && a < slack_end(&o))
             /* a pointer that walked off the end of o (its base is past the end too) */
@@ -482,7 +594,7 @@ static int memcheck_init(void)
     mc_cfg = (struct mc_config){
         .fill = opts.fill, .fill_max = opts.fill_max, .check_once = opts.check_once,
         .freed = opts.freed, .depth = opts.depth, .max_reports = opts.max_reports, .print = opts.print,
-        .events = opts.events,
+        .events = opts.events, .quarantine = opts.quarantine, .quarantine_bytes = opts.quarantine_bytes,
     };
     uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&seed ^ vigil_now_ns();
     if (mc_pattern_parse(opts.pattern, seed, pattern) != 0) {
@@ -491,9 +603,11 @@ static int memcheck_init(void)
         return -1;
     }
     if (mc_cfg.freed > 65536 || mc_cfg.depth < 1 || mc_cfg.depth > 16 || mc_cfg.max_reports < 1 ||
-        mc_cfg.max_reports > 100000 || mc_cfg.events > 10000000) {
+        mc_cfg.max_reports > 100000 || mc_cfg.events > 10000000 || mc_cfg.quarantine > 65536 ||
+        mc_cfg.quarantine_bytes > (1u << 30)) {
         vigil_tool_message(&mc_tool, "expected memcheck.freed 0 to 65536, memcheck.depth 1 to 16, "
-                           "memcheck.max_reports 1 to 100000, memcheck.events 0 to 10000000");
+                           "memcheck.max_reports 1 to 100000, memcheck.events 0 to 10000000, memcheck.quarantine "
+                           "0 to 65536, memcheck.quarantine_bytes 0 to 1073741824");
         return -1;
     }
     char err[200];
@@ -521,6 +635,14 @@ static int memcheck_init(void)
         while (freed_mask + 1 < mc_cfg.freed)
             freed_mask = freed_mask * 2 + 1;
         freed_table = mc_map(sizeof *freed_table * (freed_mask + 1));
+    }
+    if (mc_cfg.quarantine && mc_cfg.quarantine_bytes) {
+        mc_qmap = vigil_heapmap_new(mc_cfg.depth);
+        q_ring = mc_map(sizeof *q_ring * mc_cfg.quarantine);
+        if (!mc_qmap || !q_ring) {
+            vigil_tool_message(&mc_tool, "cannot map its quarantine");
+            return -1;
+        }
     }
     if (!mc_heap || (mc_cfg.freed && !freed_table) || mc_report_init() != 0 || mc_events_init(mc_cfg.events) != 0) {
         vigil_tool_message(&mc_tool, "cannot map its tables");

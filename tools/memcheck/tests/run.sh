@@ -223,7 +223,7 @@ fi
 
 # Bad options: one message, the program runs as without the tool.
 if [ -x "$WORK/copies" ]; then
-    for bad_opt in memcheck.pattern=0xzz memcheck.pattern=0x123456 memcheck.depth=40 memcheck.nosuch=1 \
+    for bad_opt in memcheck.pattern=0xzz memcheck.pattern=0x123456 memcheck.depth=40 memcheck.nosuch=1 memcheck.quarantine=70000 \
         memcheck.exclude_ranges=0x60000-0x50000 memcheck.exclude_ranges=0x50000 memcheck.exclude_kinds=stak \
         memcheck.events=20000000; do
         run copies "$WORK/out-badopt" "tools=memcheck:$bad_opt"
@@ -368,6 +368,39 @@ if "$VIGILCC" -O2 -g "$HERE/exclude/shared.c" -o "$WORK/shared" 2>"$WORK/shared.
         || bad "exclude_kinds=shared: $r / without: $r0"
 else
     bad "exclude/shared.c does not build: $(head -c 200 "$WORK/shared.cc.log")"
+fi
+
+# The quarantine: without it (memcheck.quarantine=0) the read through a pointer into a freed
+# block's middle is missed; a double free of a held block ends as the plain build's does.
+if [ -x "$WORK/quarantine" ]; then
+    run quarantine "$WORK/out-noq" "tools=memcheck:mode=full:memcheck.quarantine=0"
+    v=$(verdict "$HERE/quarantine.c" "$rundir/memcheck.json")
+    grep -q "line $(grep -n 'return p\[2\]' "$HERE/quarantine.c" | cut -d: -f1) is labelled" <<<"$v" &&
+        [ "$(head -n1 <<<"$v" | cut -d' ' -f3)" = 0 ] &&
+        ok "memcheck.quarantine=0: the read into a freed block's middle is missed, nothing false" ||
+        bad "memcheck.quarantine=0: $(tr '\n' ';' <<<"$v")"
+    run quarantine "$WORK/out-q" "tools=memcheck:mode=full"
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d["findings"] if x["kind"] == "use-after-free"]
+ok = len(f) == 2 and all(sorted(s["label"] for s in x["stacks"]) == ["access", "allocation", "free"] for x in f)
+sys.exit(0 if ok else 1)' "$rundir/memcheck.json" && ok "quarantine: each use after free with its access, allocation and free stacks" \
+        || bad "quarantine: stacks: $(head -c 300 "$rundir/memcheck.json")"
+fi
+if "$VIGILCC" -O2 -g "$HERE/quarantine/double_free.c" -o "$WORK/dfree" 2>"$WORK/dfree.log" &&
+    clang -O2 -g "$HERE/quarantine/double_free.c" -o "$WORK/dfree.plain" 2>>"$WORK/dfree.log"; then
+    "$WORK/dfree.plain" x >"$WORK/dfree.plain.stdout" 2>/dev/null
+    pst=$?
+    run dfree "$WORK/out-dfree" "tools=memcheck:mode=full"
+    st0=$status
+    VIGIL_OPTIONS="tools=memcheck:mode=full:out=$WORK/out-dfree2" timeout 60 "$WORK/dfree" x >"$WORK/dfree.stdout" 2>/dev/null
+    st=$?
+    [ "$st0" = 0 ] && [ "$st" = "$pst" ] && cmp -s "$WORK/dfree.stdout" "$WORK/dfree.plain.stdout" &&
+        ok "a double free of a quarantined block: status $st and output as the plain build's" ||
+        bad "double free: status $st (plain $pst, without it $st0), $(tr '\n' ' ' <"$WORK/dfree.stdout")"
+else
+    bad "quarantine/double_free.c does not build"
 fi
 
 echo
