@@ -38,17 +38,19 @@ static void memcheck_fini(void);
 static void memcheck_flush(void);
 static void on_alloc(void *ptr, size_t size, const struct vigil_stack *where);
 static void on_free(void *ptr);
+static void on_thread(enum vigil_thread_op op, uint64_t id);
 
 struct vigil_tool mc_tool = {
     .api_version = VIGIL_TOOL_API_VERSION,
     .name = "memcheck",
     .description = "uninitialized reads, out-of-bounds accesses and uses after free, on sampled accesses",
-    .events = VIGIL_EV_ALLOC | VIGIL_EV_FREE,
+    .events = VIGIL_EV_ALLOC | VIGIL_EV_FREE | VIGIL_EV_THREAD,
     .init = memcheck_init,
     .fini = memcheck_fini,
     .flush = memcheck_flush,
     .on_alloc = on_alloc,
     .on_free = on_free,
+    .on_thread = on_thread,
     .options = &memcheck_option_set,
     .option_values = &opts,
 };
@@ -345,6 +347,17 @@ static void on_free(void *ptr)
             unquarantine((uintptr_t)ptr, !in_realloc);
     }
     t->busy = 0;
+}
+
+/* In a forked child, the only thread: a lock another thread of the parent held at the fork is
+ * free (what it guarded is consistent enough: at worst a quarantined block is never released). */
+static void on_thread(enum vigil_thread_op op, uint64_t id)
+{
+    (void)id;
+    if (op == VIGIL_THREAD_FORK_CHILD) {
+        __atomic_store_n(&q_lock, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&maps_lock, 0, __ATOMIC_RELEASE);
+    }
 }
 
 /* The live block that holds p, through the thread's cache. A cached block is valid while its
