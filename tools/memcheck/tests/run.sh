@@ -304,6 +304,14 @@ d = bytearray(sys.stdin.buffer.read()); d[32 + 38] = 9; sys.stdout.buffer.write(
         ok "an event of an unknown kind: the byte and what was expected" || bad "a bad kind: status $st, $(head -c 200 "$WORK/evbad.err")"
 fi
 
+if [ -d "$WORK/report-heap_bounds" ]; then
+    k=$("$VIGIL" memcheck-events --json --kind heap-buffer-underflow "$WORK/report-heap_bounds" 2>&1 |
+        python3 -c 'import json,sys; print(" ".join(sorted(set(e["kind"] for e in json.load(sys.stdin)["events"]))))' 2>&1)
+    a=$("$VIGIL" memcheck-events --json "$WORK/report-heap_bounds" 2>&1 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))' 2>&1)
+    [ "$k" = heap-buffer-underflow ] && [ "$a" -ge 4 ] 2>/dev/null && ok "vigil memcheck-events --kind: only that kind ($a events in all)" \
+        || bad "vigil memcheck-events --kind: $k / $a"
+fi
+
 # Without libzstd (a libzstd.so.1 that lacks its functions stands in), the log is written as
 # stored zstd blocks, which read the same.
 if [ -x "$WORK/uninit_uses" ] && echo 'int not_zstd;' | clang -shared -fPIC -x c - -o "$WORK/libzstd.so.1" 2>/dev/null; then
