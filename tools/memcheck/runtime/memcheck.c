@@ -107,6 +107,7 @@ static struct qentry *q_ring;            /* mc_cfg.quarantine entries, mapped by
 static uint32_t q_head, q_count;         /* under q_lock */
 static size_t q_bytes;                   /* under q_lock */
 static uint32_t q_lock;
+static size_t q_max_size;                /* the largest block ever held (atomic max): how far below an address its holder can start */
 
 static void q_acquire(void)
 {
@@ -127,6 +128,10 @@ static void quarantine(const struct vigil_heap_object *o)
         return;
     struct vigil_stack st;
     vigil_capture_stack(&st, mc_cfg.depth);
+    size_t seen = __atomic_load_n(&q_max_size, __ATOMIC_RELAXED);
+    while (o->size > seen && !__atomic_compare_exchange_n(&q_max_size, &seen, o->size, 1, __ATOMIC_RELAXED,
+                                                          __ATOMIC_RELAXED))
+        ;
     if (vigil_heapmap_add(mc_qmap, o->start, o->size, st.pc, st.depth) != 0)
         return;
     if (!vigil_free_later()) {
@@ -438,6 +443,18 @@ static void report(enum mc_kind kind, const struct vigil_mc_table *tab, uint32_t
     mc_report(&e);
 }
 
+/* The quarantined block that holds b, else a: 0, or -1. The held blocks are sparse: their
+ * starts are looked for no further below than the largest block ever held. */
+static int held_block_of(uintptr_t b, uintptr_t a, struct vigil_heap_object *o)
+{
+    size_t limit = __atomic_load_n(&q_max_size, __ATOMIC_RELAXED);
+    if (!limit || (!vigil_heapmap_spans(mc_qmap, b) && !vigil_heapmap_spans(mc_qmap, a)))
+        return -1;
+    return vigil_heapmap_find_near(mc_qmap, b, limit, o) == 0 || (b != a && vigil_heapmap_find_near(mc_qmap, a, limit, o) == 0)
+               ? 0
+               : -1;
+}
+
 /* A use after free of the quarantined block o (its allocation stack, free_stack its free's). */
 static void report_freed(const struct vigil_mc_table *tab, uint32_t k, uintptr_t a, size_t size,
                          const struct vigil_heap_object *o, uint32_t free_stack, uintptr_t caller)
@@ -496,7 +513,7 @@ static __attribute__((noinline)) void check(const struct vigil_mc_table *tab, ui
         remember_block(b, &o);
     } else if (block_of(t, a, &o) == 0) {
         /* an access into a block through a base outside every block: its bytes are checked */
-    } else if (mc_qmap && (vigil_heapmap_find(mc_qmap, b, &o) == 0 || (b != a && vigil_heapmap_find(mc_qmap, a, &o) == 0))) {
+    } else if (mc_qmap && held_block_of(b, a, &o) == 0) {
         /* in a quarantined block: its memory is not in use, the access is after its free */
         struct vigil_heap_object f;
         uint32_t free_stack = o.stack;
