@@ -94,6 +94,7 @@ for src in "$HERE"/*.c; do
     case "$name" in
         rare_path) opts="tools=memcheck" ;;
         hot_loop) opts="tools=memcheck" runs=10 ;;
+        quarantine) opts="tools=memcheck:mode=full:memcheck.quarantine=256" ;;
     esac
     for ((k = 1; k <= runs; k++)); do
         run "$name" "$WORK/out-$name" "$opts"
@@ -378,7 +379,7 @@ else
     bad "exclude/shared.c does not build: $(head -c 200 "$WORK/shared.cc.log")"
 fi
 
-# The quarantine: without it (memcheck.quarantine=0) the read through a pointer into a freed
+# The quarantine (memcheck.quarantine=256; off by default): without it the read through a pointer into a freed
 # block's middle is missed; a double free of a held block ends as the plain build's does.
 if [ -x "$WORK/quarantine" ]; then
     run quarantine "$WORK/out-noq" "tools=memcheck:mode=full:memcheck.quarantine=0"
@@ -387,7 +388,7 @@ if [ -x "$WORK/quarantine" ]; then
         [ "$(head -n1 <<<"$v" | cut -d' ' -f3)" = 0 ] &&
         ok "memcheck.quarantine=0: the read into a freed block's middle is missed, nothing false" ||
         bad "memcheck.quarantine=0: $(tr '\n' ';' <<<"$v")"
-    run quarantine "$WORK/out-q" "tools=memcheck:mode=full"
+    run quarantine "$WORK/out-q" "tools=memcheck:mode=full:memcheck.quarantine=256"
     python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -400,9 +401,9 @@ if "$VIGILCC" -O2 -g "$HERE/quarantine/double_free.c" -o "$WORK/dfree" 2>"$WORK/
     clang -O2 -g "$HERE/quarantine/double_free.c" -o "$WORK/dfree.plain" 2>>"$WORK/dfree.log"; then
     "$WORK/dfree.plain" x >"$WORK/dfree.plain.stdout" 2>/dev/null
     pst=$?
-    run dfree "$WORK/out-dfree" "tools=memcheck:mode=full"
+    run dfree "$WORK/out-dfree" "tools=memcheck:mode=full:memcheck.quarantine=256"
     st0=$status
-    VIGIL_OPTIONS="tools=memcheck:mode=full:out=$WORK/out-dfree2" timeout 60 "$WORK/dfree" x >"$WORK/dfree.stdout" 2>/dev/null
+    VIGIL_OPTIONS="tools=memcheck:mode=full:memcheck.quarantine=256:out=$WORK/out-dfree2" timeout 60 "$WORK/dfree" x >"$WORK/dfree.stdout" 2>/dev/null
     st=$?
     [ "$st0" = 0 ] && [ "$st" = "$pst" ] && cmp -s "$WORK/dfree.stdout" "$WORK/dfree.plain.stdout" &&
         ok "a double free of a quarantined block: status $st and output as the plain build's" ||
