@@ -67,7 +67,7 @@ $(B)/bin/vigil-cc: $(COMPILER_OBJ) $(COMMON_OBJ)
 	$(HOSTCC) $^ -o $@.tmp $(LLVM_LIBS) -lm && mv -f $@.tmp $@
 $(B)/bin/vigil: $(CMD_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $^ -o $@.tmp -ldw -lelf -lsqlite3 -lpq -lm && mv -f $@.tmp $@
+	$(HOSTCC) $^ -o $@.tmp -ldw -lelf -lsqlite3 -lpq -lzstd -lm && mv -f $@.tmp $@
 $(B)/lib/libvigil.a: $(RT_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@.tmp && ar rcs $@.tmp $^ && mv -f $@.tmp $@

@@ -33,14 +33,22 @@ __attribute__((noinline)) static void alloc_event(void *p, size_t size, void *fr
     __vigil_leave_runtime(th, 0);
 }
 
-__attribute__((noinline)) static void free_event(void *p)
+/* 1 when a tool keeps the block (vigil_free_later): it releases it later, not the caller.
+ * frame: the hook's own, where a tool's vigil_capture_stack starts (the free's site). */
+__attribute__((noinline)) static int free_event(void *p, void *frame)
 {
     struct vigil_thread *th = &__vigil_thread;
     if (!p || th->in_runtime)
-        return;
+        return 0;
     th->in_runtime = 1;
+    th->free_kept = 0;
+    th->hook_frame = frame;
     __vigil_deliver_free(p);
+    th->hook_frame = NULL;
+    int kept = th->free_kept;
+    th->free_kept = 0;
     __vigil_leave_runtime(th, 0);
+    return kept;
 }
 
 #define ALLOC_EVENT(p, size)                                                   \
@@ -68,8 +76,22 @@ INTERPOSE void *malloc(size_t size)
 INTERPOSE void free(void *p)
 {
     /* Before the block is released: once free, another thread may get the same address. */
-    if (unlikely(__vigil_wants(VIGIL_EV_FREE)))
-        free_event(p);
+    if (unlikely(__vigil_wants(VIGIL_EV_FREE)) && free_event(p, __builtin_frame_address(0)))
+        return;   /* a tool keeps it (a quarantine) and releases it later: vigil_free_now */
+    __libc_free(p);
+}
+
+int vigil_free_later(void)
+{
+    struct vigil_thread *th = &__vigil_thread;
+    if (th->in_realloc || th->free_kept)
+        return 0;
+    th->free_kept = 1;
+    return 1;
+}
+
+void vigil_free_now(void *p)
+{
     __libc_free(p);
 }
 
@@ -96,7 +118,7 @@ static inline void *realloc_hooked(void *old, size_t size, void *frame)
     struct vigil_thread *th = &__vigil_thread;
     th->in_realloc = 1;
     if (__vigil_wants(VIGIL_EV_FREE))
-        free_event(old);
+        free_event(old, frame);
     void *p = __libc_realloc(old, size);
     if (__vigil_wants(VIGIL_EV_ALLOC)) {
         if (p)

@@ -133,6 +133,7 @@ struct vigil_thread {
     int exit_reported;       /* VIGIL_THREAD_EXIT already delivered for this thread */
     int in_realloc;          /* set by this thread's realloc hook around its free and alloc events */
     int alloc_kind;          /* enum vigil_alloc_kind of the allocation event being raised (heap_hooks.c) */
+    int free_kept;           /* a tool keeps the block of the free event being raised (vigil_free_later) */
     void *hook_frame;        /* frame of the hook delivering an event (stack capture starts there) */
     uintptr_t stack_lo, stack_hi;   /* this thread's stack bounds, 0 until first needed */
     uint32_t naccess;        /* buffered accesses (written by this thread only) */

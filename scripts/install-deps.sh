@@ -7,6 +7,7 @@ packages=(
   llvm-15-dev clang-15 llvm-16-dev clang-16   # vigil-cc must keep building and working with these
   libelf-dev libdw-dev         # elfutils: site tables and PC -> file:line in `vigil`
   libsqlite3-dev sqlite3       # the embedded report store
+  libzstd-dev zstd             # the memory checker's compressed event log (runtime: libzstd.so.1, loaded when written)
   libpq-dev postgresql         # the fleet report store (tests start a throwaway cluster)
   dpkg-dev tcl                 # `apt-get source` of real programs; tcl builds sqlite3's amalgamation
   ed                           # bc's build edits its generated libmath.h with ed

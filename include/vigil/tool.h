@@ -1,8 +1,9 @@
-/* The vigil tool interface, version 7 (3 adds batched accesses; 4 options tables, modules
+/* The vigil tool interface, version 8 (3 adds batched accesses; 4 options tables, modules
  * and their per-site counters; 5 synchronization events and atomic accesses; 6 what a new
  * allocation holds, vigil_alloc_kind, and vigil_site_of for the calls a tool's compiler part
  * places; 7 reports written while the program runs: the flush hook and vigil_signal_report;
- * the runtime accepts tools built for 1 to 7).
+ * 8 blocks a tool keeps from the allocator after their free: vigil_free_later, vigil_free_now;
+ * the runtime accepts tools built for 1 to 8).
  *
  * A tool is a folder tools/<name>/ whose runtime part (tools/<name>/runtime/) fills a struct
  * vigil_tool and registers it with VIGIL_REGISTER_TOOL (docs/architecture.md, "Adding a
@@ -20,7 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define VIGIL_TOOL_API_VERSION 7
+#define VIGIL_TOOL_API_VERSION 8
 #define VIGIL_TOOL_ACCESSES_BEFORE_LOCKS 1   /* see on_accesses */
 
 struct vigil_option_set;                /* common/options.h */
@@ -209,6 +210,15 @@ int vigil_alloc_is_realloc(void);
  *            (the tool knows the old size from its free, delivered just before), then nothing. */
 enum vigil_alloc_kind { VIGIL_ALLOC_UNINIT, VIGIL_ALLOC_ZEROED, VIGIL_ALLOC_COPY, VIGIL_ALLOC_REALLOC };
 enum vigil_alloc_kind vigil_alloc_kind(void);
+/* Version 8: from on_free, keep the block being freed from the allocator: the program's free
+ * returns without releasing it, so that its memory is not handed out again while the tool
+ * watches it (a quarantine of recent frees, for uses after free); the tool releases it later
+ * with vigil_free_now (from any thread, hook or not). The other tools saw the free as usual.
+ * 1 when granted; 0 when not: a realloc's old block (realloc releases it itself), or another
+ * tool keeps it already. */
+int vigil_free_later(void);
+/* Version 8: release to the allocator a block kept by vigil_free_later; no event is raised. */
+void vigil_free_now(void *p);
 /* Version 6: the process-wide id of site index of a module built with vigil-cc, given the
  * module's descriptor (the __vigil_module that code placed by a tool's compiler part passes
  * to the tool's runtime calls); VIGIL_NO_SITE when the module is not registered yet. */

@@ -4,7 +4,7 @@
 # Usage: tests/fuzz/run.sh [SECONDS] [HARNESS...]     (HARNESS: runreport, sitefmt)
 # Prints "PASS fuzz/<harness>" or "FAIL fuzz/<harness>: reason" per harness; exit 1 on a failure.
 # Harnesses: tests/fuzz/fuzz_<harness>.c, and each tool's tools/<name>/tests/fuzz/fuzz_<harness>.c
-# (its own sources named in a line "// fuzz-extra: path..."). Seeds: seeds/<harness>/ and the
+# (its own sources named in a line "// fuzz-extra: path...", libraries in "// fuzz-libs: -lNAME..."). Seeds: seeds/<harness>/ and the
 # dictionary <harness>.dict beside the harness; the growing corpus is kept in
 # build/fuzz/corpus/<harness>/, crashing inputs in build/fuzz/crash-<harness>-*.
 set -u
@@ -33,9 +33,10 @@ for h in "${harnesses[@]}"; do
     src=$(harness_source "$h")
     dir=$(dirname "${src:-tests/fuzz/x}")
     extra=$(sed -n 's|^[[:space:]]*//[[:space:]]*fuzz-extra:||p' "$src" 2>/dev/null | tr '\n' ' ')
+    libs=$(sed -n 's|^[[:space:]]*//[[:space:]]*fuzz-libs:||p' "$src" 2>/dev/null | tr '\n' ' ')
     # shellcheck disable=SC2086
     if [ -z "$src" ] || ! clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-            -D_GNU_SOURCE -I. -Icommon -Iinclude "$src" common/*.c $extra -lm -o "$bin" \
+            -D_GNU_SOURCE -I. -Icommon -Iinclude $(for d in tools/*/include; do printf -- '-I%s ' "$d"; done) "$src" common/*.c $extra -lm $libs -o "$bin" \
             >"$out/fuzz_$h.build.log" 2>&1; then
         echo "FAIL fuzz/$h: does not compile: $(grep -m1 error "$out/fuzz_$h.build.log" | cut -c1-200)"
         fail=1

@@ -360,7 +360,7 @@ static int tested(const struct mc_module *mc, struct xfunc *f, LLVMValueRef inst
 
 /* if (!cond_ok) call index(...): at inst. */
 static void bound_check(struct xfunc *f, struct mc_module *mc, LLVMValueRef inst, LLVMValueRef ok,
-                        uint32_t site, LLVMValueRef index, LLVMValueRef bound, enum vigil_mc_bound what)
+                        uint32_t site, LLVMValueRef index, LLVMValueRef bound, uint32_t what)
 {
     struct vigil_xform *x = f->x;
     LLVMBuilderRef b = x->builder;
@@ -463,7 +463,10 @@ static void check_access(struct xfunc *f, struct mc_module *mc, LLVMValueRef ins
         LLVMValueRef index = as_i64(x, a.arrays[i].index, 1);
         LLVMValueRef bound = LLVMConstInt(x->i64, a.arrays[i].length, 0);
         LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntULT, index, bound, "");
-        bound_check(f, mc, inst, ok, site, index, bound, VIGIL_MC_ARRAY);
+        bound_check(f, mc, inst, ok, site, index, bound,
+                    VIGIL_MC_ARRAY | (LLVMIsAGlobalVariable(a.base) ? VIGIL_MC_IN_GLOBAL
+                                      : LLVMIsAAllocaInst(a.base) ? VIGIL_MC_IN_STACK
+                                                                  : 0));
         mc->array_checks++;
     }
     if (rule == R_INBOUNDS || rule == R_UNKNOWN)

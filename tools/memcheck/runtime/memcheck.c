@@ -12,6 +12,7 @@
  * lands in the next is caught. An uninitialized read is a used load whose bytes hold the
  * pattern (pattern.h: 4 consecutive used bytes, or a small load's whole aligned group); copies
  * are not checked (the compiler part passes only loads whose value is used). */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 #include <vigil/memcheck.h>
 
+#include "exclude.h"
 #include "heapmap.h"
 #include "mcint.h"
 #include "pattern.h"
@@ -33,18 +35,22 @@
 static struct memcheck_options opts;     /* written by the runtime before init */
 static int memcheck_init(void);
 static void memcheck_fini(void);
+static void memcheck_flush(void);
 static void on_alloc(void *ptr, size_t size, const struct vigil_stack *where);
 static void on_free(void *ptr);
+static void on_thread(enum vigil_thread_op op, uint64_t id);
 
 struct vigil_tool mc_tool = {
     .api_version = VIGIL_TOOL_API_VERSION,
     .name = "memcheck",
     .description = "uninitialized reads, out-of-bounds accesses and uses after free, on sampled accesses",
-    .events = VIGIL_EV_ALLOC | VIGIL_EV_FREE,
+    .events = VIGIL_EV_ALLOC | VIGIL_EV_FREE | VIGIL_EV_THREAD,
     .init = memcheck_init,
     .fini = memcheck_fini,
+    .flush = memcheck_flush,
     .on_alloc = on_alloc,
     .on_free = on_free,
+    .on_thread = on_thread,
     .options = &memcheck_option_set,
     .option_values = &opts,
 };
@@ -75,6 +81,7 @@ static uint64_t fill_word;               /* by init: byte i is pattern[i] (the f
 
 struct mc_config mc_cfg;                 /* from opts, by init */
 struct vigil_heapmap *mc_heap;           /* made by init */
+struct vigil_heapmap *mc_qmap;           /* made by init when quarantine > 0 */
 static uint8_t pattern[8];               /* by init: byte at address a is pattern[a % 8] */
 
 /* Recently freed blocks, by start: a direct-mapped table written by every free, read when an
@@ -87,6 +94,168 @@ struct freed {
 };
 static struct freed *freed_table;        /* freed_mask + 1 entries, mapped by init */
 static uint32_t freed_mask;              /* by init */
+/* The quarantine: the most recent frees, held back from the allocator (vigil_free_later) up to
+ * quarantine blocks and quarantine_bytes, oldest released first (vigil_free_now). The blocks
+ * are in mc_qmap (start, size, free stack: an access anywhere in one is found there) and in
+ * a ring in the order of their frees, under q_lock (a spin lock held for a few stores: frees
+ * are always-on events, not the checks' hot path). A released entry has start 0. */
+struct qentry {
+    uintptr_t start;
+    size_t size;
+};
+static struct qentry *q_ring;            /* mc_cfg.quarantine entries, mapped by init */
+static uint32_t q_head, q_count;         /* under q_lock */
+static size_t q_bytes;                   /* under q_lock */
+static uint32_t q_lock;
+static size_t q_max_size;                /* the largest block ever held (atomic max): how far below an address its holder can start */
+
+static void q_acquire(void)
+{
+    while (__atomic_exchange_n(&q_lock, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&q_lock, __ATOMIC_RELAXED))
+            __builtin_ia32_pause();
+}
+
+static void q_release(void)
+{
+    __atomic_store_n(&q_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Keep the block o, which the program frees now (on_free, not a realloc's). */
+static void quarantine(const struct vigil_heap_object *o)
+{
+    if (o->size > mc_cfg.quarantine_bytes)
+        return;
+    struct vigil_stack st;
+    vigil_capture_stack(&st, mc_cfg.depth);
+    size_t seen = __atomic_load_n(&q_max_size, __ATOMIC_RELAXED);
+    while (o->size > seen && !__atomic_compare_exchange_n(&q_max_size, &seen, o->size, 1, __ATOMIC_RELAXED,
+                                                          __ATOMIC_RELAXED))
+        ;
+    if (vigil_heapmap_add(mc_qmap, o->start, o->size, st.pc, st.depth) != 0)
+        return;
+    if (!vigil_free_later()) {
+        vigil_heapmap_remove(mc_qmap, o->start, NULL);
+        return;
+    }
+    q_acquire();
+    while (q_count && (q_count == mc_cfg.quarantine || q_bytes + o->size > mc_cfg.quarantine_bytes)) {
+        struct qentry old = q_ring[q_head];
+        q_head = (q_head + 1) % mc_cfg.quarantine;
+        q_count--;
+        if (!old.start)
+            continue;
+        q_bytes -= old.size;
+        q_release();
+        vigil_heapmap_remove(mc_qmap, old.start, NULL);
+        vigil_free_now((void *)old.start);
+        q_acquire();
+    }
+    q_ring[(q_head + q_count) % mc_cfg.quarantine] = (struct qentry){o->start, o->size};
+    q_count++;
+    q_bytes += o->size;
+    q_release();
+}
+
+/* The program frees (or reallocs) p again while it is in the quarantine: it leaves it, and is
+ * released now when release is set (a second free then reaches the allocator as without
+ * vigil, which may say "double free"). 1 when p was there. */
+static int unquarantine(uintptr_t p, int release)
+{
+    struct vigil_heap_object q;
+    if (vigil_heapmap_get(mc_qmap, p, &q) != 0)
+        return 0;
+    int found = 0;
+    q_acquire();
+    for (uint32_t i = 0; i < q_count && !found; i++) {
+        struct qentry *e = &q_ring[(q_head + i) % mc_cfg.quarantine];
+        if (e->start == p) {
+            q_bytes -= e->size;
+            e->start = 0;
+            found = 1;
+        }
+    }
+    q_release();
+    if (!found)
+        return 0;   /* released by another thread meanwhile */
+    vigil_heapmap_remove(mc_qmap, p, NULL);
+    if (release)
+        vigil_free_now((void *)p);
+    return 1;
+}
+
+/* What the user excludes (exclude.h), by init. */
+static struct mc_range excl_ranges[MC_RANGES_MAX];
+static size_t excl_nranges;
+static unsigned excl_kinds;              /* MC_MEM_* */
+/* The process's mappings, each marked shared or not (exclude_kinds=shared), read from
+ * /proc/self/maps at init and again when an access is in none of them (a mapping made since),
+ * at most every MAPS_REREAD_NS: two tables, the one in use named by maps_cur (written by the
+ * thread that won maps_lock, a trylock: the others go on with the current table). */
+#define MAPS_MAX 1024
+#define MAPS_REREAD_NS 50000ull
+static struct mc_range maps_table[2][MAPS_MAX];
+static uint8_t maps_shared[2][MAPS_MAX];
+static uint32_t maps_n[2], maps_cur, maps_lock;
+static uint64_t maps_read_ns;            /* when last read (under maps_lock) */
+
+static inline unsigned kind_index(unsigned kind)
+{
+    return (unsigned)__builtin_ctz(kind);
+}
+
+static void read_maps(void)
+{
+    if (__atomic_exchange_n(&maps_lock, 1, __ATOMIC_ACQUIRE))
+        return;
+    uint32_t next = !__atomic_load_n(&maps_cur, __ATOMIC_RELAXED);
+    struct mc_maps_reader r;
+    mc_maps_begin(&r, maps_table[next], maps_shared[next], MAPS_MAX);
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char buf[2048];
+        ssize_t got;
+        while ((got = read(fd, buf, sizeof buf)) > 0)
+            mc_maps_feed(&r, buf, (size_t)got);
+        mc_maps_end(&r);
+        close(fd);
+        maps_n[next] = (uint32_t)r.n;
+        __atomic_store_n(&maps_cur, next, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&maps_read_ns, vigil_now_ns(), __ATOMIC_RELAXED);
+    __atomic_store_n(&maps_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* The mapping that holds a in the current table: 1 shared, 0 not, -1 none. */
+static int mapping_shared(uintptr_t a)
+{
+    uint32_t cur = __atomic_load_n(&maps_cur, __ATOMIC_ACQUIRE);
+    const struct mc_range *m = maps_table[cur];
+    size_t lo = 0, hi = maps_n[cur];
+    while (lo < hi) {   /* the kernel lists mappings by address */
+        size_t mid = (lo + hi) / 2;
+        if (a < m[mid].lo)
+            hi = mid;
+        else if (a >= m[mid].hi)
+            lo = mid + 1;
+        else
+            return maps_shared[cur][mid];
+    }
+    return -1;
+}
+
+/* Whether a is in a shared mapping (rereading the mappings when it is in none known). */
+static int in_shared(uintptr_t a)
+{
+    int s = mapping_shared(a);
+    if (s >= 0)
+        return s;
+    if (vigil_now_ns() - __atomic_load_n(&maps_read_ns, __ATOMIC_RELAXED) < MAPS_REREAD_NS)
+        return 0;
+    read_maps();
+    return mapping_shared(a) == 1;
+}
+
 /* Bumped by every free of a block that starts in the region (64 KiB, hashed): a thread's
  * cached block is valid while its region's count has not moved. */
 #define EPOCH_REGIONS 4096
@@ -107,7 +276,7 @@ static inline size_t freed_slot(uintptr_t start)
 #define COUNTS_FLUSH 4096
 #define CACHE_BLOCKS 16
 struct mc_thread_counts {
-    uint64_t accesses, in_blocks, uninit_checks, fast;
+    uint64_t accesses, in_blocks, uninit_checks, fast, excluded_range, excluded[4];
 };
 
 struct mc_thread {
@@ -128,6 +297,9 @@ static void flush_counts(struct mc_thread *t)
     __atomic_fetch_add(&mc_counts.in_blocks, t->counts.in_blocks, __ATOMIC_RELAXED);
     __atomic_fetch_add(&mc_counts.uninit_checks, t->counts.uninit_checks, __ATOMIC_RELAXED);
     __atomic_fetch_add(&mc_counts.fast, t->counts.fast, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&mc_counts.excluded_range, t->counts.excluded_range, __ATOMIC_RELAXED);
+    for (int i = 0; i < 4; i++)
+        __atomic_fetch_add(&mc_counts.excluded[i], t->counts.excluded[i], __ATOMIC_RELAXED);
     t->counts = (struct mc_thread_counts){0};
 }
 
@@ -162,7 +334,8 @@ static void on_free(void *ptr)
     struct vigil_heap_object o;
     size_t size = vigil_heapmap_remove(mc_heap, (uintptr_t)ptr, &o);
     __atomic_fetch_add(epoch_of((uintptr_t)ptr), 1, __ATOMIC_RELEASE);
-    if (vigil_alloc_is_realloc())
+    int in_realloc = vigil_alloc_is_realloc();
+    if (in_realloc)
         t->realloc_old_size = size;
     else if (size && mc_cfg.freed) {
         struct freed *f = &freed_table[freed_slot(o.start)];
@@ -172,7 +345,24 @@ static void on_free(void *ptr)
         f->stack = o.stack;
         __atomic_store_n(&f->start, o.start, __ATOMIC_RELEASE);
     }
+    if (mc_qmap) {
+        if (size && !in_realloc)
+            quarantine(&o);
+        else if (!size)
+            unquarantine((uintptr_t)ptr, !in_realloc);
+    }
     t->busy = 0;
+}
+
+/* In a forked child, the only thread: a lock another thread of the parent held at the fork is
+ * free (what it guarded is consistent enough: at worst a quarantined block is never released). */
+static void on_thread(enum vigil_thread_op op, uint64_t id)
+{
+    (void)id;
+    if (op == VIGIL_THREAD_FORK_CHILD) {
+        __atomic_store_n(&q_lock, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&maps_lock, 0, __ATOMIC_RELEASE);
+    }
 }
 
 /* The live block that holds p, through the thread's cache. A cached block is valid while its
@@ -231,6 +421,8 @@ static uintptr_t slack_end(const struct vigil_heap_object *o)
 /* o in the fast path's entry for base b (vigil/memcheck.h). */
 static void remember_block(uintptr_t b, const struct vigil_heap_object *o)
 {
+    if (excl_nranges && mc_in_ranges(excl_ranges, excl_nranges, o->start, o->size))
+        return;   /* its accesses go to check(), which counts the excluded ones */
     struct mc_last *l = &mc_last;
     unsigned i = ((b >> 6) ^ (b >> 12)) % LAST_BLOCKS;
     l->block[i].start = o->start;
@@ -251,6 +443,29 @@ static void report(enum mc_kind kind, const struct vigil_mc_table *tab, uint32_t
     mc_report(&e);
 }
 
+/* The quarantined block that holds b, else a: 0, or -1. The held blocks are sparse: their
+ * starts are looked for no further below than the largest block ever held. */
+static int held_block_of(uintptr_t b, uintptr_t a, struct vigil_heap_object *o)
+{
+    size_t limit = __atomic_load_n(&q_max_size, __ATOMIC_RELAXED);
+    if (!limit || (!vigil_heapmap_spans(mc_qmap, b) && !vigil_heapmap_spans(mc_qmap, a)))
+        return -1;
+    return vigil_heapmap_find_near(mc_qmap, b, limit, o) == 0 || (b != a && vigil_heapmap_find_near(mc_qmap, a, limit, o) == 0)
+               ? 0
+               : -1;
+}
+
+/* A use after free of the quarantined block o (its allocation stack, free_stack its free's). */
+static void report_freed(const struct vigil_mc_table *tab, uint32_t k, uintptr_t a, size_t size,
+                         const struct vigil_heap_object *o, uint32_t free_stack, uintptr_t caller)
+{
+    uint32_t info = tab->checks[k].info;
+    struct mc_error e = {.kind = MC_USE_AFTER_FREE, .module = tab->module, .local_site = tab->checks[k].site,
+                         .addr = a, .size = (uint32_t)size, .is_store = !!(info & VIGIL_MC_STORE), .have_obj = 1,
+                         .obj = *o, .free_stack = free_stack, .caller = caller};
+    mc_report(&e);
+}
+
 static __attribute__((noinline)) void check(const struct vigil_mc_table *tab, uint32_t k, uintptr_t a, uintptr_t b,
                                              size_t size, uintptr_t caller)
 {
@@ -266,6 +481,21 @@ static __attribute__((noinline)) void check(const struct vigil_mc_table *tab, ui
     uint32_t info = tab->checks[k].info;
     if (!b)
         b = a;
+    if (__builtin_expect(excl_kinds || excl_nranges, 0)) {
+        if (excl_nranges && mc_in_ranges(excl_ranges, excl_nranges, a, size)) {
+            t->counts.excluded_range++;
+            t->busy = 0;
+            return;
+        }
+        unsigned kind = excl_kinds & MC_MEM_SHARED && in_shared(a) ? MC_MEM_SHARED
+                        : excl_kinds & MC_MEM_HEAP                      ? MC_MEM_HEAP
+                                                                        : 0;
+        if (kind) {   /* every check here is of the heap, or of memory in no heap block */
+            t->counts.excluded[kind_index(kind)]++;
+            t->busy = 0;
+            return;
+        }
+    }
     if (!vigil_heapmap_spans(mc_heap, b) && !vigil_heapmap_spans(mc_heap, a)) {
         t->busy = 0;   /* a global or the main stack: no block is there */
         return;
@@ -283,6 +513,14 @@ static __attribute__((noinline)) void check(const struct vigil_mc_table *tab, ui
         remember_block(b, &o);
     } else if (block_of(t, a, &o) == 0) {
         /* an access into a block through a base outside every block: its bytes are checked */
+    } else if (mc_qmap && held_block_of(b, a, &o) == 0) {
+        /* in a quarantined block: its memory is not in use, the access is after its free */
+        struct vigil_heap_object f;
+        uint32_t free_stack = o.stack;
+        o.stack = mc_cfg.freed && freed_block_of(o.start, &f) == 0 && f.size == o.size ? f.stack : 0;
+        report_freed(tab, k, a, size, &o, free_stack, caller);
+        t->busy = 0;
+        return;
     } else {
         if (vigil_heapmap_below(mc_heap, a, &o) == 0 && a >= o.start + o.size && a < slack_end(&o))
             /* a pointer that walked off the end of o (its base is past the end too) */
@@ -363,9 +601,17 @@ void __vigil_memcheck_index(struct __vigil_module *m, uint32_t site, uint64_t in
     struct mc_thread *t = &mc_self;
     if (!__atomic_load_n(&__vigil_memcheck_on, __ATOMIC_RELAXED) || t->busy)
         return;
+    unsigned of = what & VIGIL_MC_BOUND_MASK;
+    unsigned kind = of == VIGIL_MC_STACK || (what & VIGIL_MC_IN_STACK)    ? MC_MEM_STACK
+                    : of == VIGIL_MC_GLOBAL || (what & VIGIL_MC_IN_GLOBAL) ? MC_MEM_GLOBALS
+                                                                               : 0;
+    if (kind & excl_kinds) {
+        t->counts.excluded[kind_index(kind)]++;
+        return;
+    }
     t->busy = 1;
-    struct mc_error e = {.kind = what == VIGIL_MC_ARRAY ? MC_INDEX : MC_OBJECT, .module = m, .local_site = site,
-                         .index = index, .bound = bound, .stack_object = what == VIGIL_MC_STACK,
+    struct mc_error e = {.kind = of == VIGIL_MC_ARRAY ? MC_INDEX : MC_OBJECT, .module = m, .local_site = site,
+                         .index = index, .bound = bound, .stack_object = of == VIGIL_MC_STACK,
                          .caller = (uintptr_t)__builtin_return_address(0)};
     mc_report(&e);
     t->busy = 0;
@@ -378,6 +624,7 @@ static int memcheck_init(void)
     mc_cfg = (struct mc_config){
         .fill = opts.fill, .fill_max = opts.fill_max, .check_once = opts.check_once,
         .freed = opts.freed, .depth = opts.depth, .max_reports = opts.max_reports, .print = opts.print,
+        .events = opts.events, .quarantine = opts.quarantine, .quarantine_bytes = opts.quarantine_bytes,
     };
     uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&seed ^ vigil_now_ns();
     if (mc_pattern_parse(opts.pattern, seed, pattern) != 0) {
@@ -386,11 +633,24 @@ static int memcheck_init(void)
         return -1;
     }
     if (mc_cfg.freed > 65536 || mc_cfg.depth < 1 || mc_cfg.depth > 16 || mc_cfg.max_reports < 1 ||
-        mc_cfg.max_reports > 100000) {
+        mc_cfg.max_reports > 100000 || mc_cfg.events > 10000000 || mc_cfg.quarantine > 65536 ||
+        mc_cfg.quarantine_bytes > (1u << 30)) {
         vigil_tool_message(&mc_tool, "expected memcheck.freed 0 to 65536, memcheck.depth 1 to 16, "
-                           "memcheck.max_reports 1 to 100000");
+                           "memcheck.max_reports 1 to 100000, memcheck.events 0 to 10000000, memcheck.quarantine "
+                           "0 to 65536, memcheck.quarantine_bytes 0 to 1073741824");
         return -1;
     }
+    char err[200];
+    if (mc_ranges_parse(opts.exclude_ranges, excl_ranges, &excl_nranges, err, sizeof err) != 0) {
+        vigil_tool_message(&mc_tool, "memcheck.exclude_ranges=%s: %s", opts.exclude_ranges, err);
+        return -1;
+    }
+    if (mc_kinds_parse(opts.exclude_kinds, &excl_kinds, err, sizeof err) != 0) {
+        vigil_tool_message(&mc_tool, "memcheck.exclude_kinds=%s: %s", opts.exclude_kinds, err);
+        return -1;
+    }
+    if (excl_kinds & MC_MEM_SHARED)
+        read_maps();
     for (int i = 0; i < 8; i++)
         fill_word |= (uint64_t)pattern[i] << (8 * i);
     for (unsigned size = 1; size <= 8; size++)
@@ -406,7 +666,15 @@ static int memcheck_init(void)
             freed_mask = freed_mask * 2 + 1;
         freed_table = mc_map(sizeof *freed_table * (freed_mask + 1));
     }
-    if (!mc_heap || (mc_cfg.freed && !freed_table) || mc_report_init() != 0) {
+    if (mc_cfg.quarantine && mc_cfg.quarantine_bytes) {
+        mc_qmap = vigil_heapmap_new(mc_cfg.depth);
+        q_ring = mc_map(sizeof *q_ring * mc_cfg.quarantine);
+        if (!mc_qmap || !q_ring) {
+            vigil_tool_message(&mc_tool, "cannot map its quarantine");
+            return -1;
+        }
+    }
+    if (!mc_heap || (mc_cfg.freed && !freed_table) || mc_report_init() != 0 || mc_events_init(mc_cfg.events) != 0) {
         vigil_tool_message(&mc_tool, "cannot map its tables");
         return -1;
     }
@@ -422,5 +690,20 @@ static void memcheck_fini(void)
     mc_self.counts.fast += mc_last.hits;
     mc_last = (struct mc_last){0};
     flush_counts(&mc_self);
-    mc_write_report(pattern);
+    mc_write_report(pattern, 1);
+    mc_events_write();
+}
+
+/* A report while the program runs (vigil_flush_report): the same files, of the moment. */
+static void memcheck_flush(void)
+{
+    int was = mc_self.busy;
+    mc_self.busy = 1;
+    mc_self.counts.accesses += mc_last.hits;
+    mc_self.counts.fast += mc_last.hits;
+    mc_last.hits = 0;
+    flush_counts(&mc_self);
+    mc_write_report(pattern, 0);
+    mc_events_write();
+    mc_self.busy = was;
 }

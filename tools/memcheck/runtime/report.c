@@ -21,11 +21,7 @@
 #define EMPTY_KEY 0              /* keys are (site << 8 | kind) + 1: the mapped zeros are free */
 #define MAX_MODULES 256
 
-static const char *const kind_names[MC_KINDS] = {
-    [MC_OVERFLOW] = "heap-buffer-overflow", [MC_UNDERFLOW] = "heap-buffer-underflow",
-    [MC_USE_AFTER_FREE] = "use-after-free", [MC_UNINIT] = "uninitialized-read",
-    [MC_INDEX] = "index-out-of-bounds", [MC_OBJECT] = "object-out-of-bounds",
-};
+static const char *const kind_names[MC_KINDS] = VIGIL_MC_KIND_NAMES;
 static const char *const use_names[] = {
     [0] = "used", [VIGIL_MC_USE_BRANCH] = "used in a branch", [VIGIL_MC_USE_ADDRESS] = "used as an address",
     [VIGIL_MC_USE_CALL] = "passed to a call", [VIGIL_MC_USE_RETURN] = "returned", [VIGIL_MC_USE_OTHER] = "used",
@@ -65,6 +61,7 @@ void mc_report(const struct mc_error *error)
 {
     struct mc_error copy = *error, *e = &copy;
     e->site = vigil_site_of(e->module, e->local_site);
+    mc_event(e);
     uint64_t key = ((uint64_t)e->site << 8 | (uint64_t)e->kind) + 1;
     for (size_t n = 0, i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 20) & mask; n <= mask; n++, i = (i + 1) & mask) {
         struct kept *k = &kept[i];
@@ -232,10 +229,14 @@ static void write_finding(struct vigil_json *j, const struct vigil_loadmap *ms, 
     unsigned depth = e->have_obj ? vigil_heapmap_stack(mc_heap, e->obj.stack, &pcs) : 0;
     if (depth)
         write_stack(j, ms, "allocation", pcs, depth);
+    depth = e->free_stack && mc_qmap ? vigil_heapmap_stack(mc_qmap, e->free_stack, &pcs) : 0;
+    if (depth)
+        write_stack(j, ms, "free", pcs, depth);
     vigil_json_array_end(j);
     vigil_json_key(j, "fields");
     vigil_json_array_begin(j);
     field_num(j, "count", count, "times");
+    field_num(j, "site", e->site, NULL);   /* the event log's and memcheck.txt's site id */
     if (e->kind != MC_INDEX && e->kind != MC_OBJECT) {
         field_str(j, "access", e->is_store ? "write" : "read");
         field_num(j, "size", e->size, "bytes");
@@ -274,11 +275,20 @@ static void write_summary(struct kept **list, size_t n, uint64_t total, const ui
             (unsigned long long)__atomic_load_n(&mc_counts.in_blocks, __ATOMIC_RELAXED),
             (unsigned long long)__atomic_load_n(&mc_counts.uninit_checks, __ATOMIC_RELAXED),
             (unsigned long long)__atomic_load_n(&mc_counts.fast, __ATOMIC_RELAXED));
+    fprintf(f, "excluded_range %llu\nexcluded_stack %llu\nexcluded_heap %llu\nexcluded_globals %llu\nexcluded_shared %llu\n",
+            (unsigned long long)__atomic_load_n(&mc_counts.excluded_range, __ATOMIC_RELAXED),
+            (unsigned long long)__atomic_load_n(&mc_counts.excluded[0], __ATOMIC_RELAXED),
+            (unsigned long long)__atomic_load_n(&mc_counts.excluded[1], __ATOMIC_RELAXED),
+            (unsigned long long)__atomic_load_n(&mc_counts.excluded[2], __ATOMIC_RELAXED),
+            (unsigned long long)__atomic_load_n(&mc_counts.excluded[3], __ATOMIC_RELAXED));
+    if (mc_cfg.events)
+        fprintf(f, "events %llu\nevents_dropped %llu\nevents_file %s\n", (unsigned long long)mc_events_logged(),
+                (unsigned long long)mc_events_dropped(), VIGIL_MCEV_FILE);
     for (size_t i = 0; i < n; i++) {
         struct vigil_site_info info;
         vigil_site_lookup(list[i]->e.site, &info);
-        fprintf(f, "error %llu %s %s %s:%u:%u\n", (unsigned long long)list[i]->count, kind_names[list[i]->e.kind],
-                info.function, info.file[0] ? info.file : "?", info.line, info.column);
+        fprintf(f, "error %llu %s %u %s %s:%u:%u\n", (unsigned long long)list[i]->count, kind_names[list[i]->e.kind],
+                (unsigned)list[i]->e.site, info.function, info.file[0] ? info.file : "?", info.line, info.column);
     }
     fclose(f);
 }
@@ -289,7 +299,7 @@ static int by_count(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-void mc_write_report(const uint8_t pattern[8])
+void mc_write_report(const uint8_t pattern[8], int final)
 {
     size_t n = 0;
     struct kept **list = calloc(mask + 1, sizeof *list);
@@ -325,9 +335,9 @@ void mc_write_report(const uint8_t pattern[8])
         fclose(f);
     }
     write_summary(list, n, total, pattern);
-    if (n)
+    if (n && final)
         vigil_tool_summary(&mc_tool, "%zu error%s", n, n == 1 ? "" : "s");
-    if (mc_cfg.print)
+    if (mc_cfg.print && final)
         for (size_t i = 0; i < n; i++) {
             char msg[256];
             struct vigil_site_info info;

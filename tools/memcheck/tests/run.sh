@@ -94,6 +94,7 @@ for src in "$HERE"/*.c; do
     case "$name" in
         rare_path) opts="tools=memcheck" ;;
         hot_loop) opts="tools=memcheck" runs=10 ;;
+        quarantine) opts="tools=memcheck:mode=full:memcheck.quarantine=256" ;;
     esac
     for ((k = 1; k <= runs; k++)); do
         run "$name" "$WORK/out-$name" "$opts"
@@ -223,7 +224,9 @@ fi
 
 # Bad options: one message, the program runs as without the tool.
 if [ -x "$WORK/copies" ]; then
-    for bad_opt in memcheck.pattern=0xzz memcheck.pattern=0x123456 memcheck.depth=40 memcheck.nosuch=1; do
+    for bad_opt in memcheck.pattern=0xzz memcheck.pattern=0x123456 memcheck.depth=40 memcheck.nosuch=1 memcheck.quarantine=70000 \
+        memcheck.exclude_ranges=0x60000-0x50000 memcheck.exclude_ranges=0x50000 memcheck.exclude_kinds=stak \
+        memcheck.events=20000000; do
         run copies "$WORK/out-badopt" "tools=memcheck:$bad_opt"
         if [ "$status" = 0 ] && cmp -s "$WORK/out-badopt.stdout" "$WORK/copies.plain.stdout" &&
             [ "$(grep -c . "$WORK/out-badopt.stderr")" -ge 1 ] && grep -q "memcheck" "$WORK/out-badopt.stderr"; then
@@ -247,6 +250,166 @@ if [ -d "$WORK/report-heap_bounds" ]; then
     [ "$st" != 0 ] && grep -qE 'memcheck\.json:[0-9]+' "$WORK/damaged.err" &&
         ok "a truncated memcheck.json: the file and line named, status $st" ||
         bad "a truncated memcheck.json: status $st, $(head -c 200 "$WORK/damaged.err")"
+fi
+
+# The event log: every error occurrence in memcheck.events.zst, listed by vigil memcheck-events
+# with its place (from memcheck.txt), counted in memcheck.txt, joined to the findings.
+if [ -d "$WORK/report-uninit_uses" ]; then
+    r=$WORK/report-uninit_uses
+    "$VIGIL" memcheck-events --json "$r" >"$WORK/events.json" 2>"$WORK/events.err"
+    verdict=$(python3 - "$WORK/events.json" "$(counts "$r/memcheck.txt" events)" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except ValueError as e:
+    print("not JSON: %s" % e); sys.exit()
+ev = d["events"]
+where = sorted(e["where"].split()[0] for e in ev if e["where"])
+ok = (len(ev) == 4 and sys.argv[2] == "4" and all(e["kind"] == "uninitialized-read" and e["access"] == "read"
+      and e["block_size"] == 32 and e["thread"] == 1 for e in ev)
+      and where == ["as_address", "in_branch", "returned", "to_call"]
+      and sorted(e["use"] for e in ev) == ["address", "branch", "call", "return"]
+      and [e["ms"] for e in ev] == sorted(e["ms"] for e in ev))
+print("ok" if ok else "events %s (memcheck.txt: %s)" % (json.dumps(ev)[:400], sys.argv[2]))
+PY
+)
+    [ "$verdict" = ok ] && ok "memcheck.events.zst: the 4 reads, each with its use, block and place, in time order" \
+        || bad "vigil memcheck-events: $verdict $(head -c 200 "$WORK/events.err")"
+    zstd -tq "$r/memcheck.events.zst" 2>/dev/null && ok "memcheck.events.zst is a valid zstd file (zstd -t)" \
+        || bad "memcheck.events.zst: zstd -t fails"
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d["findings"] if x["tool"] == "memcheck"]
+fl = lambda x, k: [v["value"] for v in x["fields"] if v["key"] == k]
+sys.exit(0 if len(f) == 4 and all(fl(x, "logged") == [1] and fl(x, "threads") == [1] and fl(x, "first") for x in f) else 1)' \
+        "$WORK/findings.json" && ok "vigil report: each error with its logged events, threads and first time" \
+        || bad "vigil report: no event fields: $(head -c 300 "$WORK/findings.json")"
+    # Damaged logs: rejected with the file and what was expected; vigil report fails too.
+    cp -r "$r" "$WORK/evbad"
+    head -c 40 "$r/memcheck.events.zst" >"$WORK/evbad/memcheck.events.zst"
+    "$VIGIL" memcheck-events "$WORK/evbad" >/dev/null 2>"$WORK/evbad.err"
+    st=$?
+    "$VIGIL" report "$WORK/evbad" >/dev/null 2>"$WORK/evbad2.err"
+    st2=$?
+    [ "$st" != 0 ] && [ "$st2" != 0 ] && grep -q 'memcheck.events.zst: byte [0-9]*: truncated' "$WORK/evbad.err" &&
+        grep -q 'memcheck.events.zst' "$WORK/evbad2.err" &&
+        ok "a truncated event log: the file and byte named, status $st (vigil report $st2)" ||
+        bad "a truncated event log: status $st/$st2: $(cat "$WORK/evbad.err" "$WORK/evbad2.err" | head -c 300)"
+    zstd -dcq "$r/memcheck.events.zst" | python3 -c '
+import sys
+d = bytearray(sys.stdin.buffer.read()); d[32 + 38] = 9; sys.stdout.buffer.write(bytes(d))' | zstd -qc >"$WORK/evbad/memcheck.events.zst"
+    "$VIGIL" memcheck-events "$WORK/evbad" >/dev/null 2>"$WORK/evbad.err"
+    st=$?
+    [ "$st" != 0 ] && grep -q 'memcheck.events.zst: byte 70: record 0 has kind 9, expected 0 to 5' "$WORK/evbad.err" &&
+        ok "an event of an unknown kind: the byte and what was expected" || bad "a bad kind: status $st, $(head -c 200 "$WORK/evbad.err")"
+fi
+
+if [ -d "$WORK/report-heap_bounds" ]; then
+    k=$("$VIGIL" memcheck-events --json --kind heap-buffer-underflow "$WORK/report-heap_bounds" 2>&1 |
+        python3 -c 'import json,sys; print(" ".join(sorted(set(e["kind"] for e in json.load(sys.stdin)["events"]))))' 2>&1)
+    a=$("$VIGIL" memcheck-events --json "$WORK/report-heap_bounds" 2>&1 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))' 2>&1)
+    [ "$k" = heap-buffer-underflow ] && [ "$a" -ge 4 ] 2>/dev/null && ok "vigil memcheck-events --kind: only that kind ($a events in all)" \
+        || bad "vigil memcheck-events --kind: $k / $a"
+fi
+
+# Without libzstd (a libzstd.so.1 that lacks its functions stands in), the log is written as
+# stored zstd blocks, which read the same.
+if [ -x "$WORK/uninit_uses" ] && echo 'int not_zstd;' | clang -shared -fPIC -x c - -o "$WORK/libzstd.so.1" 2>/dev/null; then
+    LD_LIBRARY_PATH=$WORK run uninit_uses "$WORK/out-nozstd" "tools=memcheck:mode=full"
+    n=$("$VIGIL" memcheck-events --json "$rundir" 2>&1 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))' 2>&1)
+    [ "$n" = 4 ] && zstd -tq "$rundir/memcheck.events.zst" && ok "without libzstd: a stored zstd frame, the 4 events read back" \
+        || bad "without libzstd: $n"
+fi
+
+# The flush hook (vigil_flush_report) writes the memory checker's files of the moment: the
+# program then leaves by _exit, so the run's report is the flushed one.
+if "$VIGILCC" -O2 -g "$HERE/flush/flushed.c" -o "$WORK/flushed" 2>"$WORK/flushed.cc.log"; then
+    run flushed "$WORK/out-flushed" "tools=memcheck:mode=full"
+    n=$("$VIGIL" memcheck-events --json "$rundir" 2>&1 | python3 -c '
+import json, sys
+ev = json.load(sys.stdin)["events"]
+print(len(ev), ev[0]["kind"] if ev else "-", (ev[0]["where"] or "?").split()[0] if ev else "-")' 2>&1)
+    [ "$status" = 0 ] && [ "$n" = "1 heap-buffer-overflow overflow" ] && [ -f "$rundir/memcheck.json" ] &&
+        grep -q heap-buffer-overflow "$rundir/memcheck.json" &&
+        ok "vigil_flush_report: memcheck.json and the event log written while the program runs" ||
+        bad "vigil_flush_report: status $status, events: $n, $(ls "$rundir" 2>&1 | tr '\n' ' ')"
+else
+    bad "flushed.c does not build: $(head -c 200 "$WORK/flushed.cc.log")"
+fi
+
+# User exclusions (memcheck.exclude_ranges, .exclude_kinds): skipped, and counted per reason
+# in memcheck.txt; what is not excluded is still found.
+excl() {   # excl NAME OPTIONS -> "ERRORS KEY=VALUE..." of the run
+    run "$1" "$WORK/out-excl" "tools=memcheck:mode=full:$2"
+    echo "$rundir" >"$WORK/excl.rundir"
+    [ -n "$rundir" ] && [ -f "$rundir/memcheck.txt" ] || { echo "no-report"; return; }
+    echo "$(grep -c '^error ' "$rundir/memcheck.txt") $(awk '/^excluded_/ {printf "%s=%s ", $1, $2}' "$rundir/memcheck.txt")"
+}
+if [ -x "$WORK/heap_bounds" ]; then
+    r=$(excl heap_bounds memcheck.exclude_kinds=heap)
+    [[ "$r" == "0 "* ]] && [[ ! "$r" == *"excluded_heap=0 "* ]] && ok "exclude_kinds=heap: no heap error, the checks counted ($r)" \
+        || bad "exclude_kinds=heap: $r"
+    r=$(excl heap_bounds memcheck.exclude_ranges=0x1000-0x800000000000)
+    [[ "$r" == "0 "* ]] && [[ ! "$r" == *"excluded_range=0 "* ]] && ok "exclude_ranges over the whole heap: nothing reported ($r)" \
+        || bad "exclude_ranges=0x1000-0x800000000000: $r"
+    r=$(excl heap_bounds memcheck.exclude_ranges=0x1000-0x2000,4096-8192)
+    [[ "$r" == "4 "* ]] && [[ "$r" == *"excluded_range=0 "* ]] && ok "exclude_ranges elsewhere: the 4 errors found, none excluded" \
+        || bad "exclude_ranges elsewhere: $r"
+fi
+if [ -x "$WORK/static_bounds" ]; then
+    r=$(excl static_bounds memcheck.exclude_kinds=stack,globals)
+    rundir=$(cat "$WORK/excl.rundir")
+    [ -n "$rundir" ] && v=$(verdict "$HERE/static_bounds.c" "$rundir/memcheck.json" | head -n1)
+    # the global, the local and the global 2-D array excluded; the member of a struct given by pointer is found
+    [[ "$r" == "1 "* ]] && [[ "$r" == *"excluded_stack=1 "* ]] && [[ "$r" == *"excluded_globals=2 "* ]] && [ "$v" = "1 3 0" ] &&
+        ok "exclude_kinds=stack,globals: their 3 arrays skipped and counted, the struct member's index found" \
+        || bad "exclude_kinds=stack,globals: $r, verdict $v"
+fi
+if "$VIGILCC" -O2 -g "$HERE/exclude/shared.c" -o "$WORK/shared" 2>"$WORK/shared.cc.log" &&
+    clang -O2 -g "$HERE/exclude/shared.c" -o "$WORK/shared.plain" 2>>"$WORK/shared.cc.log"; then
+    "$WORK/shared.plain" >"$WORK/shared.plain.stdout"
+    r=$(excl shared memcheck.exclude_kinds=shared)
+    r0=$(excl shared "")
+    [[ "$r" == "1 "* ]] && [[ ! "$r" == *"excluded_shared=0 "* ]] && [[ "$r0" == "1 "* ]] && [[ "$r0" == *"excluded_shared=0 "* ]] &&
+        cmp -s "$WORK/out-excl.stdout" "$WORK/shared.plain.stdout" &&
+        ok "exclude_kinds=shared: the shared mapping's accesses skipped and counted, the heap overflow found ($r)" \
+        || bad "exclude_kinds=shared: $r / without: $r0"
+else
+    bad "exclude/shared.c does not build: $(head -c 200 "$WORK/shared.cc.log")"
+fi
+
+# The quarantine (memcheck.quarantine=256; off by default): without it the read through a pointer into a freed
+# block's middle is missed; a double free of a held block ends as the plain build's does.
+if [ -x "$WORK/quarantine" ]; then
+    run quarantine "$WORK/out-noq" "tools=memcheck:mode=full:memcheck.quarantine=0"
+    v=$(verdict "$HERE/quarantine.c" "$rundir/memcheck.json")
+    grep -q "line $(grep -n 'return p\[2\]' "$HERE/quarantine.c" | cut -d: -f1) is labelled" <<<"$v" &&
+        [ "$(head -n1 <<<"$v" | cut -d' ' -f3)" = 0 ] &&
+        ok "memcheck.quarantine=0: the read into a freed block's middle is missed, nothing false" ||
+        bad "memcheck.quarantine=0: $(tr '\n' ';' <<<"$v")"
+    run quarantine "$WORK/out-q" "tools=memcheck:mode=full:memcheck.quarantine=256"
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d["findings"] if x["kind"] == "use-after-free"]
+ok = len(f) == 2 and all(sorted(s["label"] for s in x["stacks"]) == ["access", "allocation", "free"] for x in f)
+sys.exit(0 if ok else 1)' "$rundir/memcheck.json" && ok "quarantine: each use after free with its access, allocation and free stacks" \
+        || bad "quarantine: stacks: $(head -c 300 "$rundir/memcheck.json")"
+fi
+if "$VIGILCC" -O2 -g "$HERE/quarantine/double_free.c" -o "$WORK/dfree" 2>"$WORK/dfree.log" &&
+    clang -O2 -g "$HERE/quarantine/double_free.c" -o "$WORK/dfree.plain" 2>>"$WORK/dfree.log"; then
+    "$WORK/dfree.plain" x >"$WORK/dfree.plain.stdout" 2>/dev/null
+    pst=$?
+    run dfree "$WORK/out-dfree" "tools=memcheck:mode=full:memcheck.quarantine=256"
+    st0=$status
+    VIGIL_OPTIONS="tools=memcheck:mode=full:memcheck.quarantine=256:out=$WORK/out-dfree2" timeout 60 "$WORK/dfree" x >"$WORK/dfree.stdout" 2>/dev/null
+    st=$?
+    [ "$st0" = 0 ] && [ "$st" = "$pst" ] && cmp -s "$WORK/dfree.stdout" "$WORK/dfree.plain.stdout" &&
+        ok "a double free of a quarantined block: status $st and output as the plain build's" ||
+        bad "double free: status $st (plain $pst, without it $st0), $(tr '\n' ' ' <"$WORK/dfree.stdout")"
+else
+    bad "quarantine/double_free.c does not build"
 fi
 
 echo

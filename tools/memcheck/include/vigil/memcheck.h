@@ -49,6 +49,11 @@ void __vigil_memcheck_range(const struct vigil_mc_table *t, uint32_t k, const vo
  * access whose last byte is at offset index of a global or stack object of bound bytes (or
  * before its start: index is then the offset, negative, as a two's complement). */
 enum vigil_mc_bound { VIGIL_MC_ARRAY, VIGIL_MC_GLOBAL, VIGIL_MC_STACK };
+/* Or'ed into what for VIGIL_MC_ARRAY: the array lies in a global / stack object the compiler
+ * saw (neither: memory a pointer leads to), for memcheck.exclude_kinds. */
+#define VIGIL_MC_IN_GLOBAL 0x10u
+#define VIGIL_MC_IN_STACK 0x20u
+#define VIGIL_MC_BOUND_MASK 0x0fu
 void __vigil_memcheck_index(struct __vigil_module *m, uint32_t site, uint64_t index, uint64_t bound, uint32_t what);
 
 #endif
