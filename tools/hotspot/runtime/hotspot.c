@@ -86,6 +86,7 @@ struct vigil_tool hs_tool = {
     .flush = hotspot_flush,
     .options = &hotspot_option_set,
     .option_values = &hs_opts,
+    .bursts = VIGIL_BURSTS_UNUSED,   /* samples the PC and hooks entries: no instrumented copy */
 };
 VIGIL_REGISTER_TOOL(hs_tool);
 

@@ -177,6 +177,28 @@ print(len(x), 'complete events')")
         bad "callers: no hotspot.json ($(head -c 300 "$out.stderr"))"
     fi
 
+    # bursts: the tool needs none (tool.h VIGIL_BURSTS_UNUSED), so a run with it alone runs the
+    # checks as in mode=off: run.txt says so and no site has a burst, the hot function is still
+    # found; with a tool that needs bursts (leak), or mode= set by the user, bursts happen
+    # bursts_of RUNDIR: "MODE BURSTS EXECS" from run.txt
+    bursts_of() {
+        awk '$1 == "option" && $2 == "mode" {m = $3} $1 == "site" {b += $6; e += $5} END {print m, b + 0, e + 0}' "$1/run.txt"
+    }
+    run callers "tools=hotspot"
+    read -r m b e <<<"$(bursts_of "$rundir")"
+    [ "$m" = off ] && [ "$b" = 0 ] && [ "$e" -gt 0 ] && profile "$rundir" &&
+        pyjson "$WORK/hot.json" "assert d['self'][0]['function'] == 'hot_a', d['self'][:2]" >/dev/null
+    check "tools=hotspot alone: run.txt says mode off, 0 bursts ($e executions counted), hot_a still first" $? \
+        "mode $m, $b bursts, $e executions; $(head -c 200 "$WORK/hot.err")"
+    run callers "tools=hotspot,leak"
+    read -r m b e <<<"$(bursts_of "$rundir")"
+    [ "$m" = adaptive ] && [ "$b" -gt 0 ] && [ -f "$rundir/hotspot.json" ]
+    check "tools=hotspot,leak: mode adaptive, bursts ($b)" $? "mode $m, $b bursts"
+    run callers "tools=hotspot:mode=adaptive"
+    read -r m b e <<<"$(bursts_of "$rundir")"
+    [ "$m" = adaptive ] && [ "$b" -gt 0 ]
+    check "tools=hotspot:mode=adaptive (the user's mode kept): bursts ($b)" $? "mode $m, $b bursts"
+
     # delay_ms: nothing sampled before it; fewer samples than without it
     run callers "tools=hotspot:hotspot.delay_ms=400"
     if [ -f "$rundir/hotspot.json" ]; then

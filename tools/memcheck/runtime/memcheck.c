@@ -47,6 +47,7 @@ struct vigil_tool mc_tool = {
     .on_free = on_free,
     .options = &memcheck_option_set,
     .option_values = &opts,
+    .bursts = VIGIL_BURSTS_NEEDED,
 };
 VIGIL_REGISTER_TOOL(mc_tool);
 
