@@ -601,6 +601,10 @@ static void print_text(struct ctx *c, const char *dir, const struct vigil_run_re
     printf("  %llu samples, one per %llu us of a thread's CPU time (%s), %llu thread%s, %.2f s\n",
            (unsigned long long)p->samples, (unsigned long long)p->period_us, method_text(p->method),
            (unsigned long long)p->threads_sampled, p->threads_sampled == 1 ? "" : "s", p->duration_us / 1e6);
+    if (p->late_period_us > p->period_us && p->signals < p->samples)
+        printf("  (%llu taken: every %llu us for the first %llu, then every %llu us, each counting %llu)\n",
+               (unsigned long long)p->signals, (unsigned long long)p->period_us, (unsigned long long)p->late_after,
+               (unsigned long long)p->late_period_us, (unsigned long long)(p->late_period_us / p->period_us));
     print_notes(p);
     if (!c->view.samples)
         return;
@@ -657,6 +661,10 @@ static void print_json(struct ctx *c, const char *dir, const struct vigil_run_re
     vigil_json_uint(&j, p->period_us);
     vigil_json_key(&j, "samples");
     vigil_json_uint(&j, p->samples);
+    vigil_json_key(&j, "late_period_us");
+    vigil_json_uint(&j, p->late_period_us);
+    vigil_json_key(&j, "signals");
+    vigil_json_uint(&j, p->signals);
     vigil_json_key(&j, "samples_named");
     vigil_json_uint(&j, v->samples);
     vigil_json_key(&j, "threads");

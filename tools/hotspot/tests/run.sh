@@ -237,6 +237,28 @@ assert 20 <= d['samples'] <= 400, '%d samples' % d['samples']
 print(d['samples'], 'samples')")
     check "period=5000: fewer samples ($r)" $? "$r"
 
+    # late_period: the first walk_samples samples every period, then every late_period, each
+    # counting late_period/period; the profile's shares as at one rate (checked above, default)
+    r=$(pyjson "$WORK/run-callers/hotspot.json" "
+assert d['late_period_us'] == 10000 and d['late_after'] == 100, (d['late_period_us'], d['late_after'])
+late = [r for t in d['thread_list'] for r in t['runs'] if len(r) == 5]
+assert late and all(r[4] == 10000 and r[3] % 10 == 0 for r in late), late[:3]
+taken = sum(r[3] // (10 if len(r) == 5 else 1) for t in d['thread_list'] for r in t['runs'])
+assert taken == d['signals'] and 100 < d['signals'] < d['samples'] / 2, (taken, d['signals'], d['samples'])
+assert sum(s['count'] for s in d['stacks']) + d['dropped']['table_full'] + d['dropped']['busy'] == d['samples']
+print('%d taken, %d samples of 1 ms' % (d['signals'], d['samples']))")
+    check "late_period=10000 (default): late runs weighted 10, samples = the stacks' counts ($r)" $? "$r"
+    run callers "tools=hotspot:hotspot.late_period=0"
+    r=$(pyjson "$rundir/hotspot.json" "
+assert d['late_period_us'] == 1000 and d['signals'] == d['samples'] >= 300, (d['late_period_us'], d['signals'], d['samples'])
+assert all(len(r) == 4 for t in d['thread_list'] for r in t['runs'])
+print(d['samples'], 'samples')")
+    check "late_period=0: one rate, every sample taken ($r)" $? "$r"
+    run callers "tools=hotspot:hotspot.late_period=500"
+    grep -q "hotspot.late_period=500: expected 1000 to 1000000" "$out.stderr" &&
+        [ "$(pyjson "$rundir/hotspot.json" "print(d['late_period_us'])")" = 10000 ]
+    check "late_period=500 (under the period): one message, the default kept" $? "$(head -c 300 "$out.stderr")"
+
     # a bad value: one message, the default kept
     run callers "tools=hotspot:hotspot.depth=100"
     grep -q "hotspot.depth=100: expected 1 to 64" "$out.stderr" && [ -f "$rundir/hotspot.json" ] &&
