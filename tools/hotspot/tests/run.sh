@@ -646,6 +646,80 @@ assert w['end'] == 'main', w['end']
 else
     bad "walk/cet: does not build with -fcf-protection"
 fi
+# Hybrid (VIGIL_CC_CONFIG): functions that [skip] leaves plain keep their patchable entries, and
+# the walk hooks them at run time.
+printf '[skip]\nfun:leaf\nfun:from_a\n' >"$WORK/skip.conf"
+if VIGIL_CC_CONFIG="$WORK/skip.conf" "$VIGILCC" -O2 -g "$WALK/chain.c" -o "$WORK/w-chainskip" 2>"$WORK/skip.log"; then
+    cp "$WORK/w-chain.plain" "$WORK/w-chainskip.plain"
+    n_skip=$(entries_of "$WORK/w-chainskip") copies=$(nm "$WORK/w-chainskip" | grep -c -E ' (leaf|from_a)\.vigil\.instr')
+    copies_full=$(nm "$WORK/w-chain" | grep -c -E ' (leaf|from_a)\.vigil\.instr')
+    [ "$n_skip" = 5 ] && [ "$copies" = 0 ] && [ "$copies_full" -gt 0 ]
+    check "vigil-cc: [skip] functions keep their patchable entries (5 entries; instrumented copies of leaf, from_a: $copies, $copies_full without the config)" $? \
+        "entries $n_skip, copies $copies / $copies_full"
+    walk_run chainskip "
+w = d['walks'][0]
+assert chain(w) == ['leaf', 'from_a', 'round_', 'main'], chain(w)
+assert w['levels'][0]['measured'] > 0 and w['levels'][1]['measured'] > 0, w['levels'][:2]
+" 6000
+else
+    bad "vigil-cc with [skip]: $(head -c 300 "$WORK/skip.log")"
+fi
+# vigil observe samples the run (the hotspot tool, mode=off) and writes [hotspot.entries]: the
+# functions with time in them or below them; a build with it gives entries to those only (not
+# to cold, whose loop would give it one), and the walk still climbs the hot chain.
+cat >"$WORK/obs.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noinline)) double leaf(double x, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += x * i / (i + 1.0);
+    return s;
+}
+__attribute__((noinline)) double mid(int k) { return leaf(k, 1500) + leaf(k + 1, 1500); }
+__attribute__((noinline)) int cold(int n)
+{
+    int s = 0;
+    for (int i = 0; i < n; i++)
+        s += i * i;
+    return s;
+}
+int main(int argc, char **argv)
+{
+    int rounds = argc > 1 ? atoi(argv[1]) : 60000;
+    double s = cold(argc + 5);
+    for (int r = 0; r < rounds; r++)
+        s += mid(r);
+    printf("%.6g\n", s);
+    return 0;
+}
+C
+if "$VIGILCC" -O2 -g "$WORK/obs.c" -o "$WORK/obs" 2>"$WORK/obs.log" && "$CC_PLAIN" -O2 -g "$WORK/obs.c" -o "$WORK/w-obsent.plain" 2>>"$WORK/obs.log"; then
+    (cd "$WORK" && "$VIGIL" observe --out "$WORK/obs.conf" -- ./obs 60000 >"$WORK/observe.out" 2>"$WORK/observe.err")
+    st=$?
+    sect=$(sed -n '/^\[hotspot.entries\]/,/^\[/p' "$WORK/obs.conf" 2>/dev/null | grep '^fun:' | sort | tr '\n' ' ')
+    [ $st = 0 ] && [[ "$sect" == *"fun:leaf "* ]] && [[ "$sect" == *"fun:mid "* ]] && [[ "$sect" == *"fun:main "* ]] &&
+        [[ "$sect" != *"fun:cold "* ]]
+    check "vigil observe: [hotspot.entries] lists leaf, mid, main, not cold ($sect)" $? \
+        "status $st, $(head -c 300 "$WORK/observe.err"); $(head -c 600 "$WORK/obs.conf" 2>/dev/null)"
+    if VIGIL_CC_CONFIG="$WORK/obs.conf" "$VIGILCC" -O2 -g "$WORK/obs.c" -o "$WORK/w-obsent" 2>>"$WORK/obs.log"; then
+        n_all=$(entries_of "$WORK/obs") n_ent=$(entries_of "$WORK/w-obsent")
+        first_cold=$(objdump -d --no-show-raw-insn "$WORK/w-obsent" | grep -A1 "<cold>:" | tail -n1)
+        first_cold_all=$(objdump -d --no-show-raw-insn "$WORK/obs" | grep -A1 "<cold>:" | tail -n1)
+        [ "$n_ent" = 3 ] && [ "$n_all" = 4 ] && [[ "$first_cold" != *nop* ]] && [[ "$first_cold_all" == *nop* ]]
+        check "vigil-cc with [hotspot.entries]: entries in leaf, mid, main only ($n_ent; $n_all without it)" $? \
+            "entries $n_ent / $n_all; cold starts with: $first_cold (without: $first_cold_all)"
+        walk_run obsent "
+w = d['walks'][0]
+assert chain(w)[:2] == ['leaf', 'mid'], chain(w)
+" 60000
+    else
+        bad "vigil-cc with the observed config: $(head -c 300 "$WORK/obs.log")"
+    fi
+else
+    bad "observe: obs.c does not build: $(head -c 300 "$WORK/obs.log")"
+fi
 rm -rf "$WORK/wout-off"
 (cd "$WORK" && VIGIL_OPTIONS="tools=hotspot:hotspot.walk_spots=0:out=$WORK/wout-off" ./w-chain 2000 >/dev/null 2>&1)
 python3 -c "
