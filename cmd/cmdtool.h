@@ -5,6 +5,7 @@
 #ifndef VIGIL_CMDTOOL_H
 #define VIGIL_CMDTOOL_H
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "options.h"
@@ -39,9 +40,13 @@ struct vigil_cmd_tool {
      * user's own items of the tool win). observe_write appends the tool's sections of the
      * configuration (VIGIL_CC_CONFIG) to f, each entry under a comment with its reason, from
      * the run's reports (rundirs: one per process; a run without the tool's report says
-     * nothing). 0, or -1 after one message on stderr naming the file and what was expected. */
+     * nothing). calls(function, calls_arg): how many times the run called the function (its
+     * entry check's executions in mode=off, over every process), or UINT64_MAX when unknown
+     * (a function without an entry check: [skip]ped, inlined everywhere, not built with
+     * vigil-cc). 0, or -1 after one message on stderr naming the file and what was expected. */
     const char *observe_options;
-    int (*observe_write)(const char *const *rundirs, size_t n, FILE *f);
+    int (*observe_write)(const char *const *rundirs, size_t n, uint64_t (*calls)(const char *function, void *arg),
+                         void *calls_arg, FILE *f);
 };
 
 #if defined(__has_attribute) && __has_attribute(retain)

@@ -159,6 +159,16 @@ static int add_report(const char *cmd, const char *dir, struct observation *o)
     return rc;
 }
 
+/* struct vigil_cmd_tool's calls(): o's calls of a function by name, UINT64_MAX when unknown. */
+static uint64_t calls_of(const char *function, void *arg)
+{
+    const struct observation *o = arg;
+    for (size_t i = 0; i < o->n; i++)
+        if (!strcmp(o->v[i].name, function))
+            return o->v[i].calls;
+    return UINT64_MAX;
+}
+
 static int by_calls(const void *a, const void *b)
 {
     const struct observed *x = a, *y = b;
@@ -382,7 +392,7 @@ int cmd_observe(int argc, char **argv)
     for (size_t t = 0; t < ntools && rc == 0; t++)
         if (tools[t]->observe_write) {
             fputc('\n', f);
-            rc = tools[t]->observe_write((const char *const *)rundirs, reports, f);
+            rc = tools[t]->observe_write((const char *const *)rundirs, reports, calls_of, &o, f);
         }
     if (rc != 0) {
         fclose(f);

@@ -850,7 +850,7 @@ static int by_total_desc(const void *a, const void *b)
 
 /* Add the functions of one process's profile (rundir/hotspot.json) to *fs. 0 (also when the
  * process has no profile), or -1 after a message. */
-static int observe_one(const char *rundir, struct observed_func **fs, size_t *n, uint64_t *samples)
+static int observe_one(const char *rundir, struct observed_func **fs, size_t *n, uint64_t *samples, double *cpu_s)
 {
     char path[4300], err[1024];
     snprintf(path, sizeof path, "%s/%s", rundir, HOTSPOT_FILE);
@@ -876,6 +876,7 @@ static int observe_one(const char *rundir, struct observed_func **fs, size_t *n,
     if (!c.modules || name_stacks(&c) != 0)
         rc = cmd_error("observe", "out of memory");
     *samples += c.view.samples;
+    *cpu_s += (double)p.samples * (double)p.period_us / 1e6;
     for (size_t i = 0; rc == 0 && i < c.view.nfuncs; i++) {
         const struct hs_func *f = &c.view.funcs[i];
         if (!f->total || f->name[0] == '[' || f->name[0] == '?')
@@ -904,22 +905,32 @@ static int observe_one(const char *rundir, struct observed_func **fs, size_t *n,
     return rc;
 }
 
-int hs_observe_write(const char *const *rundirs, size_t nruns, FILE *f)
+int hs_observe_write(const char *const *rundirs, size_t nruns, uint64_t (*calls)(const char *function, void *arg),
+                     void *calls_arg, FILE *f)
 {
     struct observed_func *fs = NULL;
     size_t n = 0;
     uint64_t samples = 0;
+    double cpu_s = 0;
     int rc = 0;
     for (size_t r = 0; r < nruns && rc == 0; r++)
-        rc = observe_one(rundirs[r], &fs, &n, &samples);
+        rc = observe_one(rundirs[r], &fs, &n, &samples, &cpu_s);
     if (rc == 0) {
         qsort(fs, n, sizeof *fs, by_total_desc);
-        size_t listed = 0;
-        for (size_t k = 0; k < n; k++)
-            listed += fs[k].total * 100 >= samples * HS_OBSERVE_SHARE;
+        size_t listed = 0, frequent = 0;
+        for (size_t k = 0; k < n; k++) {
+            if (fs[k].total * 100 < samples * HS_OBSERVE_SHARE)
+                continue;
+            uint64_t c = calls(fs[k].name, calls_arg);
+            if (c != UINT64_MAX && cpu_s > 0 && (double)c / cpu_s > HS_OBSERVE_MAX_RATE)
+                frequent++;
+            else
+                listed++;
+        }
         fprintf(f, "# [hotspot.entries]: the functions with at least %d%% of the %llu samples in themselves and their\n"
-                   "# callees; only they get the hot-spot walker's patchable entries (a nop at each entry).\n",
-                HS_OBSERVE_SHARE, (unsigned long long)samples);
+                   "# callees, but those called over %.0f times per CPU second; only they get the hot-spot walker's\n"
+                   "# patchable entries (a nop at each entry, executed by every call).\n",
+                HS_OBSERVE_SHARE, (unsigned long long)samples, (double)HS_OBSERVE_MAX_RATE);
         if (!listed) {
             fprintf(f, "# (no samples: the section is left out, every function keeps its entry)\n");
         } else {
@@ -927,9 +938,19 @@ int hs_observe_write(const char *const *rundirs, size_t nruns, FILE *f)
             for (size_t k = 0; k < n; k++) {
                 if (fs[k].total * 100 < samples * HS_OBSERVE_SHARE)
                     continue;
-                fprintf(f, "# %.1f%% inclusive, %.1f%% self; %s:%d\nfun:", 100.0 * (double)fs[k].total / (double)samples,
-                        100.0 * (double)fs[k].self / (double)samples, fs[k].file[0] ? short_file(fs[k].file) : "?",
-                        fs[k].line);
+                uint64_t c = calls(fs[k].name, calls_arg);
+                double rate = c != UINT64_MAX && cpu_s > 0 ? (double)c / cpu_s : 0;
+                char count[64] = "";
+                if (c != UINT64_MAX)
+                    snprintf(count, sizeof count, ", %llu calls", (unsigned long long)c);
+                fprintf(f, "# %.1f%% inclusive, %.1f%% self%s; %s:%d\n", 100.0 * (double)fs[k].total / (double)samples,
+                        100.0 * (double)fs[k].self / (double)samples, count,
+                        fs[k].file[0] ? short_file(fs[k].file) : "?", fs[k].line);
+                if (rate > HS_OBSERVE_MAX_RATE) {
+                    fprintf(f, "#   left out: %.1f M calls per CPU second (a walk ends below it)\n", rate / 1e6);
+                    fputs("# ", f);
+                }
+                fputs("fun:", f);
                 for (const char *s = fs[k].name; *s; s++) {   /* a literal glob */
                     if (strchr("*?[]\\", *s))
                         fputc('\\', f);
