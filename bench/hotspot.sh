@@ -229,7 +229,7 @@ for prog in $PROGRAMS; do
         if [ -d "$WORK/last-onerate" ] && [ -s "$WORK/top10.perf" ]; then   # the same at one rate, 1000 Hz
             "$VIGIL" hot --json -n 10 "$WORK/last-onerate" 2>/dev/null |
                 python3 -c 'import json,sys; [print("%5.1f%% %s" % (f["percent"], f["function"])) for f in json.load(sys.stdin)["self"]]' >"$WORK/top10.onerate"
-            say "$prog top 5 at one rate (hotspot.late_period=0): $(head -n 5 "$WORK/top10.onerate" | awk '{ printf "%s%s %s", NR > 1 ? ", " : "", $2, $1 }')"
+            say "$prog top 5 at one rate (hotspot.late_period=0): $(head -n 5 "$WORK/top10.onerate" | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }')"
             say "$(agreement "perf (one rate)" "$WORK/top10.onerate" "$WORK/top10.perf" "${bin[perf]}")"
         fi
         if [ -d "$WORK/uftrace.data" ]; then
