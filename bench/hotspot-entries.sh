@@ -8,6 +8,9 @@
 #   nocalls  VIGIL_CC_HOTSPOT_CALLERS=0: a nop in functions with a loop or of 24 instructions
 #   all      VIGIL_CC_HOTSPOT_MIN=0: a nop in every transformed function
 #   bodyN    VIGIL_CC_HOTSPOT_BODY_MIN=N: the default, but none in functions under N instructions
+#   observed the [hotspot.entries] section `vigil observe` writes from a run of the same workload
+#            (the default build, sampled): entries in the functions with 1% of the samples,
+#            inclusive, only (its [skip] section left out: it would change the checks too)
 # usage: bench/hotspot-entries.sh        Environment: LUA_N (20), PROGRAMS (lua bzip2), VARIANTS, VIGIL_REAL_DIR, VIGILCC.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +30,23 @@ build() {  # PROG VARIANT -> binary (the variant is also a -D, so that the build
         nocalls) VIGIL_CC_HOTSPOT_CALLERS=0 REAL_CFLAGS="$BASE_CFLAGS -DVIGIL_BENCH_ENTRIES_NOCALLS" real_build "$1" vigil ;;
         all) VIGIL_CC_HOTSPOT_MIN=0 REAL_CFLAGS="$BASE_CFLAGS -DVIGIL_BENCH_ENTRIES_ALL" real_build "$1" vigil ;;
         body*) VIGIL_CC_HOTSPOT_BODY_MIN=${2#body} REAL_CFLAGS="$BASE_CFLAGS -DVIGIL_BENCH_ENTRIES_BODY=${2#body}" real_build "$1" vigil ;;
+        observed)
+            local def conf=$VIGIL_REAL_DIR/hotspot-entries-$1.conf
+            def=$(REAL_CFLAGS="$BASE_CFLAGS" real_build "$1" vigil) || return 1
+            local args=("$REPO_ROOT/bench/workloads/bench.lua" "$LUA_N") in=/dev/null
+            [ "$1" = bzip2 ] && args=(-9 -c) in=$INPUT
+            (cd "$(mktemp -d)" && "$REPO_ROOT/build/bin/vigil" observe --out observed.conf -- "$def" "${args[@]}" \
+                <"$in" >/dev/null 2>&1 && sed -n '/^\[hotspot.entries\]/,$p' observed.conf) >"$conf"
+            grep -q '^fun:' "$conf" || { echo "bench: vigil observe wrote no [hotspot.entries] for $1" >&2; return 1; }
+            echo "$1 observed: $(grep -c '^fun:' "$conf") functions in [hotspot.entries] ($conf)" >&2
+            VIGIL_CC_CONFIG=$conf REAL_CFLAGS="$BASE_CFLAGS -DVIGIL_BENCH_ENTRIES_OBS=$(sha1sum <"$conf" | cut -c1-12)" \
+                real_build "$1" vigil ;;
+    esac
+}
+command_of() {  # PROG BINARY -> the workload's command line
+    case $1 in
+        lua) echo "exec $2 $REPO_ROOT/bench/workloads/bench.lua $LUA_N" ;;
+        bzip2) echo "exec $2 -9 -c < $INPUT" ;;
     esac
 }
 instructions() {  # MODE CMD... -> instructions executed
@@ -42,10 +62,7 @@ for prog in ${PROGRAMS:-lua bzip2}; do
     declare -A ins=()
     for var in ${VARIANTS:-none default nocalls all}; do
         bin=$(build "$prog" "$var") || exit 1
-        case $prog in
-            lua) cmd="exec $bin $REPO_ROOT/bench/workloads/bench.lua $LUA_N" ;;
-            bzip2) cmd="exec $bin -9 -c < $INPUT" ;;
-        esac
+        cmd=$(command_of "$prog" "$bin")
         text=$(size -A "$bin" | awk '$1==".text"{print $2}')
         nent=$(( $(size -A "$bin" | awk '$1=="__patchable_function_entries"{s=$2} END{print s+0}') / 8 ))
         for mode in off adaptive; do

@@ -5,8 +5,12 @@
 # -g walks the same frame pointers):
 #   plain          clang, the reference
 #   vigil-base     vigil-cc build, no tool (adaptive sampling): the core's own cost
-#   vigil-hotspot  vigil-cc build, VIGIL_OPTIONS=tools=hotspot (1000 samples per CPU second, and
-#                  the walker: its hooks patched in and moved up the hot spots' callers)
+#   vigil-off      the same in mode=off: what a run with the hotspot tool alone runs as (it needs
+#                  no bursts), so the same run without the tool
+#   vigil-hotspot  vigil-cc build, VIGIL_OPTIONS=tools=hotspot (the first 100 samples at 1000 per
+#                  CPU second, then 100 per second; and the walker: its hooks patched in and moved
+#                  up the hot spots' callers)
+#   vigil-onerate  the same at one rate, 1000 per CPU second (hotspot.late_period=0)
 #   vigil-sample   the same without the walk (hotspot.walk_spots=0): sampling only
 #   vigil-hot100   the same at hotspot.period=10000 (100 per CPU second), with the walk
 #   perf           perf record -F 1000 -g on the plain build (perf's own CPU time included)
@@ -117,6 +121,8 @@ measure() {
     cmd=$(workload "$prog" "$bin")
     case "$variant" in
         vigil-base) env=(VIGIL_OPTIONS="out=$WORK/reports") ;;
+        vigil-off) env=(VIGIL_OPTIONS="mode=off:out=$WORK/reports") ;;
+        vigil-onerate) env=(VIGIL_OPTIONS="tools=hotspot:hotspot.late_period=0:out=$WORK/reports") ;;
         vigil-hotspot) env=(VIGIL_OPTIONS="tools=hotspot:out=$WORK/reports") ;;
         vigil-sample) env=(VIGIL_OPTIONS="tools=hotspot:hotspot.walk_spots=0:out=$WORK/reports") ;;
         vigil-hot100) env=(VIGIL_OPTIONS="tools=hotspot:hotspot.period=10000:out=$WORK/reports") ;;
@@ -131,7 +137,7 @@ measure() {
     [ "$status" = 0 ] || { echo "bench: $variant $prog failed ($status): $(tail -n 3 "$WORK/stderr")" >&2; echo "nan nan"; return; }
     sha1sum <"$WORK/output" | cut -c1-16 >"$WORK/sum.$variant.$prog"
     case "$variant" in
-        vigil-hotspot) rm -rf "$WORK/last-hotspot"; cp -r "$(ls -d "$WORK"/reports/*/ | head -n1)" "$WORK/last-hotspot" ;;
+        vigil-hotspot | vigil-onerate) rm -rf "$WORK/last-${variant#vigil-}"; cp -r "$(ls -d "$WORK"/reports/*/ | head -n1)" "$WORK/last-${variant#vigil-}" ;;
     esac
     tail -n1 "$WORK/times" | awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }'
 }
@@ -142,7 +148,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a == a + 0) printf "%.3f
 if [ -n "${VARIANTS:-}" ]; then
     read -r -a variants <<<"$VARIANTS"
 else
-    variants=(plain vigil-base vigil-sample vigil-hotspot vigil-hot100 gprof)
+    variants=(plain vigil-base vigil-off vigil-sample vigil-hotspot vigil-onerate gprof)
     [ "$HAVE_PERF" = 1 ] && variants+=(perf)
     command -v uftrace >/dev/null && variants+=(uftrace)
     [ "$HOOKS" = 1 ] && variants+=(xray pfe5)
@@ -154,7 +160,8 @@ for prog in $PROGRAMS; do
     declare -A bin=()
     bin[plain]=$(real_build "$prog" plain) || continue
     vb=$(real_build "$prog" vigil) || continue
-    bin[vigil-base]=$vb bin[vigil-sample]=$vb bin[vigil-hotspot]=$vb bin[vigil-hot100]=$vb bin[perf]=${bin[plain]}
+    bin[vigil-base]=$vb bin[vigil-off]=$vb bin[vigil-sample]=$vb bin[vigil-hotspot]=$vb bin[vigil-hot100]=$vb
+    bin[vigil-onerate]=$vb bin[perf]=${bin[plain]}
     if [[ " ${variants[*]} " == *" uftrace "* || " ${variants[*]} " == *" gprof "* ]]; then
         bin[gprof]=$(hooks_build "$prog" -pg) || bin[gprof]=""
         bin[uftrace]=${bin[gprof]}
@@ -187,11 +194,16 @@ for prog in $PROGRAMS; do
         cmp -s "$WORK/sum.$v.$prog" "$WORK/sum.plain.$prog" || say "  $v: output differs from plain's"
     done
     if [ -s "$WORK/c.vigil-hotspot" ] && [ -s "$WORK/c.vigil-base" ]; then
-        say "$(printf '%-6s %-30s cpu x %s (wall x %s); at 100 Hz: cpu x %s' "$prog" "profiler's share (hotspot/base)" \
+        say "$(printf '%-6s %-30s cpu x %s (wall x %s)' "$prog" "hotspot run over vigil alone" \
             "$(ratio "$(median <"$WORK/c.vigil-hotspot")" "$(median <"$WORK/c.vigil-base")")" \
-            "$(ratio "$(median <"$WORK/w.vigil-hotspot")" "$(median <"$WORK/w.vigil-base")")" \
-            "$(ratio "$(median <"$WORK/c.vigil-hot100")" "$(median <"$WORK/c.vigil-base")")")"
+            "$(ratio "$(median <"$WORK/w.vigil-hotspot")" "$(median <"$WORK/w.vigil-base")")")"
     fi
+    for v in vigil-hotspot vigil-onerate vigil-sample vigil-hot100; do
+        [ -s "$WORK/c.$v" ] && [ -s "$WORK/c.vigil-off" ] || continue
+        say "$(printf '%-6s %-30s cpu x %s (wall x %s)' "$prog" "profiler's share ($v/off)" \
+            "$(ratio "$(median <"$WORK/c.$v")" "$(median <"$WORK/c.vigil-off")")" \
+            "$(ratio "$(median <"$WORK/w.$v")" "$(median <"$WORK/w.vigil-off")")")"
+    done
     if [ -s "$WORK/c.vigil-hotspot" ] && [ -s "$WORK/c.vigil-sample" ]; then
         say "$(printf '%-6s %-30s cpu x %s' "$prog" "the walk's share (hotspot/sample)" \
             "$(ratio "$(median <"$WORK/c.vigil-hotspot")" "$(median <"$WORK/c.vigil-sample")")")"
@@ -214,6 +226,12 @@ for prog in $PROGRAMS; do
         head -n 5 "$WORK/top10.perf" >"$WORK/top.perf"
         paste -d'|' <(awk '{ printf "  %-36s\n", $0 }' "$WORK/top.vigil") <(sed 's/^/ /' "$WORK/top.perf") | tee -a "$OUT"
         [ -s "$WORK/top10.perf" ] && say "$(agreement perf "$WORK/top10.vigil" "$WORK/top10.perf" "${bin[perf]}")"
+        if [ -d "$WORK/last-onerate" ] && [ -s "$WORK/top10.perf" ]; then   # the same at one rate, 1000 Hz
+            "$VIGIL" hot --json -n 10 "$WORK/last-onerate" 2>/dev/null |
+                python3 -c 'import json,sys; [print("%5.1f%% %s" % (f["percent"], f["function"])) for f in json.load(sys.stdin)["self"]]' >"$WORK/top10.onerate"
+            say "$prog top 5 at one rate (hotspot.late_period=0): $(head -n 5 "$WORK/top10.onerate" | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }')"
+            say "$(agreement "perf (one rate)" "$WORK/top10.onerate" "$WORK/top10.perf" "${bin[perf]}")"
+        fi
         if [ -d "$WORK/uftrace.data" ]; then
             say "$prog top 5 by self time: uftrace report (every call of the -pg build traced)"
             uftrace report -d "$WORK/uftrace.data" -s self --no-pager 2>/dev/null | awk 'NR > 2 && NF >= 4 && !/linux:/' |

@@ -5,6 +5,8 @@
 #ifndef VIGIL_CMDTOOL_H
 #define VIGIL_CMDTOOL_H
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "options.h"
 
@@ -33,6 +35,18 @@ struct vigil_cmd_tool {
      * 1 for a failure, 0 for a success. Written atomically where the tool reads labels. 0, or
      * -1 with a message in err. NULL: the tool takes no labels. */
     int (*label_run)(const char *rundir, int failed, char *err, size_t errlen);
+    /* `vigil observe`: the tool runs in the observed run (mode=off still) when it has
+     * observe_write, with the VIGIL_OPTIONS items observe_options ("" or NULL: none; the
+     * user's own items of the tool win). observe_write appends the tool's sections of the
+     * configuration (VIGIL_CC_CONFIG) to f, each entry under a comment with its reason, from
+     * the run's reports (rundirs: one per process; a run without the tool's report says
+     * nothing). calls(function, calls_arg): how many times the run called the function (its
+     * entry check's executions in mode=off, over every process), or UINT64_MAX when unknown
+     * (a function without an entry check: [skip]ped, inlined everywhere, not built with
+     * vigil-cc). 0, or -1 after one message on stderr naming the file and what was expected. */
+    const char *observe_options;
+    int (*observe_write)(const char *const *rundirs, size_t n, uint64_t (*calls)(const char *function, void *arg),
+                         void *calls_arg, FILE *f);
 };
 
 #if defined(__has_attribute) && __has_attribute(retain)

@@ -1,6 +1,7 @@
 /* vigil observe [--out FILE] [--min-calls N] [--max-sites N] [--] PROGRAM [ARGS...]
  * Runs a program built with vigil-cc once with VIGIL_OPTIONS mode=off (every dispatch check
- * runs and counts its executions, no burst starts, no tool runs) and writes a configuration
+ * runs and counts its executions, no burst starts; only the tools that write sections of the
+ * configuration run: struct vigil_cmd_tool's observe_write) and writes a configuration
  * for VIGIL_CC_CONFIG (docs/config.md) whose [skip] section lists the hot tiny functions, each
  * with its reason as a comment. The rule, from what the run report (executions per dispatch
  * check) and the site tables (every site of a function) say:
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmdtool.h"
 #include "elfsites.h"
 #include "runreport.h"
 #include "sitemap.h"
@@ -157,6 +159,16 @@ static int add_report(const char *cmd, const char *dir, struct observation *o)
     return rc;
 }
 
+/* struct vigil_cmd_tool's calls(): o's calls of a function by name, UINT64_MAX when unknown. */
+static uint64_t calls_of(const char *function, void *arg)
+{
+    const struct observation *o = arg;
+    for (size_t i = 0; i < o->n; i++)
+        if (!strcmp(o->v[i].name, function))
+            return o->v[i].calls;
+    return UINT64_MAX;
+}
+
 static int by_calls(const void *a, const void *b)
 {
     const struct observed *x = a, *y = b;
@@ -270,11 +282,24 @@ int cmd_observe(int argc, char **argv)
     snprintf(dir, sizeof dir, "%s/vigil-observe.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir))
         return cmd_error(argv[0], "cannot create a directory in %s: %s", tmp && *tmp ? tmp : "/tmp", strerror(errno));
-    /* Later VIGIL_OPTIONS items win: the user's own settings stay for everything else. */
+    /* Later VIGIL_OPTIONS items win: the user's own settings stay for everything else. The
+     * tools that write sections of the configuration run too (their items first: the user's
+     * win), in mode=off still. */
+    size_t ntools;
+    const struct vigil_cmd_tool *const *tools = cmd_tool_list(&ntools);
+    char names[512] = "", items[2048] = "";
+    for (size_t t = 0; t < ntools; t++) {
+        if (!tools[t]->observe_write)
+            continue;
+        size_t n = strlen(names), m = strlen(items);
+        snprintf(names + n, sizeof names - n, "%s%s", n ? "," : "", tools[t]->name);
+        if (tools[t]->observe_options && *tools[t]->observe_options)
+            snprintf(items + m, sizeof items - m, "%s:", tools[t]->observe_options);
+    }
     const char *existing = getenv("VIGIL_OPTIONS");
     char *options;
-    if (asprintf(&options, "%s%smode=off:tools=:report=1:out=%s", existing && *existing ? existing : "",
-                 existing && *existing ? ":" : "", dir) < 0) {
+    if (asprintf(&options, "%s%s%smode=off:tools=%s:report=1:out=%s", items, existing && *existing ? existing : "",
+                 existing && *existing ? ":" : "", names, dir) < 0) {
         remove_tree(dir);
         return cmd_error(argv[0], "out of memory");
     }
@@ -306,6 +331,7 @@ int cmd_observe(int argc, char **argv)
     struct observation o = {0};
     size_t reports = 0;
     int rc = 0;
+    char **rundirs = NULL;
     DIR *d = opendir(dir);
     for (struct dirent *e; d && rc == 0 && (e = readdir(d));) {
         if (e->d_name[0] == '.')
@@ -313,11 +339,17 @@ int cmd_observe(int argc, char **argv)
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         rc = add_report(argv[0], path, &o);
+        char **grown = rc == 0 ? realloc(rundirs, (reports + 1) * sizeof *rundirs) : NULL;
+        if (rc == 0 && (!grown || !(grown[reports] = strdup(path)))) {
+            rundirs = grown ? grown : rundirs;
+            rc = cmd_error(argv[0], "out of memory");
+            break;
+        }
+        rundirs = grown ? grown : rundirs;
         reports += rc == 0;
     }
     if (d)
         closedir(d);
-    remove_tree(dir);
     if (rc == 0 && reports == 0)
         rc = cmd_error(argv[0], "%s (%s) wrote no run report: it was killed before its exit, or it "
                        "closed the report with report=0", program, outcome);
@@ -339,8 +371,8 @@ int cmd_observe(int argc, char **argv)
             date);
     for (char **a = program_argv; *a; a++)
         fprintf(f, " %s", *a);
-    fprintf(f, "\n# (%s, %zu process%s, mode=off: dispatch checks counted, no tool ran).\n", outcome, reports,
-            reports == 1 ? "" : "es");
+    fprintf(f, "\n# (%s, %zu process%s, mode=off: dispatch checks counted; tools: %s).\n", outcome, reports,
+            reports == 1 ? "" : "es", names[0] ? names : "none");
     fprintf(f, "# [skip]: hot tiny functions: entry check run at least %llu times, no loop, at most %llu sites.\n"
                "# They get no instrumented copy: no tool sees their accesses, branches or calls.\n\n[skip]\n",
             min_calls, max_sites);
@@ -357,6 +389,16 @@ int cmd_observe(int argc, char **argv)
     }
     if (!skipped)
         fprintf(f, "# (no function of the run met the rule)\n");
+    for (size_t t = 0; t < ntools && rc == 0; t++)
+        if (tools[t]->observe_write) {
+            fputc('\n', f);
+            rc = tools[t]->observe_write((const char *const *)rundirs, reports, calls_of, &o, f);
+        }
+    if (rc != 0) {
+        fclose(f);
+        unlink(tmpout);
+        goto done;
+    }
     if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0) {
         fclose(f);
         unlink(tmpout);
@@ -374,6 +416,10 @@ int cmd_observe(int argc, char **argv)
             "  rebuild with: VIGIL_CC_CONFIG=%s CC=vigil-cc make\n",
             program_argv[0], outcome, skipped, o.n, out, realpath(out, absolute) ? absolute : out);
 done:
+    remove_tree(dir);
+    for (size_t k = 0; k < reports; k++)
+        free(rundirs[k]);
+    free(rundirs);
     for (size_t k = 0; k < o.n; k++)
         free(o.v[k].name), free(o.v[k].file);
     free(o.v);

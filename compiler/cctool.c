@@ -66,6 +66,20 @@ int xcc_config_match(const struct vigil_xform *x, const struct vigil_cc_tool *to
     return vigil_ccconfig_match(c, own, function, file);
 }
 
+int xcc_config_has(const struct vigil_xform *x, const struct vigil_cc_tool *tool, const char *section)
+{
+    const struct vigil_ccconfig *c = x->settings->config;
+    if (!c)
+        return 0;
+    if (vigil_ccconfig_has(c, section))
+        return 1;
+    if (!tool)
+        return 0;
+    char own[256];
+    snprintf(own, sizeof own, "%s.%s", tool->name, section);
+    return vigil_ccconfig_has(c, own);
+}
+
 int xcc_is_tool_section(const char *section)
 {
     size_t n;

@@ -43,6 +43,10 @@ struct vigil_cc_tool {
                     unsigned successor);
     /* Every site of f is known (and f->cfg_edges still there): place what was deferred. */
     void (*function_done)(struct xfunc *f);
+    /* A function that VIGIL_CC_CONFIG's [skip] leaves as plain clang compiles it (no copies,
+     * no sites): what the tool may still give it that needs neither (a function attribute).
+     * Called as the transform reaches it. NULL: nothing. */
+    void (*function_skipped)(struct vigil_xform *x, LLVMValueRef fn);
     /* Every function of the module is done (before its tables are emitted); NULL: nothing. */
     void (*module_done)(struct vigil_xform *x);
     const struct vigil_cc_setting *settings;   /* nsettings of them; NULL: none */
@@ -77,6 +81,9 @@ int xcc_is_tool_setting(const char *name, size_t len);
  * the former). file is matched whole and by its base name. 0 when no config is set. */
 int xcc_config_match(const struct vigil_xform *x, const struct vigil_cc_tool *tool, const char *section,
                      const char *function, const char *file);
+/* Whether VIGIL_CC_CONFIG has [section] or [TOOL.section] (tool NULL: only the former), even
+ * with no entry. 0 when no config is set. */
+int xcc_config_has(const struct vigil_xform *x, const struct vigil_cc_tool *tool, const char *section);
 /* Whether section (of a config header) is one a linked tool reads: "TOOL.S" with S in TOOL's
  * config_sections. */
 int xcc_is_tool_section(const char *section);

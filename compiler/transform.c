@@ -120,13 +120,15 @@ static int configured_skip(struct vigil_xform *x, LLVMValueRef fn, const char *n
     return hit;
 }
 
+static const char config_skip[] = "[skip] of VIGIL_CC_CONFIG";
+
 /* Why fn must be left as it is, or NULL when it can be transformed. */
 static const char *reason_to_skip(struct vigil_xform *x, LLVMValueRef fn)
 {
     size_t len = 0;
     const char *name = LLVMGetValueName2(fn, &len);
     if (configured_skip(x, fn, name))
-        return "[skip] of VIGIL_CC_CONFIG";
+        return config_skip;
     if (LLVMGetLinkage(fn) == LLVMAvailableExternallyLinkage)
         return "available_externally";
     if (strncmp(name, "__vigil_", 8) == 0)
@@ -333,6 +335,12 @@ int vigil_transform_module(LLVMModuleRef m, const struct vigil_transform_setting
         uint32_t sites_before = vigil_sitefmt_count(x.sites);
         unsigned checks_before = stats->entry_checks + stats->backedge_checks, probes_before = stats->probes;
         if (reason) {
+            if (reason == config_skip) {   /* the tools may still give it what needs no copy */
+                const struct vigil_cc_tool *tools[VIGIL_MAX_CC_TOOLS];
+                for (unsigned k = 0, n = xcc_active_tools(&x, tools); k < n; k++)
+                    if (tools[k]->function_skipped)
+                        tools[k]->function_skipped(&x, fn);
+            }
             report_function(&x, fn, "skipped", reason, sites_before, checks_before, probes_before);
             stats->functions_skipped++;
             if (settings->debug) {

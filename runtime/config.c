@@ -10,7 +10,7 @@
 
 /* Copy of VIGIL_OPTIONS with ':' turned into NULs: the "tool.key=value" items are looked up
  * here by vigil_tool_option. Written once by __vigil_read_options (start-up). */
-static char tool_items[4096];
+static char tool_items[4096];   /* also every core item, for __vigil_option_given */
 static size_t tool_items_len;
 /* Per item (by its offset in tool_items): 1 once a tool has asked for it. Written by
  * __vigil_find_tool_option, in the tools' init (start-up) and, harmlessly, in their fini. */
@@ -115,6 +115,15 @@ void __vigil_read_options(struct vigil_options *o)
         vigil_options_help(emit_help_line, NULL);
         __vigil_tools_help();
     }
+}
+
+int __vigil_option_given(const char *name)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; i < tool_items_len; i += strlen(tool_items + i) + 1)
+        if (strncmp(tool_items + i, name, len) == 0 && tool_items[i + len] == '=')
+            return 1;
+    return 0;
 }
 
 const char *__vigil_find_tool_option(const char *tool, const char *key)

@@ -174,6 +174,11 @@ static void init_once(void)
      * the pages that hold them be read in for nothing: the checks run as in mode=off. */
     if (!__vigil_tools_enabled() && !__vigil_opts.report && !__vigil_opts.summary)
         snprintf(__vigil_opts.mode, sizeof __vigil_opts.mode, "off");
+    /* Tools run, but none of them uses what a burst gives (tool.h, VIGIL_BURSTS_UNUSED: a
+     * profiler that samples the PC): the same, unless the user asked for a mode. run.txt then
+     * says "option mode off", and every site has its executions and no burst. */
+    else if (__vigil_tools_enabled() && !__vigil_tools_need_bursts() && !__vigil_option_given("mode"))
+        snprintf(__vigil_opts.mode, sizeof __vigil_opts.mode, "off");
     vigil_schedule_init(&__vigil_sched, &__vigil_opts);
     __vigil_opts.ninstr = __vigil_sched.ninstr;   /* the run report names the length in force */
     if (__vigil_opts.verbosity >= 1)

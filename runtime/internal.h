@@ -71,6 +71,7 @@ void __vigil_tool_keys_asked(const char *tool, char *buf, size_t len) HIDDEN;
 
 /* ---- config.c: reading VIGIL_OPTIONS (the one place the environment is read) ---- */
 void __vigil_read_options(struct vigil_options *o) HIDDEN;
+int __vigil_option_given(const char *name) HIDDEN;   /* VIGIL_OPTIONS has an item "name=..." */
 /* The plan file named by VIGIL_PLAN, or NULL. */
 const char *__vigil_plan_path(void) HIDDEN;
 
@@ -161,6 +162,7 @@ static inline void __vigil_leave_runtime(struct vigil_thread *th, int was)
 void __vigil_tools_start(void) HIDDEN;          /* from init: enable and init tools */
 uint32_t __vigil_tools_burst_length(void) HIDDEN; /* longest burst the enabled tools asked for; 0: none */
 unsigned __vigil_tools_enabled(void) HIDDEN;     /* how many tools are enabled (after __vigil_tools_start) */
+int __vigil_tools_need_bursts(void) HIDDEN;      /* some enabled tool needs bursts (tool.h, version 8) */
 void __vigil_tools_help(void) HIDDEN;           /* help=1: one line per built-in tool */
 void __vigil_tools_fini(void) HIDDEN;
 void __vigil_tools_flush(void) HIDDEN;   /* each tool's flush, for a report while running */

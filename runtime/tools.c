@@ -137,6 +137,16 @@ unsigned __vigil_tools_enabled(void)
     return __vigil_enabled_count;
 }
 
+int __vigil_tools_need_bursts(void)
+{
+    for (unsigned i = 0; i < __vigil_enabled_count; i++) {
+        const struct vigil_tool *t = __vigil_enabled_tools[i];
+        if (t->api_version < 9 || t->bursts != VIGIL_BURSTS_UNUSED)
+            return 1;
+    }
+    return 0;
+}
+
 static void (*on_module_of(const struct vigil_tool *t))(const struct vigil_module_info *)
 {
     return t->api_version >= 4 ? t->on_module : NULL;

@@ -1,9 +1,9 @@
-/* The vigil tool interface, version 8 (3 adds batched accesses; 4 options tables, modules
+/* The vigil tool interface, version 9 (3 adds batched accesses; 4 options tables, modules
  * and their per-site counters; 5 synchronization events and atomic accesses; 6 what a new
  * allocation holds, vigil_alloc_kind, and vigil_site_of for the calls a tool's compiler part
  * places; 7 reports written while the program runs: the flush hook and vigil_signal_report;
  * 8 blocks a tool keeps from the allocator after their free: vigil_free_later, vigil_free_now;
- * the runtime accepts tools built for 1 to 8).
+ * 9 whether the tool needs bursts; the runtime accepts tools built for 1 to 9).
  *
  * A tool is a folder tools/<name>/ whose runtime part (tools/<name>/runtime/) fills a struct
  * vigil_tool and registers it with VIGIL_REGISTER_TOOL (docs/architecture.md, "Adding a
@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define VIGIL_TOOL_API_VERSION 8
+#define VIGIL_TOOL_API_VERSION 9
 #define VIGIL_TOOL_ACCESSES_BEFORE_LOCKS 1   /* see on_accesses */
 
 struct vigil_option_set;                /* common/options.h */
@@ -126,6 +126,16 @@ struct vigil_access {
 #define VIGIL_ACCESS_SIZE(a) (((a)->size_store >> 1) & VIGIL_ACCESS_SIZE_MAX)
 #define VIGIL_ACCESS_IS_STORE(a) ((a)->size_store & VIGIL_ACCESS_STORE)
 
+/* Version 9: whether a tool needs the adaptive core's bursts (struct vigil_tool.bursts). */
+enum vigil_tool_bursts {
+    VIGIL_BURSTS_NEEDED = 0,   /* it uses what only bursts give: the instrumented copies, sampled
+                                  events (accesses, branches, returns, calls), counters kept in
+                                  the instrumented copy; tools built for versions 1 to 8 */
+    VIGIL_BURSTS_UNUSED = 1,   /* it uses none of that: when no enabled tool needs bursts and the
+                                  user did not set mode=, the checks run as in mode=off (no
+                                  burst starts; executions are still counted) */
+};
+
 struct vigil_tool {
     uint32_t api_version;   /* VIGIL_TOOL_API_VERSION */
     const char *name;       /* as written in tools=... */
@@ -169,6 +179,8 @@ struct vigil_tool {
      * replacing the previous one. Events keep coming meanwhile, from other threads. NULL: the
      * tool has nothing to say before the end. */
     void (*flush)(void);
+    /* Version 9: whether the tool needs bursts (enum vigil_tool_bursts). */
+    enum vigil_tool_bursts bursts;
 };
 
 /* Built-in tools place a pointer to their descriptor in the section "vigil_tools". Retained:

@@ -139,6 +139,7 @@ static struct vigil_tool count_tool = {
     .options = &count_option_set,
     .option_values = &opts,
     .on_sync = on_sync,
+    .bursts = VIGIL_BURSTS_NEEDED,
 };
 VIGIL_REGISTER_TOOL(count_tool);
 

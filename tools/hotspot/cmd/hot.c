@@ -601,6 +601,10 @@ static void print_text(struct ctx *c, const char *dir, const struct vigil_run_re
     printf("  %llu samples, one per %llu us of a thread's CPU time (%s), %llu thread%s, %.2f s\n",
            (unsigned long long)p->samples, (unsigned long long)p->period_us, method_text(p->method),
            (unsigned long long)p->threads_sampled, p->threads_sampled == 1 ? "" : "s", p->duration_us / 1e6);
+    if (p->late_period_us > p->period_us && p->signals < p->samples)
+        printf("  (%llu taken: every %llu us for the first %llu, then every %llu us, each counting %llu)\n",
+               (unsigned long long)p->signals, (unsigned long long)p->period_us, (unsigned long long)p->late_after,
+               (unsigned long long)p->late_period_us, (unsigned long long)(p->late_period_us / p->period_us));
     print_notes(p);
     if (!c->view.samples)
         return;
@@ -657,6 +661,10 @@ static void print_json(struct ctx *c, const char *dir, const struct vigil_run_re
     vigil_json_uint(&j, p->period_us);
     vigil_json_key(&j, "samples");
     vigil_json_uint(&j, p->samples);
+    vigil_json_key(&j, "late_period_us");
+    vigil_json_uint(&j, p->late_period_us);
+    vigil_json_key(&j, "signals");
+    vigil_json_uint(&j, p->signals);
     vigil_json_key(&j, "samples_named");
     vigil_json_uint(&j, v->samples);
     vigil_json_key(&j, "threads");
@@ -820,5 +828,140 @@ int hs_cmd_hot(int argc, char **argv)
     ctx_free(&c);
     hs_profile_free(&p);
     vigil_run_report_free(&run);
+    return rc;
+}
+
+/* ---- vigil observe: [hotspot.entries] ---- */
+
+/* A function's samples over the observed processes. */
+struct observed_func {
+    char *name, *file;
+    int line;
+    uint64_t total, self;
+};
+
+static int by_total_desc(const void *a, const void *b)
+{
+    const struct observed_func *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total < y->total ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+/* Add the functions of one process's profile (rundir/hotspot.json) to *fs. 0 (also when the
+ * process has no profile), or -1 after a message. */
+static int observe_one(const char *rundir, struct observed_func **fs, size_t *n, uint64_t *samples, double *cpu_s)
+{
+    char path[4300], err[1024];
+    snprintf(path, sizeof path, "%s/%s", rundir, HOTSPOT_FILE);
+    if (!has_file(rundir, HOTSPOT_FILE))
+        return 0;
+    size_t len;
+    char *text = read_all(path, &len, err, sizeof err);
+    if (!text)
+        return cmd_error("observe", "%s", err);
+    struct hs_profile p;
+    int parsed = hs_profile_parse(text, len, path, &p, err, sizeof err);
+    free(text);
+    if (parsed != 0)
+        return cmd_error("observe", "%s", err);
+    struct ctx c;
+    memset(&c, 0, sizeof c);
+    c.p = &p;
+    hs_view_init(&c.view);
+    c.modules = calloc(p.nmodules ? p.nmodules : 1, sizeof *c.modules);
+    for (size_t i = 0; c.modules && i < p.nmodules; i++)
+        c.modules[i].path = p.modules[i].path;
+    int rc = 0;
+    if (!c.modules || name_stacks(&c) != 0)
+        rc = cmd_error("observe", "out of memory");
+    *samples += c.view.samples;
+    *cpu_s += (double)p.samples * (double)p.period_us / 1e6;
+    for (size_t i = 0; rc == 0 && i < c.view.nfuncs; i++) {
+        const struct hs_func *f = &c.view.funcs[i];
+        if (!f->total || f->name[0] == '[' || f->name[0] == '?')
+            continue;   /* "[stack not kept]", unnamed frames */
+        size_t k = 0;
+        while (k < *n && strcmp((*fs)[k].name, f->name) != 0)
+            k++;
+        if (k == *n) {
+            struct observed_func *grown = realloc(*fs, (*n + 1) * sizeof **fs);
+            if (!grown || !(grown[k].name = strdup(f->name)) || !(grown[k].file = strdup(f->file))) {
+                if (grown)
+                    free(grown[k].name), *fs = grown;
+                rc = cmd_error("observe", "out of memory");
+                break;
+            }
+            *fs = grown;
+            grown[k].line = f->line;
+            grown[k].total = grown[k].self = 0;
+            (*n)++;
+        }
+        (*fs)[k].total += f->total;
+        (*fs)[k].self += f->self;
+    }
+    ctx_free(&c);
+    hs_profile_free(&p);
+    return rc;
+}
+
+int hs_observe_write(const char *const *rundirs, size_t nruns, uint64_t (*calls)(const char *function, void *arg),
+                     void *calls_arg, FILE *f)
+{
+    struct observed_func *fs = NULL;
+    size_t n = 0;
+    uint64_t samples = 0;
+    double cpu_s = 0;
+    int rc = 0;
+    for (size_t r = 0; r < nruns && rc == 0; r++)
+        rc = observe_one(rundirs[r], &fs, &n, &samples, &cpu_s);
+    if (rc == 0) {
+        qsort(fs, n, sizeof *fs, by_total_desc);
+        size_t listed = 0, frequent = 0;
+        for (size_t k = 0; k < n; k++) {
+            if (fs[k].total * 100 < samples * HS_OBSERVE_SHARE)
+                continue;
+            uint64_t c = calls(fs[k].name, calls_arg);
+            if (c != UINT64_MAX && cpu_s > 0 && (double)c / cpu_s > HS_OBSERVE_MAX_RATE)
+                frequent++;
+            else
+                listed++;
+        }
+        fprintf(f, "# [hotspot.entries]: the functions with at least %d%% of the %llu samples in themselves and their\n"
+                   "# callees, but those called over %.0f times per CPU second; only they get the hot-spot walker's\n"
+                   "# patchable entries (a nop at each entry, executed by every call).\n",
+                HS_OBSERVE_SHARE, (unsigned long long)samples, (double)HS_OBSERVE_MAX_RATE);
+        if (!listed) {
+            fprintf(f, "# (no samples: the section is left out, every function keeps its entry)\n");
+        } else {
+            fprintf(f, "[hotspot.entries]\n");
+            for (size_t k = 0; k < n; k++) {
+                if (fs[k].total * 100 < samples * HS_OBSERVE_SHARE)
+                    continue;
+                uint64_t c = calls(fs[k].name, calls_arg);
+                double rate = c != UINT64_MAX && cpu_s > 0 ? (double)c / cpu_s : 0;
+                char count[64] = "";
+                if (c != UINT64_MAX)
+                    snprintf(count, sizeof count, ", %llu calls", (unsigned long long)c);
+                fprintf(f, "# %.1f%% inclusive, %.1f%% self%s; %s:%d\n", 100.0 * (double)fs[k].total / (double)samples,
+                        100.0 * (double)fs[k].self / (double)samples, count,
+                        fs[k].file[0] ? short_file(fs[k].file) : "?", fs[k].line);
+                if (rate > HS_OBSERVE_MAX_RATE) {
+                    fprintf(f, "#   left out: %.1f M calls per CPU second (a walk ends below it)\n", rate / 1e6);
+                    fputs("# ", f);
+                }
+                fputs("fun:", f);
+                for (const char *s = fs[k].name; *s; s++) {   /* a literal glob */
+                    if (strchr("*?[]\\", *s))
+                        fputc('\\', f);
+                    fputc(*s, f);
+                }
+                fputc('\n', f);
+            }
+        }
+    }
+    for (size_t k = 0; k < n; k++)
+        free(fs[k].name), free(fs[k].file);
+    free(fs);
     return rc;
 }

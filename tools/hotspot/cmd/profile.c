@@ -43,6 +43,12 @@ static int get_uint(struct parse *ps, const struct vigil_jv *o, const char *key,
     return 0;
 }
 
+/* An optional integer: *out keeps its value when key is absent. */
+static int get_uint_opt(struct parse *ps, const struct vigil_jv *o, const char *key, uint64_t *out)
+{
+    return vigil_jv_get(o, key) ? get_uint(ps, o, key, out) : 0;
+}
+
 static int get_string(struct parse *ps, const struct vigil_jv *o, const char *key, char **out)
 {
     const struct vigil_jv *v = vigil_jv_get(o, key);
@@ -136,17 +142,19 @@ static int parse_threads(struct parse *ps, const struct vigil_jv *arr, struct hs
         uint64_t prev = 0;
         for (size_t k = 0; k < runs->n; k++, th->nruns++) {
             const struct vigil_jv *r = &runs->items[k];
-            const struct vigil_jv *sv = r->type == VIGIL_JV_ARRAY && r->n == 4 ? &r->items[2] : NULL;
+            const struct vigil_jv *sv = r->type == VIGIL_JV_ARRAY && (r->n == 4 || r->n == 5) ? &r->items[2] : NULL;
             if (!sv || !is_uint(&r->items[0]) || !is_uint(&r->items[1]) || !is_uint(&r->items[3]) ||
+                (r->n == 5 && (!is_uint(&r->items[4]) || r->items[4].number < 1)) ||
                 sv->type != VIGIL_JV_NUMBER || !(sv->number >= -1 && sv->number < (double)p->nstacks) ||
                 sv->number != (double)(int64_t)sv->number)
-                return bad(ps, r, "a run [FIRST_US, LAST_US, STACK, SAMPLES] (STACK -1 or one of the %zu stacks)",
-                           p->nstacks);
+                return bad(ps, r, "a run [FIRST_US, LAST_US, STACK, SAMPLES] or [..., PERIOD_US] (STACK -1 or one "
+                           "of the %zu stacks)", p->nstacks);
             struct hs_run *run = &th->runs[k];
             run->first_us = (uint64_t)r->items[0].number;
             run->last_us = (uint64_t)r->items[1].number;
             run->stack = (int64_t)sv->number;
             run->samples = (uint64_t)r->items[3].number;
+            run->period_us = r->n == 5 ? (uint64_t)r->items[4].number : p->period_us;
             if (run->last_us < run->first_us || run->first_us < prev || run->samples == 0)
                 return bad(ps, r, "runs in time order, each of at least one sample, its last after its first");
             prev = run->last_us;
@@ -277,7 +285,11 @@ int hs_profile_parse(const char *text, size_t len, const char *name, struct hs_p
                get_uint(&ps, &doc, "depth", &p->depth) != 0 || get_uint(&ps, &doc, "max_stacks", &p->max_stacks) != 0 ||
                get_uint(&ps, &doc, "delay_ms", &p->delay_ms) != 0 ||
                get_uint(&ps, &doc, "duration_us", &p->duration_us) != 0 ||
-               get_uint(&ps, &doc, "samples", &p->samples) != 0) {
+               get_uint(&ps, &doc, "samples", &p->samples) != 0 ||
+               (p->late_period_us = p->period_us, p->late_after = 0, p->signals = p->samples,
+                get_uint_opt(&ps, &doc, "late_period_us", &p->late_period_us) != 0) ||
+               get_uint_opt(&ps, &doc, "late_after", &p->late_after) != 0 ||
+               get_uint_opt(&ps, &doc, "signals", &p->signals) != 0) {
     } else if (strcmp(p->method, "perf") != 0 && strcmp(p->method, "timer") != 0 && strcmp(p->method, "none") != 0) {
         bad(&ps, vigil_jv_get(&doc, "method"), "\"method\": \"perf\", \"timer\" or \"none\"");
     } else if (p->period_us == 0) {
@@ -751,8 +763,8 @@ void hs_view_write_trace(struct hs_view *v, const struct hs_profile *p, FILE *ou
         uint64_t prev_end = 0;
         for (size_t r = 0; r < th->nruns; r++) {
             const struct hs_run *run = &th->runs[r];
-            uint64_t start = run->first_us > p->period_us ? run->first_us - p->period_us : 0;
-            if (depth && start > prev_end + p->period_us) {   /* a gap: the thread did not run */
+            uint64_t start = run->first_us > run->period_us ? run->first_us - run->period_us : 0;
+            if (depth && start > prev_end + run->period_us) {   /* a gap: the thread did not run */
                 while (depth)
                     put_event(&j, v, &open[--depth], prev_end, tid, pid);
             } else if (depth) {

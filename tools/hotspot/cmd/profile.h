@@ -27,7 +27,8 @@ struct hs_pstack {
 struct hs_run {
     uint64_t first_us, last_us;  /* the times of its first and last sample, since start-up */
     int64_t stack;               /* index into stacks; -1: the sample's stack was not kept */
-    uint64_t samples;
+    uint64_t samples;            /* in units of the profile's period_us */
+    uint64_t period_us;          /* the period its samples were taken at */
 };
 
 struct hs_pthread {
@@ -71,7 +72,9 @@ struct hs_ptrace {
 
 struct hs_profile {
     char *method, *note;         /* "perf", "timer" or "none"; why none, or a fallback */
-    uint64_t signal, period_us, depth, max_stacks, delay_ms, duration_us, samples;
+    uint64_t signal, period_us, depth, max_stacks, delay_ms, duration_us;
+    uint64_t samples;            /* in units of period_us (a late sample counts late/period) */
+    uint64_t late_period_us, late_after, signals;   /* absent (older reports): period_us, 0, samples */
     int stepped_back;
     uint64_t dropped_full, dropped_busy, dropped_untracked;
     uint64_t threads_sampled, threads_blocked, threads_failed, threads_fallback, rearm_failed;

@@ -32,5 +32,8 @@ static const struct vigil_cmd_tool hotspot_cmd_tool = {
     .commands = hotspot_commands,
     .ncommands = sizeof hotspot_commands / sizeof hotspot_commands[0],
     .options = &hotspot_option_set,
+    /* observed: sampled at one rate, no walk: where the time goes decides [hotspot.entries] */
+    .observe_options = "hotspot.walk_spots=0:hotspot.late_period=0",
+    .observe_write = hs_observe_write,
 };
 VIGIL_REGISTER_CMD_TOOL(hotspot_cmd_tool);

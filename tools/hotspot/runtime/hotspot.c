@@ -61,6 +61,7 @@ struct hs_self {
     timer_t timer;                /* timer: the POSIX timer */
     int started;                  /* hs_thread_begin ran for this thread */
     int sampling;                 /* past the delay: the clock runs at the period */
+    uint64_t armed_ns;            /* the period the clock was last armed with */
     volatile sig_atomic_t armed;  /* the handler samples and re-arms while set */
 };
 static __thread struct hs_self self;
@@ -86,6 +87,7 @@ struct vigil_tool hs_tool = {
     .flush = hotspot_flush,
     .options = &hotspot_option_set,
     .option_values = &hs_opts,
+    .bursts = VIGIL_BURSTS_UNUSED,   /* samples the PC and hooks entries: no instrumented copy */
 };
 VIGIL_REGISTER_TOOL(hs_tool);
 
@@ -99,6 +101,15 @@ uint64_t hs_mono_ns(void)
 static uint64_t period_ns(void)
 {
     return (uint64_t)hs_opts.period * 1000u;
+}
+
+/* The period samples are taken at now: period until late_after samples exist (the walk chooses
+ * its hot spots from them), then the late period. */
+static uint64_t sampling_ns(void)
+{
+    if (hs.late_period_us > hs.period_us && __atomic_load_n(&hs.samples, __ATOMIC_RELAXED) >= hs.late_after)
+        return (uint64_t)hs.late_period_us * 1000u;
+    return period_ns();
 }
 
 /* ---- the clocks ---- */
@@ -190,7 +201,8 @@ static void close_clock(struct hs_self *s)
 
 /* ---- the signal handler ---- */
 
-static void take_sample(struct hs_self *s, const ucontext_t *uc)
+/* weight: the CPU time since the clock's last expiry in periods (1, or late/period). */
+static void take_sample(struct hs_self *s, const ucontext_t *uc, uint64_t weight)
 {
     uintptr_t pcs[HS_MAX_DEPTH];
     uint32_t n = 0, depth = hs_opts.depth;
@@ -212,17 +224,19 @@ static void take_sample(struct hs_self *s, const ucontext_t *uc)
             break;
         fp = next;
     }
-    uint32_t id = hs_table_add(&hs.table, pcs, n);
-    __atomic_add_fetch(&hs.samples, 1, __ATOMIC_RELAXED);
+    uint32_t id = hs_table_add(&hs.table, pcs, n, weight);
+    __atomic_add_fetch(&hs.samples, weight, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&hs.signals, 1, __ATOMIC_RELAXED);
     struct hs_rec *r = s->rec;
     if (!r) {
-        __atomic_add_fetch(&hs.samples_unrecorded, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&hs.samples_unrecorded, weight, __ATOMIC_RELAXED);
         return;
     }
-    __atomic_store_n(&r->samples, r->samples + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&r->samples, r->samples + weight, __ATOMIC_RELAXED);
     if (r->timeline_n < r->timeline_cap) {
         uint64_t t_us = (hs_mono_ns() - hs.start_ns) / 1000u;
-        r->timeline[r->timeline_n] = t_us << HS_TIMELINE_SHIFT | (id & HS_NO_STACK);
+        r->timeline[r->timeline_n] = t_us << HS_TIMELINE_SHIFT | (weight > 1 ? HS_TIMELINE_LATE : 0) |
+                                     (id < HS_TIMELINE_ID ? id : HS_TIMELINE_ID);
         __atomic_store_n(&r->timeline_n, r->timeline_n + 1, __ATOMIC_RELEASE);
     } else {
         __atomic_store_n(&r->timeline_dropped, r->timeline_dropped + 1, __ATOMIC_RELAXED);
@@ -261,20 +275,21 @@ static void hs_handler(int sig, siginfo_t *si, void *context)
         errno = saved;   /* a clock closed meanwhile, or sampling ended */
         return;
     }
-    int new_period = 0;
     if (s->sampling) {
-        take_sample(s, context);
+        uint64_t weight = s->armed_ns / period_ns();
+        take_sample(s, context, weight ? weight : 1);
         hs_walk_step();
         if (hs_walk_report_wanted())
             report_soon();
     } else if (hs_mono_ns() >= hs.sample_start_ns) {
         s->sampling = 1;   /* the delay is over: from now on at the period */
-        new_period = 1;
     }
-    if (arm(s, s->sampling ? period_ns() : PROBE_NS, new_period) != 0) {
+    uint64_t next = s->sampling ? sampling_ns() : PROBE_NS;
+    if (arm(s, next, next != s->armed_ns) != 0) {
         s->armed = 0;
         __atomic_add_fetch(&hs.rearm_failed, 1, __ATOMIC_RELAXED);
     }
+    s->armed_ns = next;
     errno = saved;
 }
 
@@ -347,7 +362,8 @@ static void thread_begin(void)
         s->rec = r;
     }
     s->sampling = hs_mono_ns() >= hs.sample_start_ns;
-    uint64_t first = s->sampling ? period_ns() : PROBE_NS;
+    uint64_t first = s->sampling ? sampling_ns() : PROBE_NS;
+    s->armed_ns = first;
     s->method = hs.method;
     if (s->method == HS_PERF) {
         s->fd = perf_open(tid, first, &s->perf_id);
@@ -411,7 +427,7 @@ static void fork_child(void)
     hs_table_reset(&hs.table);
     hs.nrecs = 0;
     hs.threads = hs.threads_blocked = hs.threads_failed = hs.threads_fallback = 0;
-    hs.samples = hs.samples_unrecorded = hs.rearm_failed = 0;
+    hs.samples = hs.signals = hs.samples_unrecorded = hs.rearm_failed = 0;
     hs.start_ns = hs_mono_ns();
     hs_walk_fork_child();
     make_report_timer();
@@ -573,8 +589,15 @@ static int hotspot_init(void)
         hs_opts.timeline = 65536;
     if (!option_ok("signal", hs_opts.signal, 0, (uint32_t)(SIGRTMAX - SIGRTMIN)))
         hs_opts.signal = 3;
+    if (hs_opts.late_period && !option_ok("late_period", hs_opts.late_period, hs_opts.period, 1000000))
+        hs_opts.late_period = 10000;
     hs.signo = SIGRTMIN + (int)hs_opts.signal;
     hs.period_us = hs_opts.period;
+    /* a multiple of the period, so that a late sample weighs a whole number of samples */
+    hs.late_period_us = hs_opts.late_period / hs_opts.period * hs_opts.period;
+    if (hs.late_period_us < hs.period_us)   /* 0, or the default under a longer period */
+        hs.late_period_us = hs.period_us;
+    hs.late_after = hs_opts.walk_samples;
     hs.depth = hs_opts.depth;
     hs.max_stacks = hs_opts.max_stacks;
     hs.delay_ms = hs_opts.delay_ms;
@@ -642,7 +665,9 @@ static void hotspot_fini(void)
     hs_walk_end();
     hs_report_write();
     if (hs_opts.print)
-        vigil_tool_message(&hs_tool, "%s, period %u us: %llu samples in %llu thread%s, %u stacks (hotspot.json)",
-                           method_name(hs.method), hs_opts.period, (unsigned long long)hs.samples,
+        vigil_tool_message(&hs_tool, "%s, period %u us (%u us after %llu samples): %llu samples of %u us (%llu "
+                           "taken) in %llu thread%s, %u stacks (hotspot.json)",
+                           method_name(hs.method), hs.period_us, hs.late_period_us, (unsigned long long)hs.late_after,
+                           (unsigned long long)hs.samples, hs.period_us, (unsigned long long)hs.signals,
                            (unsigned long long)hs.threads, hs.threads == 1 ? "" : "s", hs_table_size(&hs.table));
 }

@@ -43,26 +43,33 @@ static void write_frame(struct vigil_json *j, const struct vigil_loadmap *ms, ui
     vigil_json_array_end(j);
 }
 
+/* Runs: consecutive samples of one stack and one period with no gap over three periods; a run
+ * of late samples says its period (a fifth element) and counts their weight. */
 static void write_runs(struct vigil_json *j, const struct hs_rec *r)
 {
     uint32_t n = __atomic_load_n(&r->timeline_n, __ATOMIC_ACQUIRE);
-    uint64_t gap = 3ull * hs.period_us;
+    uint64_t late_weight = hs.late_period_us / hs.period_us;
     vigil_json_key(j, "runs");
     vigil_json_array_begin(j);
     for (uint32_t i = 0; i < n;) {
         uint64_t first = r->timeline[i] >> HS_TIMELINE_SHIFT, last = first;
-        uint32_t stack = (uint32_t)(r->timeline[i] & HS_NO_STACK), k = i + 1;
-        while (k < n && (uint32_t)(r->timeline[k] & HS_NO_STACK) == stack &&
+        uint32_t key = (uint32_t)(r->timeline[i] & (HS_TIMELINE_ID | HS_TIMELINE_LATE)), k = i + 1;
+        uint32_t stack = key & HS_TIMELINE_ID;
+        int late = (key & HS_TIMELINE_LATE) != 0;
+        uint64_t gap = 3ull * (late ? hs.late_period_us : hs.period_us);
+        while (k < n && (uint32_t)(r->timeline[k] & (HS_TIMELINE_ID | HS_TIMELINE_LATE)) == key &&
                (r->timeline[k] >> HS_TIMELINE_SHIFT) - last <= gap)
             last = r->timeline[k++] >> HS_TIMELINE_SHIFT;
         vigil_json_array_begin(j);
         vigil_json_uint(j, first);
         vigil_json_uint(j, last);
-        if (stack == HS_NO_STACK)
+        if (stack == HS_TIMELINE_ID)
             vigil_json_int(j, -1);
         else
             vigil_json_uint(j, stack);
-        vigil_json_uint(j, k - i);
+        vigil_json_uint(j, (k - i) * (late ? late_weight : 1));
+        if (late)
+            vigil_json_uint(j, hs.late_period_us);
         vigil_json_array_end(j);
         i = k;
     }
@@ -95,7 +102,10 @@ void hs_report_write(void)
     num(&j, "max_stacks", hs.max_stacks);
     num(&j, "delay_ms", hs.delay_ms);
     num(&j, "duration_us", (hs_mono_ns() - hs.start_ns) / 1000u);
+    num(&j, "late_period_us", hs.late_period_us);
+    num(&j, "late_after", hs.late_after);
     num(&j, "samples", __atomic_load_n(&hs.samples, __ATOMIC_RELAXED));
+    num(&j, "signals", __atomic_load_n(&hs.signals, __ATOMIC_RELAXED));
     vigil_json_key(&j, "stepped_back");
     vigil_json_bool(&j, hs.stepped_back);
     vigil_json_key(&j, "dropped");

@@ -66,7 +66,7 @@ static int same_stack(const struct hs_table *t, uint32_t id, const uintptr_t *pc
 
 #define DEAD_ID1 0xffffffffu   /* a slot claimed when no id was left: skipped by lookups */
 
-uint32_t hs_table_add(struct hs_table *t, const uintptr_t *pcs, uint32_t n)
+uint32_t hs_table_add(struct hs_table *t, const uintptr_t *pcs, uint32_t n, uint64_t weight)
 {
     if (n > t->depth)
         n = t->depth;
@@ -78,18 +78,18 @@ uint32_t hs_table_add(struct hs_table *t, const uintptr_t *pcs, uint32_t n)
         uint64_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
         if (k == 0) {
             if (__atomic_load_n(&t->nstacks, __ATOMIC_RELAXED) >= t->max_stacks) {
-                __atomic_add_fetch(&t->dropped_full, 1, __ATOMIC_RELAXED);
+                __atomic_add_fetch(&t->dropped_full, weight, __ATOMIC_RELAXED);
                 return HS_NO_STACK;
             }
             if (__atomic_compare_exchange_n(&s->key, &k, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
                 uint32_t id = __atomic_fetch_add(&t->nstacks, 1, __ATOMIC_RELAXED);
                 if (id >= t->max_stacks) {
                     __atomic_store_n(&s->id1, DEAD_ID1, __ATOMIC_RELEASE);
-                    __atomic_add_fetch(&t->dropped_full, 1, __ATOMIC_RELAXED);
+                    __atomic_add_fetch(&t->dropped_full, weight, __ATOMIC_RELAXED);
                     return HS_NO_STACK;
                 }
                 memcpy(&t->frames[(size_t)id * t->depth], pcs, n * sizeof *pcs);
-                __atomic_store_n(&t->counts[id], 1, __ATOMIC_RELAXED);
+                __atomic_store_n(&t->counts[id], weight, __ATOMIC_RELAXED);
                 __atomic_store_n(&t->depths[id], (uint8_t)n, __ATOMIC_RELEASE);
                 __atomic_store_n(&s->id1, id + 1, __ATOMIC_RELEASE);
                 return id;
@@ -100,15 +100,15 @@ uint32_t hs_table_add(struct hs_table *t, const uintptr_t *pcs, uint32_t n)
             continue;
         uint32_t id1 = __atomic_load_n(&s->id1, __ATOMIC_ACQUIRE);
         if (id1 == 0) {   /* its frames are being written: maybe this very stack */
-            __atomic_add_fetch(&t->dropped_busy, 1, __ATOMIC_RELAXED);
+            __atomic_add_fetch(&t->dropped_busy, weight, __ATOMIC_RELAXED);
             return HS_NO_STACK;
         }
         if (id1 == DEAD_ID1 || !same_stack(t, id1 - 1, pcs, n))
             continue;   /* a dead slot, or another stack of the same hash */
-        __atomic_add_fetch(&t->counts[id1 - 1], 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&t->counts[id1 - 1], weight, __ATOMIC_RELAXED);
         return id1 - 1;
     }
-    __atomic_add_fetch(&t->dropped_full, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&t->dropped_full, weight, __ATOMIC_RELAXED);
     return HS_NO_STACK;
 }
 

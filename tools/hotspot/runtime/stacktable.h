@@ -24,12 +24,12 @@ struct hs_table {
     struct hs_slot *slots;             /* mask + 1 of them */
     size_t mask;
     uintptr_t *frames;                 /* max_stacks * depth */
-    uint64_t *counts;                  /* max_stacks */
+    uint64_t *counts;                  /* max_stacks: sums of the samples' weights */
     uint8_t *depths;                   /* max_stacks; 0 until the stack is published */
     uint32_t max_stacks, depth;
     uint32_t nstacks;                  /* ids handed out (may pass max_stacks: those are dead) */
-    uint64_t dropped_full;             /* samples of a new stack when no id was left */
-    uint64_t dropped_busy;             /* samples of a stack another thread was inserting */
+    uint64_t dropped_full;             /* weights of samples of a new stack when no id was left */
+    uint64_t dropped_busy;             /* weights of samples of a stack another thread was inserting */
 };
 
 /* Bytes of memory a table of max_stacks stacks of depth frames needs. */
@@ -37,9 +37,10 @@ size_t hs_table_bytes(uint32_t max_stacks, uint32_t depth);
 /* Lay a table out in mem (hs_table_bytes, zero-filled). max_stacks 1..HS_MAX_STACKS, depth
  * 1..HS_MAX_DEPTH. */
 void hs_table_init(struct hs_table *t, void *mem, uint32_t max_stacks, uint32_t depth);
-/* Count one sample of the stack pcs[0..n) (n >= 1; more than depth frames are cut): its id,
- * or HS_NO_STACK when it could not be kept (counted in dropped_*). Async-signal-safe. */
-uint32_t hs_table_add(struct hs_table *t, const uintptr_t *pcs, uint32_t n);
+/* Count one sample of the stack pcs[0..n) (n >= 1; more than depth frames are cut) as weight
+ * (counts and dropped_* are sums of weights): its id, or HS_NO_STACK when it could not be kept
+ * (counted in dropped_*). Async-signal-safe. */
+uint32_t hs_table_add(struct hs_table *t, const uintptr_t *pcs, uint32_t n, uint64_t weight);
 /* Stack id's frames and count: its depth, or 0 when id was never published. */
 uint32_t hs_table_get(const struct hs_table *t, uint32_t id, const uintptr_t **pcs, uint64_t *count);
 /* Ids that may be published: 0..hs_table_size-1. */

@@ -177,6 +177,28 @@ print(len(x), 'complete events')")
         bad "callers: no hotspot.json ($(head -c 300 "$out.stderr"))"
     fi
 
+    # bursts: the tool needs none (tool.h VIGIL_BURSTS_UNUSED), so a run with it alone runs the
+    # checks as in mode=off: run.txt says so and no site has a burst, the hot function is still
+    # found; with a tool that needs bursts (leak), or mode= set by the user, bursts happen
+    # bursts_of RUNDIR: "MODE BURSTS EXECS" from run.txt
+    bursts_of() {
+        awk '$1 == "option" && $2 == "mode" {m = $3} $1 == "site" {b += $6; e += $5} END {print m, b + 0, e + 0}' "$1/run.txt"
+    }
+    run callers "tools=hotspot"
+    read -r m b e <<<"$(bursts_of "$rundir")"
+    [ "$m" = off ] && [ "$b" = 0 ] && [ "$e" -gt 0 ] && profile "$rundir" &&
+        pyjson "$WORK/hot.json" "assert d['self'][0]['function'] == 'hot_a', d['self'][:2]" >/dev/null
+    check "tools=hotspot alone: run.txt says mode off, 0 bursts ($e executions counted), hot_a still first" $? \
+        "mode $m, $b bursts, $e executions; $(head -c 200 "$WORK/hot.err")"
+    run callers "tools=hotspot,leak"
+    read -r m b e <<<"$(bursts_of "$rundir")"
+    [ "$m" = adaptive ] && [ "$b" -gt 0 ] && [ -f "$rundir/hotspot.json" ]
+    check "tools=hotspot,leak: mode adaptive, bursts ($b)" $? "mode $m, $b bursts"
+    run callers "tools=hotspot:mode=adaptive"
+    read -r m b e <<<"$(bursts_of "$rundir")"
+    [ "$m" = adaptive ] && [ "$b" -gt 0 ]
+    check "tools=hotspot:mode=adaptive (the user's mode kept): bursts ($b)" $? "mode $m, $b bursts"
+
     # delay_ms: nothing sampled before it; fewer samples than without it
     run callers "tools=hotspot:hotspot.delay_ms=400"
     if [ -f "$rundir/hotspot.json" ]; then
@@ -214,6 +236,28 @@ assert d['period_us'] == 5000
 assert 20 <= d['samples'] <= 400, '%d samples' % d['samples']
 print(d['samples'], 'samples')")
     check "period=5000: fewer samples ($r)" $? "$r"
+
+    # late_period: the first walk_samples samples every period, then every late_period, each
+    # counting late_period/period; the profile's shares as at one rate (checked above, default)
+    r=$(pyjson "$WORK/run-callers/hotspot.json" "
+assert d['late_period_us'] == 10000 and d['late_after'] == 100, (d['late_period_us'], d['late_after'])
+late = [r for t in d['thread_list'] for r in t['runs'] if len(r) == 5]
+assert late and all(r[4] == 10000 and r[3] % 10 == 0 for r in late), late[:3]
+taken = sum(r[3] // (10 if len(r) == 5 else 1) for t in d['thread_list'] for r in t['runs'])
+assert taken == d['signals'] and 100 < d['signals'] < d['samples'] / 2, (taken, d['signals'], d['samples'])
+assert sum(s['count'] for s in d['stacks']) + d['dropped']['table_full'] + d['dropped']['busy'] == d['samples']
+print('%d taken, %d samples of 1 ms' % (d['signals'], d['samples']))")
+    check "late_period=10000 (default): late runs weighted 10, samples = the stacks' counts ($r)" $? "$r"
+    run callers "tools=hotspot:hotspot.late_period=0"
+    r=$(pyjson "$rundir/hotspot.json" "
+assert d['late_period_us'] == 1000 and d['signals'] == d['samples'] >= 300, (d['late_period_us'], d['signals'], d['samples'])
+assert all(len(r) == 4 for t in d['thread_list'] for r in t['runs'])
+print(d['samples'], 'samples')")
+    check "late_period=0: one rate, every sample taken ($r)" $? "$r"
+    run callers "tools=hotspot:hotspot.late_period=500"
+    grep -q "hotspot.late_period=500: expected 1000 to 1000000" "$out.stderr" &&
+        [ "$(pyjson "$rundir/hotspot.json" "print(d['late_period_us'])")" = 10000 ]
+    check "late_period=500 (under the period): one message, the default kept" $? "$(head -c 300 "$out.stderr")"
 
     # a bad value: one message, the default kept
     run callers "tools=hotspot:hotspot.depth=100"
@@ -601,6 +645,88 @@ assert w['end'] == 'main', w['end']
 " 6000
 else
     bad "walk/cet: does not build with -fcf-protection"
+fi
+# Hybrid (VIGIL_CC_CONFIG): functions that [skip] leaves plain keep their patchable entries, and
+# the walk hooks them at run time.
+printf '[skip]\nfun:leaf\nfun:from_a\n' >"$WORK/skip.conf"
+if VIGIL_CC_CONFIG="$WORK/skip.conf" "$VIGILCC" -O2 -g "$WALK/chain.c" -o "$WORK/w-chainskip" 2>"$WORK/skip.log"; then
+    cp "$WORK/w-chain.plain" "$WORK/w-chainskip.plain"
+    n_skip=$(entries_of "$WORK/w-chainskip") copies=$(nm "$WORK/w-chainskip" | grep -c -E ' (leaf|from_a)\.vigil\.instr')
+    copies_full=$(nm "$WORK/w-chain" | grep -c -E ' (leaf|from_a)\.vigil\.instr')
+    [ "$n_skip" = 5 ] && [ "$copies" = 0 ] && [ "$copies_full" -gt 0 ]
+    check "vigil-cc: [skip] functions keep their patchable entries (5 entries; instrumented copies of leaf, from_a: $copies, $copies_full without the config)" $? \
+        "entries $n_skip, copies $copies / $copies_full"
+    walk_run chainskip "
+w = d['walks'][0]
+assert chain(w) == ['leaf', 'from_a', 'round_', 'main'], chain(w)
+assert w['levels'][0]['measured'] > 0 and w['levels'][1]['measured'] > 0, w['levels'][:2]
+" 6000
+else
+    bad "vigil-cc with [skip]: $(head -c 300 "$WORK/skip.log")"
+fi
+# vigil observe samples the run (the hotspot tool, mode=off) and writes [hotspot.entries]: the
+# functions with time in them or below them, but step (millions of calls per CPU second: listed
+# commented out); a build with it gives entries to those only (not to cold, whose loop would
+# give it one), and the walk still climbs the hot chain.
+cat >"$WORK/obs.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noinline)) double leaf(double x, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += x * i / (i + 1.0);
+    return s;
+}
+__attribute__((noinline)) double mid(int k) { return leaf(k, 1500) + leaf(k + 1, 1500); }
+__attribute__((noinline)) unsigned step(unsigned x) { return x * 2654435761u + 1; }
+__attribute__((noinline)) int cold(int n)
+{
+    int s = 0;
+    for (int i = 0; i < n; i++)
+        s += i * i;
+    return s;
+}
+int main(int argc, char **argv)
+{
+    int rounds = argc > 1 ? atoi(argv[1]) : 60000;
+    double s = cold(argc + 5);
+    unsigned t = 0;
+    for (int r = 0; r < rounds; r++) {
+        s += mid(r);
+        for (int k = 0; k < 300; k++)
+            t = step(t);
+    }
+    s += t & 1;
+    printf("%.6g\n", s);
+    return 0;
+}
+C
+if "$VIGILCC" -O2 -g "$WORK/obs.c" -o "$WORK/obs" 2>"$WORK/obs.log" && "$CC_PLAIN" -O2 -g "$WORK/obs.c" -o "$WORK/w-obsent.plain" 2>>"$WORK/obs.log"; then
+    (cd "$WORK" && "$VIGIL" observe --out "$WORK/obs.conf" -- ./obs 60000 >"$WORK/observe.out" 2>"$WORK/observe.err")
+    st=$?
+    sect=$(sed -n '/^\[hotspot.entries\]/,/^\[/p' "$WORK/obs.conf" 2>/dev/null | grep '^fun:' | sort | tr '\n' ' ')
+    [ $st = 0 ] && [[ "$sect" == *"fun:leaf "* ]] && [[ "$sect" == *"fun:mid "* ]] && [[ "$sect" == *"fun:main "* ]] &&
+        [[ "$sect" != *"fun:cold "* ]] && [[ "$sect" != *"fun:step "* ]] &&
+        grep -B1 -x "# fun:step" "$WORK/obs.conf" | grep -q "left out: [0-9.]* M calls per CPU second"
+    check "vigil observe: [hotspot.entries] lists leaf, mid, main, not cold, step left out as too frequent ($sect)" $? \
+        "status $st, $(head -c 300 "$WORK/observe.err"); $(head -c 600 "$WORK/obs.conf" 2>/dev/null)"
+    if VIGIL_CC_CONFIG="$WORK/obs.conf" "$VIGILCC" -O2 -g "$WORK/obs.c" -o "$WORK/w-obsent" 2>>"$WORK/obs.log"; then
+        n_all=$(entries_of "$WORK/obs") n_ent=$(entries_of "$WORK/w-obsent")
+        first_cold=$(objdump -d --no-show-raw-insn "$WORK/w-obsent" | grep -A1 "<cold>:" | tail -n1)
+        first_cold_all=$(objdump -d --no-show-raw-insn "$WORK/obs" | grep -A1 "<cold>:" | tail -n1)
+        [ "$n_ent" = 3 ] && [ "$n_all" = 4 ] && [[ "$first_cold" != *nop* ]] && [[ "$first_cold_all" == *nop* ]]
+        check "vigil-cc with [hotspot.entries]: entries in leaf, mid, main only ($n_ent; $n_all without it)" $? \
+            "entries $n_ent / $n_all; cold starts with: $first_cold (without: $first_cold_all)"
+        walk_run obsent "
+w = d['walks'][0]
+assert chain(w)[:2] == ['leaf', 'mid'], chain(w)
+" 60000
+    else
+        bad "vigil-cc with the observed config: $(head -c 300 "$WORK/obs.log")"
+    fi
+else
+    bad "observe: obs.c does not build: $(head -c 300 "$WORK/obs.log")"
 fi
 rm -rf "$WORK/wout-off"
 (cd "$WORK" && VIGIL_OPTIONS="tools=hotspot:hotspot.walk_spots=0:out=$WORK/wout-off" ./w-chain 2000 >/dev/null 2>&1)

@@ -112,9 +112,27 @@ int main(void)
           "stacks");
     CHECK(p.nthreads == 1 && p.threads[0].nruns == 6 && p.threads[0].runs[5].stack == -1 && p.threads[0].tid == 42,
           "threads");
+    CHECK(p.late_period_us == 1000 && p.signals == 10 && p.threads[0].runs[5].period_us == 1000,
+          "an older report: one period (%llu, %llu)", (unsigned long long)p.late_period_us,
+          (unsigned long long)p.signals);
+    {   /* two periods: the late runs say theirs, their samples weighted */
+        char text[4096];
+        const char *at = strstr(doc, "[13000,13000,-1,1]");
+        snprintf(text, sizeof text, "%.*s[13000,43000,-1,40,10000]]}],\"late_period_us\":10000,\"late_after\":5,"
+                 "\"signals\":6}\n", (int)(at - doc), doc);
+        struct hs_profile l;
+        int r = hs_profile_parse(text, strlen(text), "h.json", &l, err, sizeof err);
+        CHECK(r == 0 && l.late_period_us == 10000 && l.late_after == 5 && l.signals == 6 &&
+                  l.threads[0].runs[5].period_us == 10000 && l.threads[0].runs[5].samples == 40 &&
+                  l.threads[0].runs[4].period_us == 1000,
+              "late runs: %s", r ? err : "values");
+        hs_profile_free(&l);
+    }
     struct {
         const char *from, *to, *why;
     } damage[] = {
+        {"[4000,4000,1,1]", "[4000,4000,1,1,0]", "PERIOD_US"},
+        {"[4000,4000,1,1]", "[4000,4000,1,1,5,5]", "PERIOD_US"},
         {"\"vigil-hotspot\"", "\"vigil-other\"", "format"},
         {"\"version\":1", "\"version\":2", "version 1"},
         {"[0,\"0x30\"]", "[1,\"0x30\"]", "MODULE"},

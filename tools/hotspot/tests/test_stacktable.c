@@ -47,7 +47,7 @@ static void *adder(void *arg)
         for (int k = 0; k < 8; k++)
             pcs[k] = 0x400000 + which * 16 + (uintptr_t)k;
         added[me]++;
-        if (hs_table_add(shared, pcs, 1 + which % 8) != HS_NO_STACK)
+        if (hs_table_add(shared, pcs, 1 + which % 8, 1) != HS_NO_STACK)
             kept[me]++;
     }
     return NULL;
@@ -57,21 +57,23 @@ int main(void)
 {
     struct hs_table *t = make(64, 4);
     uintptr_t a[] = {0x1000, 0x2000, 0x3000}, b[] = {0x1000, 0x2000, 0x3001}, c[] = {0x1000, 0x2000};
-    uint32_t ia = hs_table_add(t, a, 3), ib = hs_table_add(t, b, 3), ic = hs_table_add(t, c, 2);
+    uint32_t ia = hs_table_add(t, a, 3, 1), ib = hs_table_add(t, b, 3, 1), ic = hs_table_add(t, c, 2, 1);
     CHECK(ia != HS_NO_STACK && ib != HS_NO_STACK && ic != HS_NO_STACK, "three stacks kept");
     CHECK(ia != ib && ib != ic && ia != ic, "three ids: %u %u %u", ia, ib, ic);
-    CHECK(hs_table_add(t, a, 3) == ia && hs_table_add(t, a, 3) == ia, "the same stack, the same id");
+    CHECK(hs_table_add(t, a, 3, 1) == ia && hs_table_add(t, a, 3, 1) == ia, "the same stack, the same id");
     CHECK(count_of(t, ia) == 3 && count_of(t, ib) == 1 && count_of(t, ic) == 1, "counts %llu %llu %llu",
           (unsigned long long)count_of(t, ia), (unsigned long long)count_of(t, ib), (unsigned long long)count_of(t, ic));
+    CHECK(hs_table_add(t, c, 2, 10) == ic && count_of(t, ic) == 11, "a sample of weight 10 counts 10: %llu",
+          (unsigned long long)count_of(t, ic));
     const uintptr_t *pcs;
     uint64_t n;
     CHECK(hs_table_get(t, ib, &pcs, &n) == 3 && pcs[2] == 0x3001, "frames kept");
     CHECK(hs_table_size(t) == 3, "size %u", hs_table_size(t));
     uintptr_t deep[] = {1, 2, 3, 4, 5, 6};
-    uint32_t id = hs_table_add(t, deep, 6);
+    uint32_t id = hs_table_add(t, deep, 6, 1);
     CHECK(hs_table_get(t, id, &pcs, &n) == 4 && pcs[3] == 4, "cut at the depth");
-    CHECK(hs_table_add(t, deep, 4) == id, "the cut stack is the same as its first frames");
-    CHECK(hs_table_add(t, deep, 0) == HS_NO_STACK, "an empty stack is not kept");
+    CHECK(hs_table_add(t, deep, 4, 1) == id, "the cut stack is the same as its first frames");
+    CHECK(hs_table_add(t, deep, 0, 1) == HS_NO_STACK, "an empty stack is not kept");
     CHECK(hs_table_get(t, 1000, &pcs, &n) == 0, "no such id");
 
     /* A full table drops new stacks, keeps counting old ones. */
@@ -79,27 +81,27 @@ int main(void)
     uint32_t ids[16];
     for (uintptr_t i = 0; i < 16; i++) {
         uintptr_t s[] = {0x100 + i, 0x200};
-        ids[i] = hs_table_add(small, s, 2);
+        ids[i] = hs_table_add(small, s, 2, 1);
     }
     uintptr_t extra[] = {0x999, 0x200}, first[] = {0x100, 0x200};
     CHECK(ids[15] != HS_NO_STACK && hs_table_size(small) == 16, "16 stacks fit");
-    CHECK(hs_table_add(small, extra, 2) == HS_NO_STACK && small->dropped_full == 1, "the 17th is dropped");
-    CHECK(hs_table_add(small, first, 2) == ids[0] && count_of(small, ids[0]) == 2, "an old one still counts");
+    CHECK(hs_table_add(small, extra, 2, 1) == HS_NO_STACK && small->dropped_full == 1, "the 17th is dropped");
+    CHECK(hs_table_add(small, first, 2, 1) == ids[0] && count_of(small, ids[0]) == 2, "an old one still counts");
     hs_table_reset(small);
     CHECK(hs_table_size(small) == 0 && small->dropped_full == 0, "reset empties it");
-    CHECK(hs_table_add(small, extra, 2) == 0 && count_of(small, 0) == 1, "and it fills again from id 0");
+    CHECK(hs_table_add(small, extra, 2, 1) == 0 && count_of(small, 0) == 1, "and it fills again from id 0");
 
     /* Many stacks: all distinct ids, all found again (probing past hash neighbours). */
     struct hs_table *big = make(4096, 3);
     int all_found = 1;
     for (uintptr_t i = 0; i < 4096; i++) {
         uintptr_t s[] = {i * 4096, i, 7};
-        if (hs_table_add(big, s, 3) != i)
+        if (hs_table_add(big, s, 3, 1) != i)
             all_found = 0;
     }
     for (uintptr_t i = 0; i < 4096; i++) {
         uintptr_t s[] = {i * 4096, i, 7};
-        if (hs_table_add(big, s, 3) != i || count_of(big, (uint32_t)i) != 2)
+        if (hs_table_add(big, s, 3, 1) != i || count_of(big, (uint32_t)i) != 2)
             all_found = 0;
     }
     CHECK(all_found, "4096 stacks: ids in order of first sight, each found again");

@@ -739,5 +739,6 @@ struct vigil_tool leak_tool = {
     .options = &leak_option_set,
     .option_values = &leak_opts,
     .flush = leak_flush,
+    .bursts = VIGIL_BURSTS_NEEDED,
 };
 VIGIL_REGISTER_TOOL(leak_tool);

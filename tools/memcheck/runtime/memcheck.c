@@ -53,6 +53,7 @@ struct vigil_tool mc_tool = {
     .on_thread = on_thread,
     .options = &memcheck_option_set,
     .option_values = &opts,
+    .bursts = VIGIL_BURSTS_NEEDED,
 };
 VIGIL_REGISTER_TOOL(mc_tool);
 

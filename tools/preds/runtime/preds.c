@@ -220,5 +220,6 @@ struct vigil_tool preds_tool = {
     .options = &preds_option_set,
     .option_values = &opts,
     .on_module = preds_on_module,
+    .bursts = VIGIL_BURSTS_NEEDED,
 };
 VIGIL_REGISTER_TOOL(preds_tool);

@@ -916,6 +916,7 @@ struct vigil_tool race_tool = {
     .options = &race_option_set,
     .option_values = &race_opts,
     .on_sync = on_sync,
+    .bursts = VIGIL_BURSTS_NEEDED,
 };
 VIGIL_REGISTER_TOOL(race_tool);
 
