@@ -3,8 +3,9 @@
  * The key is a SHA-256 of, in order, each as a named, length-prefixed field:
  *   the key format, vigil-cc's version and build id (a hash of its sources), the LLVM version
  *   it links, the clang it runs (real path, size, modification time);
- *   every VIGIL_CC_* setting (and VIGIL_DEBUG, TMPDIR) except those that cannot change the
- *   object: the cache's own, VIGIL_CC_VERBOSE, VIGIL_CC_KEEP_TEMPS, VIGIL_DEBUG, TMPDIR;
+ *   every VIGIL_CC_* setting of settings.inc (and VIGIL_DEBUG, TMPDIR) except those that cannot
+ *   change the object: the cache's own, VIGIL_CC_VERBOSE, VIGIL_CC_KEEP_TEMPS, VIGIL_DEBUG,
+ *   TMPDIR; then every other VIGIL_CC_* variable set (the tools' settings), sorted;
  *   the contents of the configuration file VIGIL_CC_CONFIG (not its path), when set;
  *   the working directory, unless debug info names it '.' (VIGIL_CC_CACHE_BASEDIR);
  *   every argument that reaches the front or back end, in order, except the output, the inputs,
@@ -14,7 +15,6 @@
  * The preprocessed source stands for every header and macro; its line markers carry the paths
  * that end up in debug info and the site table. */
 #include "cache.h"
-#include "cctool.h"
 
 #include "cachefmt.h"
 
@@ -31,7 +31,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CACHE_KEY_FORMAT "vigil-cc cache key 1"
+extern char **environ;
+
+#define CACHE_KEY_FORMAT "vigil-cc cache key 2"
 
 struct vcc_cache {
     char dir[PATH_MAX];
@@ -436,6 +438,22 @@ static int excluded_setting(const char *name)
     return 0;
 }
 
+/* Whether NAME=VALUE names a setting of settings.inc. */
+static int settings_inc_names(const char *var)
+{
+    size_t len = strcspn(var, "=");
+#define VIGIL_CC_SETTING(field, name, category, def, meaning) \
+    if (strlen(name) == len && !strncmp(name, var, len)) return 1;
+#include "settings.inc"
+#undef VIGIL_CC_SETTING
+    return 0;
+}
+
+static int by_string(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static int compute_key(struct vcc_job *job, struct vcc_cache_unit *u, const char *preprocessed)
 {
     const struct vcc_cache *c = u->c;
@@ -451,11 +469,18 @@ static int compute_key(struct vcc_job *job, struct vcc_cache_unit *u, const char
     if (!excluded_setting(name)) hash_field(&h, name, job->settings.field);
 #include "settings.inc"
 #undef VIGIL_CC_SETTING
-    size_t ntools;
-    const struct vigil_cc_tool *const *tools = xcc_all_tools(&ntools);
-    for (size_t t = 0; t < ntools; t++)
-        for (size_t i = 0; i < tools[t]->nsettings; i++)
-            hash_field(&h, tools[t]->settings[i].name, xcc_setting(tools[t], tools[t]->settings[i].name));
+    /* The other VIGIL_CC_* variables (the tools' settings, which only the transforming part
+     * lists; their defaults are in the build id), by name. */
+    size_t nextra = 0;
+    for (char **e = environ; *e; e++) nextra++;
+    const char **extra = calloc(nextra + 1, sizeof *extra);
+    if (!extra) return -1;
+    nextra = 0;
+    for (char **e = environ; *e; e++)
+        if (!strncmp(*e, "VIGIL_CC_", 9) && !settings_inc_names(*e)) extra[nextra++] = *e;
+    qsort(extra, nextra, sizeof *extra, by_string);
+    for (size_t i = 0; i < nextra; i++) hash_field(&h, "env", extra[i]);
+    free(extra);
     /* The whole configuration file: simpler than the part of it that applies to this unit,
      * and a config changes seldom (an edit rebuilds everything, as a changed flag does). */
     if (job->config_text || job->config) {

@@ -175,6 +175,7 @@ check_warm_rebuild() {
     [ "$(counter "$c" misses)" = $NUNITS ] || why+="warm build added misses ($(counter "$c" misses)); "
     grep -q -- '-emit-llvm' "$d/warm.log" && why+="the warm build ran a front end: $(grep -m1 -- -emit-llvm "$d/warm.log" | cut -c1-100); "
     grep -qE 'run: .* -c .*\.bc ' "$d/warm.log" && why+="the warm build ran a back end; "
+    grep -q 'loading .*vigil-cc-transform.so' "$d/warm.log" && why+="the warm build loaded the transforming part (libLLVM); "
     for o in "$d"/*.o; do
         o=$(basename "$o")
         cmp -s "$d/$o" "$d/cold/$o" || why+="$o differs from the cold build's; "
@@ -257,6 +258,10 @@ check_stale() {
     }
     try_change setting VIGIL_CC_PROBE_BRANCHES=0 --
     try_change dev-setting VIGIL_CC_MERGE_SPAN=0 --
+    # a tool's setting (the first --vigil-help lists; only the transforming part knows them)
+    local tool_setting
+    tool_setting=$("$VIGILCC" --vigil-help | awk '/^Tool settings/{t=1; next} t && /^  VIGIL_CC_/ {print $1; exit}')
+    if [ -n "$tool_setting" ]; then try_change tool-setting same "$tool_setting=0" --; else why+="--vigil-help lists no tool setting; "; fi
     try_change define -- -DBIAS=5
     # the configuration file (docs/config.md): its contents, not only its path
     printf '[skip]\nfun:u1\n' >"$WORK/skip.conf"
@@ -278,20 +283,32 @@ check_stale() {
     [ "$(counter "$c" hits)" = $((hits + 1)) ] || why+="TMPDIR changed the key; "
 
     # vigil-cc rebuilt: the same binary with another build id
-    local id new alt=$WORK/alt
-    mkdir -p "$alt/bin"
-    ln -s "$(cd "$(dirname "$VIGILCC")/../lib" && pwd)" "$alt/lib"
+    local id new alt=$WORK/alt lib f
+    lib=$(cd "$(dirname "$VIGILCC")/../lib" && pwd)
+    mkdir -p "$alt/bin" "$alt/lib"
+    for f in "$lib"/*; do [ "$(basename "$f")" = vigil-cc-transform.so ] || ln -s "$f" "$alt/lib/"; done
     id=$("$VIGILCC" --version | sed -n 's/^vigil-cc .*(build \([0-9a-z]*\)).*/\1/p')
     new=$(echo "$id" | tr '0-9a-f' 'fedcba9876543210')
-    if [ -n "$id" ] && python3 - "$VIGILCC" "$alt/bin/vigil-cc" "$id" "$new" <<'EOF'
+    # the driver and its transforming part, each with the other id (the driver refuses a part of
+    # another build: checked first)
+    patch_id() {  # FROM TO
+        python3 - "$1" "$2" "$id" "$new" <<'EOF'
 import sys
 data = open(sys.argv[1], "rb").read()
 old, new = sys.argv[3].encode(), sys.argv[4].encode()
 assert data.count(old) >= 1 and len(old) == len(new)
 open(sys.argv[2], "wb").write(data.replace(old, new))
 EOF
-    then
+    }
+    if [ -n "$id" ] && patch_id "$VIGILCC" "$alt/bin/vigil-cc"; then
         chmod +x "$alt/bin/vigil-cc"
+        ln -s "$lib/vigil-cc-transform.so" "$alt/lib/vigil-cc-transform.so"
+        (cd "$WORK/stale" && VIGIL_CC_CACHE=0 "$alt/bin/vigil-cc" -O2 -c u1.c -o alt.o) >alt-refused.log 2>&1 &&
+            why+="a driver with a transforming part of another build compiles; "
+        grep -qF "vigil-cc-transform.so is of another build ($id; vigil-cc is $new)" alt-refused.log ||
+            why+="no message for a transforming part of another build: $(oneline alt-refused.log 160); "
+        rm "$alt/lib/vigil-cc-transform.so"
+        patch_id "$lib/vigil-cc-transform.so" "$alt/lib/vigil-cc-transform.so" || why+="cannot patch the transforming part; "
         if [ "$("$alt/bin/vigil-cc" --version | grep -c "build $new")" != 0 ]; then
             local saved=$VIGILCC
             VIGILCC=$alt/bin/vigil-cc
