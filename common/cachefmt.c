@@ -30,7 +30,7 @@ static uint32_t rotr(uint32_t x, unsigned n)
     return (x >> n) | (x << (32 - n));
 }
 
-static void sha256_block(uint32_t h[8], const unsigned char *p)
+static void sha256_block_portable(uint32_t h[8], const unsigned char *p)
 {
     uint32_t w[64];
     for (int t = 0; t < 16; t++)
@@ -56,6 +56,68 @@ static void sha256_block(uint32_t h[8], const unsigned char *p)
     h[0] += a; h[1] += b; h[2] += c; h[3] += d;
     h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
 }
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#include <cpuid.h>
+#include <immintrin.h>
+
+/* The same compression with the x86 SHA extensions (sha256rnds2 does two rounds; sha256msg1
+ * and sha256msg2 extend the message schedule), four rounds per step. The state is kept as the
+ * instructions want it: ABEF in one register, CDGH in the other. About 8 times the portable
+ * loop's speed, which a cache hit spends most of its instructions in (hashing the object it
+ * verifies and the headers of a manifest). */
+__attribute__((target("sha,sse4.1,ssse3"))) static void sha256_block_shani(uint32_t h[8], const unsigned char *p)
+{
+    const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i abcd = _mm_loadu_si128((const __m128i *)&h[0]);   /* lanes A B C D */
+    __m128i efgh = _mm_loadu_si128((const __m128i *)&h[4]);   /* lanes E F G H */
+    __m128i badc = _mm_shuffle_epi32(abcd, 0xB1);
+    __m128i hgfe = _mm_shuffle_epi32(efgh, 0x1B);
+    __m128i abef = _mm_alignr_epi8(badc, hgfe, 8);            /* (from the high lane down) A B E F */
+    __m128i cdgh = _mm_blend_epi16(hgfe, badc, 0xF0);         /* C D G H */
+    __m128i abef0 = abef, cdgh0 = cdgh, w[4];
+    for (int r = 0; r < 16; r++) {
+        __m128i m;
+        if (r < 4) {
+            m = w[r] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * r)), bswap);
+        } else {
+            /* W[t] for t = 4r..4r+3: W[t-16] + s0(W[t-15]), + W[t-7], + s1(W[t-2]) */
+            __m128i t = _mm_sha256msg1_epu32(w[r % 4], w[(r + 1) % 4]);
+            t = _mm_add_epi32(t, _mm_alignr_epi8(w[(r + 3) % 4], w[(r + 2) % 4], 4));
+            m = w[r % 4] = _mm_sha256msg2_epu32(t, w[(r + 3) % 4]);
+        }
+        __m128i wk = _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)&sha256_k[4 * r]));
+        cdgh = _mm_sha256rnds2_epu32(cdgh, abef, wk);
+        abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(wk, 0x0E));
+    }
+    abef = _mm_add_epi32(abef, abef0);
+    cdgh = _mm_add_epi32(cdgh, cdgh0);
+    __m128i feba = _mm_shuffle_epi32(abef, 0x1B);
+    __m128i dchg = _mm_shuffle_epi32(cdgh, 0xB1);
+    _mm_storeu_si128((__m128i *)&h[0], _mm_blend_epi16(feba, dchg, 0xF0));
+    _mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(dchg, feba, 8));
+}
+
+static void sha256_block_first(uint32_t h[8], const unsigned char *p);
+/* Which of the two: decided at the first block (CPUID), then fixed. Written once per process
+ * (a race writes the same value). */
+static void (*sha256_block)(uint32_t h[8], const unsigned char *p) = sha256_block_first;
+
+static void sha256_block_first(uint32_t h[8], const unsigned char *p)
+{
+    unsigned a, b, c, d, sse41 = 0, ssse3 = 0, sha = 0;
+    if (__get_cpuid(1, &a, &b, &c, &d)) {
+        sse41 = (c >> 19) & 1;
+        ssse3 = (c >> 9) & 1;
+    }
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) sha = (b >> 29) & 1;
+    const char *off = getenv("VIGIL_SHA256_PORTABLE");   /* tests compare the two */
+    sha256_block = sse41 && ssse3 && sha && !(off && *off == '1') ? sha256_block_shani : sha256_block_portable;
+    sha256_block(h, p);
+}
+#else
+#define sha256_block sha256_block_portable
+#endif
 
 void vigil_sha256_init(struct vigil_sha256 *s)
 {
