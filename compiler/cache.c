@@ -643,6 +643,31 @@ static int write_output(const char *object, const char *output)
     return ok ? 0 : -1;
 }
 
+/* The same from memory. */
+static int write_output_bytes(const char *data, size_t len, const char *output)
+{
+    struct stat st;
+    int in_place = lstat(output, &st) == 0 && !S_ISREG(st.st_mode);
+    char tmp[PATH_MAX + 64] = "";
+    int fd = -1;
+    if (!in_place) {
+        snprintf(tmp, sizeof tmp, "%s.vigil-cache.%ld.tmp", output, (long)getpid());
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    }
+    if (fd < 0) {
+        tmp[0] = 0;
+        fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    }
+    if (fd < 0) return -1;
+    int ok = write_all(fd, data, len) == 0;
+    ok = close(fd) == 0 && ok;
+    if (tmp[0]) {
+        if (ok && rename(tmp, output) != 0) ok = 0;
+        if (!ok) unlink(tmp);
+    }
+    return ok ? 0 : -1;
+}
+
 /* 1 on a hit (output written), 0 on a miss. */
 static int lookup(struct vcc_job *job, struct vcc_cache_unit *u, const char *output)
 {
@@ -684,9 +709,20 @@ static int lookup(struct vcc_job *job, struct vcc_cache_unit *u, const char *out
         damaged(job, u, "stderr.txt does not match its checksum");
         return 0;
     }
-    /* the object, checked before it is copied */
+    /* the object, checked before it is copied: read once (hashed in memory, then written) */
     snprintf(path, sizeof path, "%s/%s", u->entry, VIGIL_CACHE_OBJECT);
-    int64_t n = copy_hashing(path, -1, hex);
+    size_t object_len = 0;
+    char *object = object_size <= (64 << 20) ? read_whole(path, &object_len) : NULL;
+    int64_t n;
+    if (object) {
+        vigil_sha256_init(&h);
+        vigil_sha256_update(&h, object, object_len);
+        vigil_sha256_final(&h, digest);
+        vigil_sha256_hex(digest, hex);
+        n = (int64_t)object_len;
+    } else {
+        n = copy_hashing(path, -1, hex);
+    }
     if (n < 0) {
         int gone = errno == ENOENT;
         free(meta);
@@ -697,18 +733,21 @@ static int lookup(struct vcc_job *job, struct vcc_cache_unit *u, const char *out
     if (n != object_size || strcmp(hex, want)) {
         free(meta);
         free(text);
+        free(object);
         snprintf(err, sizeof err, "object.o does not match its checksum (%lld bytes, %lld expected)", (long long)n,
                  (long long)object_size);
         damaged(job, u, err);
         return 0;
     }
     free(meta);
-    if (write_output(path, output) != 0) {
+    if ((object ? write_output_bytes(object, object_len, output) : write_output(path, output)) != 0) {
         note(job, "cannot write %s: %s; compiling", output, strerror(errno));
         free(text);
+        free(object);
         u->delta[VIGIL_CACHE_ERRORS]++;
         return 0;   /* the compile writes it, or says why not */
     }
+    free(object);
     replay_stderr(u, text, text_len);
     free(text);
     /* the entry's last use, for eviction */
