@@ -804,6 +804,7 @@ static const char *no_direct(const struct vcc_job *job, const struct vcc_input *
     for (int i = 0; i < a->argc; i++) {
         const char *arg = a->argv[i];
         if (!strcmp(arg, "-imacros")) return "-imacros";
+        if (!strncmp(arg, "-working-directory", 18)) return "-working-directory";
         if (!strcmp(arg, "-Xclang") || !strcmp(arg, "-Xpreprocessor")) return arg;
         if (!strncmp(arg, "-Wp,", 4) && strncmp(arg, "-Wp,-MD,", 8) && strncmp(arg, "-Wp,-MMD,", 9)) return "-Wp,";
     }
@@ -1030,7 +1031,7 @@ static void record_manifest(struct vcc_job *job, struct vcc_cache_unit *u, const
                             const char *search_log, const struct timespec *t0)
 {
     const char *why = NULL;
-    struct strset files = {0}, dirs = {0}, names = {0}, absent_dirs = {0};
+    struct strset files = {0}, dirs = {0}, names = {0}, absent_dirs = {0}, absent = {0};
     struct strbuf path = {0}, m = {0};
     size_t len = 0;
     char *text = read_whole(preprocessed, &len);
@@ -1124,6 +1125,7 @@ static void record_manifest(struct vcc_job *job, struct vcc_cache_unit *u, const
         if (strchr(absent_dirs.v[d], '\n')) { why = "a newline in a directory's name"; goto out; }
         if (lstat(absent_dirs.v[d], &st) == 0) { why = "an include directory appeared during the compile"; goto out; }
         sb_printf(&m, "absent %s\n", absent_dirs.v[d]);
+        set_add(&absent, absent_dirs.v[d]);
     }
     /* every place a header of such a name could be found: absent, present, or read */
     for (size_t d = 0; d < dirs.n; d++)
@@ -1134,7 +1136,19 @@ static void record_manifest(struct vcc_job *job, struct vcc_cache_unit *u, const
             struct stat st;
             if (lstat(path.s, &st) != 0) {
                 if (errno != ENOENT && errno != ENOTDIR) { why = "a place of a header cannot be looked at"; goto out; }
-                sb_printf(&m, "absent %s\n", path.s);
+                /* the first missing directory on the way stands for everything under it */
+                size_t keep = path.len;
+                for (char *slash = path.s; (slash = strchr(slash + 1, '/'));) {
+                    *slash = 0;
+                    int missing = lstat(path.s, &st) != 0;
+                    *slash = '/';
+                    if (missing) { keep = (size_t)(slash - path.s); break; }
+                }
+                path.s[keep] = 0;
+                if (!set_has(&absent, path.s)) {
+                    set_add(&absent, path.s);
+                    sb_printf(&m, "absent %s\n", path.s);
+                }
             } else {
                 if ((double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9 >= start) {
                     why = "an unused header changed less than a second before the compile";
@@ -1173,6 +1187,7 @@ out:
     set_free(&dirs);
     set_free(&names);
     set_free(&absent_dirs);
+    set_free(&absent);
 }
 
 /* Writes the recorded manifest (once the entry it leads to exists). */
