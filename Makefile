@@ -25,6 +25,12 @@ TOOL_HEADERS := $(wildcard tools/*/include/vigil/*.h)
 
 COMMON_SRC   := $(wildcard common/*.c)
 COMPILER_SRC := $(wildcard compiler/*.c) $(TOOL_CC_SRC)
+# vigil-cc is two parts: the driver (command line, settings, the cache, running clang, the
+# link), which does not link LLVM, so that a cache hit costs no libLLVM load; and the
+# transforming part, a shared object in lib/ the driver loads on the first compile the cache
+# does not answer (docs/cache.md).
+DRIVER_SRC   := compiler/driver.c compiler/args.c compiler/cache.c compiler/link.c
+XFORM_SRC    := $(filter-out $(DRIVER_SRC),$(COMPILER_SRC))
 RUNTIME_SRC  := $(wildcard runtime/*.c) $(TOOL_RT_SRC)
 CMD_SRC      := $(wildcard cmd/*.c) $(TOOL_CMD_SRC)
 
@@ -44,16 +50,19 @@ RT_COMMON_OBJ := $(call obj,rt,$(COMMON_SRC))
 RT_FLAGS     := -fPIC -fno-builtin-malloc -fno-builtin-calloc -fno-builtin-realloc -fno-builtin-free \
                 -ftls-model=initial-exec -fno-omit-frame-pointer -gdwarf-4 -Iruntime
 
-all: $(B)/bin/vigil-cc $(B)/bin/vigil $(B)/lib/libvigil.a $(B)/lib/libvigil_common.a $(B)/lib/libvigil.so $(B)/lib/vigil.dynlist $(B)/include/vigil/vigil.h
+all: $(B)/bin/vigil-cc $(B)/lib/vigil-cc-transform.so $(B)/bin/vigil $(B)/lib/libvigil.a $(B)/lib/libvigil_common.a $(B)/lib/libvigil.so $(B)/lib/vigil.dynlist $(B)/include/vigil/vigil.h
 
 # A tool's parts see the headers of the side they join, and the tools' public headers.
 TOOL_INCLUDES := $(addprefix -I,$(wildcard tools/*/include))
 $(call obj,host,$(COMPILER_SRC)): PART_FLAGS := $(LLVM_CFLAGS) -Icompiler
-# vigil-cc's build id (vigil-cc --version) is a hash of its sources, held by driver.o, which is
-# rebuilt when any of them changes.
+$(call obj,host,$(XFORM_SRC)): PART_FLAGS += -fPIC
+# vigil-cc's build id (vigil-cc --version) is a hash of its sources, held by driver.o and by
+# the transforming part's pipeline.o (the driver refuses a part of another build); both are
+# rebuilt when any source changes.
 VIGIL_CC_SOURCES := $(sort $(wildcard compiler/*.[ch] compiler/*.inc common/*.[ch] tools/*/compiler/*.[ch]))
-$(B)/obj/host/compiler/driver.o: $(VIGIL_CC_SOURCES)
-$(B)/obj/host/compiler/driver.o: PART_FLAGS += -DVIGIL_CC_BUILD_ID=\"$(shell sha256sum $(VIGIL_CC_SOURCES) | sha256sum | cut -c1-16)\"
+VIGIL_CC_BUILD_ID := $(shell sha256sum $(VIGIL_CC_SOURCES) | sha256sum | cut -c1-16)
+$(B)/obj/host/compiler/driver.o $(B)/obj/host/compiler/pipeline.o: $(VIGIL_CC_SOURCES)
+$(B)/obj/host/compiler/driver.o $(B)/obj/host/compiler/pipeline.o: PART_FLAGS += -DVIGIL_CC_BUILD_ID=\"$(VIGIL_CC_BUILD_ID)\"
 $(call obj,host,$(CMD_SRC)): PART_FLAGS := -Icmd
 $(B)/obj/host/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -62,9 +71,14 @@ $(B)/obj/rt/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(BASE) $(CFLAGS) $(RT_FLAGS) $(TOOL_INCLUDES) -MMD -MP -c $< -o $@
 
-$(B)/bin/vigil-cc: $(COMPILER_OBJ) $(COMMON_OBJ)
+# The driver exports its symbols (-rdynamic): the transforming part calls its services (running
+# clang, temporary files, the cache's callbacks) and the common code it holds.
+$(B)/bin/vigil-cc: $(call obj,host,$(DRIVER_SRC)) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $^ -o $@.tmp $(LLVM_LIBS) -lm && mv -f $@.tmp $@
+	$(HOSTCC) -rdynamic $^ -o $@.tmp -ldl -lm && mv -f $@.tmp $@
+$(B)/lib/vigil-cc-transform.so: $(call obj,host,$(XFORM_SRC))
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -shared $^ -o $@.tmp $(LLVM_LIBS) -lm && mv -f $@.tmp $@
 $(B)/bin/vigil: $(CMD_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $^ -o $@.tmp -ldw -lelf -lsqlite3 -lpq -lzstd -lm && mv -f $@.tmp $@
@@ -105,7 +119,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/vigil
 	install -m 755 $(B)/bin/vigil-cc $(B)/bin/vigil $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(B)/lib/libvigil.a $(B)/lib/libvigil_common.a $(B)/lib/vigil.dynlist $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(B)/lib/libvigil.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/lib/libvigil.so $(B)/lib/vigil-cc-transform.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/vigil/*.h $(TOOL_HEADERS) $(DESTDIR)$(PREFIX)/include/vigil/
 
 clean:

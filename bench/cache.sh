@@ -7,7 +7,9 @@
 #   ccache warm     the same after removing the objects (ccache hits)
 #   vigil nocache   vigil-cc with VIGIL_CC_CACHE=0
 #   vigil cold      vigil-cc, empty cache directory (the cache on: preprocessor run, store)
-#   vigil warm      the same after removing the objects (every compile a hit)
+#   vigil warm      the same after removing the objects (every compile a hit; direct mode: no
+#                   preprocessor run, the manifests say the headers are unchanged)
+#   vigil warm-pre  the same with VIGIL_CC_CACHE_DIRECT=0 (each hit runs clang -E for its key)
 #   ccache+vigil cold/warm   ccache over vigil-cc (VIGIL_CC_CACHE=0, CCACHE_COMPILERCHECK=string:
 #                   vigil-cc --version): the combination docs/cache.md describes
 # Then the ratios the issue sets targets for: vigil warm / ccache warm (<= 1.1), vigil cold /
@@ -16,6 +18,8 @@
 #
 # usage: bench/cache.sh [--save]
 # Environment: PROGRAMS (default "bzip2 lua"; sqlite3 works too, slowly), ROUNDS (default 3),
+#   VARIANTS (default all of them, in the order above; a subset skips the others: for sqlite3,
+#   "plain ccache-cold ccache-warm vigil-nocache vigil-cold vigil-warm vigil-warm-pre"),
 #   VIGILCC (default build/bin/vigil-cc), PLAINCC (default clang), REAL_CFLAGS (default
 #   -O2 -gdwarf-4), VIGIL_REAL_DIR (sources, tests/real/sources.sh).
 set -euo pipefail
@@ -106,9 +110,11 @@ preprocess() {
 }
 
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "-"}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "-" || b == "-" || b <= 0) print "-"; else printf "%.2f", a / b}'; }
 
-VARIANTS="plain ccache-cold ccache-warm vigil-nocache vigil-cold vigil-warm ccache+vigil-cold ccache+vigil-warm"
+ALL_VARIANTS="plain ccache-cold ccache-warm vigil-nocache vigil-cold vigil-warm vigil-warm-pre ccache+vigil-cold ccache+vigil-warm"
+VARIANTS=${VARIANTS:-$ALL_VARIANTS}
+want() { case " $VARIANTS " in *" $1 "*) return 0 ;; esac; return 1; }
 COMPILERCHECK="string:$("$VIGILCC" --version | tr '\n' ' ')"
 
 emit "vigil instrumentation cache vs ccache: CPU seconds (user+sys) of a whole build, median of $ROUNDS"
@@ -128,24 +134,32 @@ for prog in $PROGRAMS; do
     for round in $(seq 1 "$ROUNDS"); do
         vc=$WORK/vigil-cache-$prog-$round cc=$WORK/ccache-$prog-$round cv=$WORK/ccache-vigil-$prog-$round
         echo "bench: $prog round $round" >&2
-        times[plain]+=" $(build "$dir" -- "$PLAINCC")"
-        times[ccache-cold]+=" $(build "$dir" CCACHE_DIR="$cc" -- ccache "$PLAINCC")"
-        times[ccache-warm]+=" $(build "$dir" CCACHE_DIR="$cc" -- ccache "$PLAINCC")"
-        times[vigil-nocache]+=" $(build "$dir" VIGIL_CC_CACHE=0 -- "$VIGILCC")"
+        want plain && times[plain]+=" $(build "$dir" -- "$PLAINCC")"
+        want ccache-cold && times[ccache-cold]+=" $(build "$dir" CCACHE_DIR="$cc" -- ccache "$PLAINCC")"
+        want ccache-warm && times[ccache-warm]+=" $(build "$dir" CCACHE_DIR="$cc" -- ccache "$PLAINCC")"
+        want vigil-nocache && times[vigil-nocache]+=" $(build "$dir" VIGIL_CC_CACHE=0 -- "$VIGILCC")"
         times[preprocess]+=" $(preprocess "$dir")"
-        mkdir -p "$WORK/ref-$prog" && cp "$dir"/*.o "$WORK/ref-$prog/"
+        want vigil-nocache && mkdir -p "$WORK/ref-$prog" && cp "$dir"/*.o "$WORK/ref-$prog/"
         times[vigil-cold]+=" $(build "$dir" VIGIL_CC_CACHE_DIR="$vc" -- "$VIGILCC")"
+        want vigil-nocache || { mkdir -p "$WORK/ref-$prog" && cp "$dir"/*.o "$WORK/ref-$prog/"; }
         times[vigil-warm]+=" $(build "$dir" VIGIL_CC_CACHE_DIR="$vc" -- "$VIGILCC")"
         for o in "$dir"/*.o; do
             cmp -s "$o" "$WORK/ref-$prog/$(basename "$o")" || notes+=" $(basename "$o") of the warm build differs from the build without the cache;"
         done
         nfiles=$(echo $FILES | wc -w)
         hits=$("$VIGIL" cache --dir "$vc" --json | sed -n 's/^ *"hits": *\([0-9]*\).*/\1/p')
+        direct=$("$VIGIL" cache --dir "$vc" --json | sed -n 's/^ *"direct_hits": *\([0-9]*\).*/\1/p')
         [ "$hits" = "$nfiles" ] || notes+=" round $round: $hits hits of $nfiles compiles;"
-        times[ccache+vigil-cold]+=" $(build "$dir" CCACHE_DIR="$cv" CCACHE_COMPILERCHECK="$COMPILERCHECK" VIGIL_CC_CACHE=0 -- ccache "$VIGILCC")"
-        times[ccache+vigil-warm]+=" $(build "$dir" CCACHE_DIR="$cv" CCACHE_COMPILERCHECK="$COMPILERCHECK" VIGIL_CC_CACHE=0 -- ccache "$VIGILCC")"
-        chits=$(CCACHE_DIR=$cv ccache --print-stats 2>/dev/null | awk '$1 ~ /direct_cache_hit|preprocessed_cache_hit/ {s += $2} END {print s + 0}')
-        [ "$chits" = "$nfiles" ] || notes+=" round $round: ccache over vigil-cc hit $chits of $nfiles;"
+        [ "$direct" = "$nfiles" ] || notes+=" round $round: $direct direct hits of $nfiles compiles;"
+        if want vigil-warm-pre; then
+            times[vigil-warm-pre]+=" $(build "$dir" VIGIL_CC_CACHE_DIR="$vc" VIGIL_CC_CACHE_DIRECT=0 -- "$VIGILCC")"
+        fi
+        if want ccache+vigil-cold; then
+            times[ccache+vigil-cold]+=" $(build "$dir" CCACHE_DIR="$cv" CCACHE_COMPILERCHECK="$COMPILERCHECK" VIGIL_CC_CACHE=0 -- ccache "$VIGILCC")"
+            times[ccache+vigil-warm]+=" $(build "$dir" CCACHE_DIR="$cv" CCACHE_COMPILERCHECK="$COMPILERCHECK" VIGIL_CC_CACHE=0 -- ccache "$VIGILCC")"
+            chits=$(CCACHE_DIR=$cv ccache --print-stats 2>/dev/null | awk '$1 ~ /direct_cache_hit|preprocessed_cache_hit/ {s += $2} END {print s + 0}')
+            [ "$chits" = "$nfiles" ] || notes+=" round $round: ccache over vigil-cc hit $chits of $nfiles;"
+        fi
         rm -rf "$vc" "$cc" "$cv"
     done
     declare -A med=()
@@ -154,19 +168,20 @@ for prog in $PROGRAMS; do
     med[preprocess]=$(median ${times[preprocess]})
     for v in $VARIANTS; do
         # shellcheck disable=SC2086
-        med[$v]=$(median ${times[$v]})
+        med[$v]=$([ -n "${times[$v]:-}" ] && median ${times[$v]} || echo -)
         printf '%19s' "${med[$v]}" | tee -a "$OUT"
     done
     echo | tee -a "$OUT"
     printf '%-8s' "x plain" | tee -a "$OUT"
     for v in $VARIANTS; do printf '%18sx' "$(ratio "${med[$v]}" "${med[plain]}")" | tee -a "$OUT"; done
     echo | tee -a "$OUT"
-    summary+=("$prog: vigil warm / ccache warm = $(ratio "${med[vigil-warm]}" "${med[ccache-warm]}")x (target <= 1.1);" \
-              "  vigil cold (cache on) / vigil without the cache = $(ratio "${med[vigil-cold]}" "${med[vigil-nocache]}")x (target <= 1.05);" \
-              "  what the cache adds to a cold build, measured apart: clang -E of every file ${med[preprocess]} s = $(awk -v a="${med[preprocess]}" -v b="${med[vigil-nocache]}" 'BEGIN {printf "%.1f", 100 * a / b}')% of vigil without the cache;" \
+    summary+=("$prog: vigil warm / ccache warm = $(ratio "${med[vigil-warm]}" "${med[ccache-warm]:--}")x (target <= 1.1);" \
+              "  vigil warm without direct mode / ccache warm = $(ratio "${med[vigil-warm-pre]:--}" "${med[ccache-warm]:--}")x;" \
+              "  vigil cold (cache on) / vigil without the cache = $(ratio "${med[vigil-cold]}" "${med[vigil-nocache]:--}")x (target <= 1.05);" \
+              "  what the cache adds to a cold build, measured apart: clang -E of every file ${med[preprocess]} s = $(awk -v a="${med[preprocess]}" -v b="${med[vigil-nocache]:--}" 'BEGIN {if (b > 0) printf "%.1f", 100 * a / b; else print "-"}')% of vigil without the cache;" \
               "  vigil warm / vigil cold = $(ratio "${med[vigil-warm]}" "${med[vigil-cold]}")x;" \
-              "  ccache over vigil-cc, warm / ccache warm = $(ratio "${med[ccache+vigil-warm]}" "${med[ccache-warm]}")x;" \
-              "  rounds (CPU s):$(for v in plain vigil-nocache vigil-cold vigil-warm ccache-warm preprocess; do printf ' %s [%s ]' "$v" "${times[$v]}"; done)")
+              "  ccache over vigil-cc, warm / ccache warm = $(ratio "${med[ccache+vigil-warm]:--}" "${med[ccache-warm]:--}")x;" \
+              "  rounds (CPU s):$(for v in plain vigil-nocache vigil-cold vigil-warm vigil-warm-pre ccache-warm preprocess; do printf ' %s [%s ]' "$v" "${times[$v]:-}"; done)")
     [ -z "$notes" ] || summary+=("  notes:$notes")
     unset times med
 done
@@ -176,9 +191,11 @@ emit ""
 emit "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine makes whole-build ratios noisy)"
 emit "(each build: every source compiled with -c one at a time, then linked, from one directory; a cold"
 emit " variant starts from an empty cache directory, its warm variant reuses it after removing the objects;"
-emit " ccache 4 in its default direct mode. CPU seconds from /usr/bin/time over the whole build.)"
+emit " ccache 4 in its default direct mode, vigil-cc in its direct mode unless warm-pre. CPU seconds from"
+emit " /usr/bin/time over the whole build, the link included.)"
 if [ $SAVE = 1 ]; then
     mkdir -p "$ROOT/bench/results"
-    cp "$OUT" "$ROOT/bench/results/cache-$(date +%Y-%m-%d).txt"
-    echo "bench: wrote bench/results/cache-$(date +%Y-%m-%d).txt" >&2
+    # appended: several runs (programs, rounds) a day go into one file
+    { echo; cat "$OUT"; } >>"$ROOT/bench/results/cache-$(date +%Y-%m-%d).txt"
+    echo "bench: appended to bench/results/cache-$(date +%Y-%m-%d).txt" >&2
 fi

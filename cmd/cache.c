@@ -86,12 +86,13 @@ static int summary(const char *cmd, const char *dir, int json)
     if (limit) printf("%-16s %s (limit %s, VIGIL_CC_CACHE_MAX_SIZE=%s)\n", "size", size, max, limit_text);
     else printf("%-16s %s (no limit: VIGIL_CC_CACHE_MAX_SIZE=0)\n", "size", size);
     print_line("hits", s.v[VIGIL_CACHE_HITS], "compiles served from the cache: no transform, no code generation");
+    print_line("  direct", s.v[VIGIL_CACHE_DIRECT_HITS], "of them found by a manifest, without the preprocessor (direct mode)");
     print_line("misses", s.v[VIGIL_CACHE_MISSES], "compiles that found no entry, then compiled");
     if (looked)
         printf("%-16s %.1f%%\n", "hit rate", 100.0 * (double)s.v[VIGIL_CACHE_HITS] / (double)looked);
     print_line("stored", s.v[VIGIL_CACHE_STORED], NULL);
     print_line("uncached", s.v[VIGIL_CACHE_UNCACHED], "compiles the cache does not take (-S, -MJ, a failed preprocessor run)");
-    print_line("damaged", s.v[VIGIL_CACHE_DAMAGED], "entries found damaged: compiled again, replaced");
+    print_line("damaged", s.v[VIGIL_CACHE_DAMAGED], "entries or manifests found damaged: compiled or preprocessed again, replaced");
     print_line("evicted", s.v[VIGIL_CACHE_EVICTED], "entries removed past the size limit, least recently used first");
     print_line("errors", s.v[VIGIL_CACHE_ERRORS], "entries that could not be written or read (disk full, permissions)");
     return 0;

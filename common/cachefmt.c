@@ -30,7 +30,7 @@ static uint32_t rotr(uint32_t x, unsigned n)
     return (x >> n) | (x << (32 - n));
 }
 
-static void sha256_block(uint32_t h[8], const unsigned char *p)
+static void sha256_block_portable(uint32_t h[8], const unsigned char *p)
 {
     uint32_t w[64];
     for (int t = 0; t < 16; t++)
@@ -56,6 +56,68 @@ static void sha256_block(uint32_t h[8], const unsigned char *p)
     h[0] += a; h[1] += b; h[2] += c; h[3] += d;
     h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
 }
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#include <cpuid.h>
+#include <immintrin.h>
+
+/* The same compression with the x86 SHA extensions (sha256rnds2 does two rounds; sha256msg1
+ * and sha256msg2 extend the message schedule), four rounds per step. The state is kept as the
+ * instructions want it: ABEF in one register, CDGH in the other. About 8 times the portable
+ * loop's speed, which a cache hit spends most of its instructions in (hashing the object it
+ * verifies and the headers of a manifest). */
+__attribute__((target("sha,sse4.1,ssse3"))) static void sha256_block_shani(uint32_t h[8], const unsigned char *p)
+{
+    const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i abcd = _mm_loadu_si128((const __m128i *)&h[0]);   /* lanes A B C D */
+    __m128i efgh = _mm_loadu_si128((const __m128i *)&h[4]);   /* lanes E F G H */
+    __m128i badc = _mm_shuffle_epi32(abcd, 0xB1);
+    __m128i hgfe = _mm_shuffle_epi32(efgh, 0x1B);
+    __m128i abef = _mm_alignr_epi8(badc, hgfe, 8);            /* (from the high lane down) A B E F */
+    __m128i cdgh = _mm_blend_epi16(hgfe, badc, 0xF0);         /* C D G H */
+    __m128i abef0 = abef, cdgh0 = cdgh, w[4];
+    for (int r = 0; r < 16; r++) {
+        __m128i m;
+        if (r < 4) {
+            m = w[r] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * r)), bswap);
+        } else {
+            /* W[t] for t = 4r..4r+3: W[t-16] + s0(W[t-15]), + W[t-7], + s1(W[t-2]) */
+            __m128i t = _mm_sha256msg1_epu32(w[r % 4], w[(r + 1) % 4]);
+            t = _mm_add_epi32(t, _mm_alignr_epi8(w[(r + 3) % 4], w[(r + 2) % 4], 4));
+            m = w[r % 4] = _mm_sha256msg2_epu32(t, w[(r + 3) % 4]);
+        }
+        __m128i wk = _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)&sha256_k[4 * r]));
+        cdgh = _mm_sha256rnds2_epu32(cdgh, abef, wk);
+        abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(wk, 0x0E));
+    }
+    abef = _mm_add_epi32(abef, abef0);
+    cdgh = _mm_add_epi32(cdgh, cdgh0);
+    __m128i feba = _mm_shuffle_epi32(abef, 0x1B);
+    __m128i dchg = _mm_shuffle_epi32(cdgh, 0xB1);
+    _mm_storeu_si128((__m128i *)&h[0], _mm_blend_epi16(feba, dchg, 0xF0));
+    _mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(dchg, feba, 8));
+}
+
+static void sha256_block_first(uint32_t h[8], const unsigned char *p);
+/* Which of the two: decided at the first block (CPUID), then fixed. Written once per process
+ * (a race writes the same value). */
+static void (*sha256_block)(uint32_t h[8], const unsigned char *p) = sha256_block_first;
+
+static void sha256_block_first(uint32_t h[8], const unsigned char *p)
+{
+    unsigned a, b, c, d, sse41 = 0, ssse3 = 0, sha = 0;
+    if (__get_cpuid(1, &a, &b, &c, &d)) {
+        sse41 = (c >> 19) & 1;
+        ssse3 = (c >> 9) & 1;
+    }
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) sha = (b >> 29) & 1;
+    const char *off = getenv("VIGIL_SHA256_PORTABLE");   /* tests compare the two */
+    sha256_block = sse41 && ssse3 && sha && !(off && *off == '1') ? sha256_block_shani : sha256_block_portable;
+    sha256_block(h, p);
+}
+#else
+#define sha256_block sha256_block_portable
+#endif
 
 void vigil_sha256_init(struct vigil_sha256 *s)
 {
@@ -198,7 +260,7 @@ void vigil_cache_format_size(uint64_t bytes, char *out, size_t len)
 /* ---- counters ---- */
 
 static const char *const counter_names[VIGIL_CACHE_NCOUNTERS] = {
-    "hits", "misses", "uncached", "damaged", "stored", "evicted", "errors", "size",
+    "hits", "misses", "uncached", "damaged", "stored", "evicted", "errors", "size", "direct_hits",
 };
 
 const char *vigil_cache_counter_name(enum vigil_cache_counter c)
@@ -438,6 +500,36 @@ static int older_first(const void *a, const void *b)
     return strcmp(x->key, y->key);
 }
 
+/* Removes the direct-mode manifests (XY/KEY.manifest) last used before (sec, nsec), or all. */
+static void prune_manifests(const char *dir, time_t sec, long nsec, int all)
+{
+    DIR *top = opendir(dir);
+    if (!top) return;
+    struct dirent *de;
+    size_t suffix = strlen(VIGIL_CACHE_MANIFEST_SUFFIX);
+    while ((de = readdir(top))) {
+        if (!is_hex(de->d_name, 2)) continue;
+        char sub[4096];
+        if (path_join(sub, sizeof sub, dir, de->d_name)) continue;
+        DIR *d = opendir(sub);
+        if (!d) continue;
+        struct dirent *ke;
+        struct stat st;
+        while ((ke = readdir(d))) {
+            size_t n = strlen(ke->d_name);
+            if (n < 64 + suffix || !hex_prefix(ke->d_name, 64) || !strstr(ke->d_name + 64, VIGIL_CACHE_MANIFEST_SUFFIX))
+                continue;
+            int tmp = strstr(ke->d_name + 64, ".tmp.") != NULL;
+            if (fstatat(dirfd(d), ke->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+            if (all || (tmp && st.st_mtime < time(NULL) - 3600) ||
+                (!tmp && (st.st_mtim.tv_sec < sec || (st.st_mtim.tv_sec == sec && st.st_mtim.tv_nsec <= nsec))))
+                unlinkat(dirfd(d), ke->d_name, 0);
+        }
+        closedir(d);
+    }
+    closedir(top);
+}
+
 int vigil_cache_evict(const char *dir, uint64_t target, uint64_t *kept_bytes, uint64_t *kept_entries,
                       uint64_t *removed)
 {
@@ -453,11 +545,17 @@ int vigil_cache_evict(const char *dir, uint64_t target, uint64_t *kept_bytes, ui
     for (size_t i = 0; i < l.n; i++)
         total += l.v[i].bytes;
     qsort(l.v, l.n, sizeof *l.v, older_first);
+    time_t cut_sec = 0;
+    long cut_nsec = -1;
     for (size_t i = 0; i < l.n && total > target; i++) {
         if (vigil_cache_remove(l.v[i].path) != 0) continue;
         total -= l.v[i].bytes;
         gone++;
+        cut_sec = l.v[i].last_used;
+        cut_nsec = l.v[i].last_used_nsec;
     }
+    /* manifests used no later than the last entry that went: what they lead to is likely gone */
+    prune_manifests(dir, cut_sec, cut_nsec, target == 0);
     if (kept_bytes) *kept_bytes = total;
     if (kept_entries) *kept_entries = l.n - gone;
     if (removed) *removed = gone;
@@ -530,4 +628,109 @@ int vigil_cache_meta_field(const char *meta, const char *name, char *out, size_t
         line = end ? end + 1 : NULL;
     }
     return -1;
+}
+
+/* ---- direct-mode manifests ---- */
+
+void vigil_manifest_free(struct vigil_manifest *m)
+{
+    free(m->items);
+    m->items = NULL;
+    m->nitems = 0;
+}
+
+static int manifest_error(char *err, size_t errlen, unsigned line, const char *what)
+{
+    snprintf(err, errlen, "line %u: expected %s", line, what);
+    return -1;
+}
+
+int vigil_manifest_parse(char *text, size_t len, struct vigil_manifest *m, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    size_t magic = strlen(VIGIL_CACHE_MANIFEST_MAGIC), last = 9 + 64 + 1;
+    if (len < magic + 1 + last || memcmp(text, VIGIL_CACHE_MANIFEST_MAGIC, magic) != 0 || text[magic] != '\n')
+        return manifest_error(err, errlen, 1, "\"" VIGIL_CACHE_MANIFEST_MAGIC "\"");
+    if (strncmp(text + len - last, "checksum ", 9) != 0 || text[len - 1] != '\n' || text[len - last - 1] != '\n') {
+        snprintf(err, errlen, "no checksum line at the end");
+        return -1;
+    }
+    struct vigil_sha256 s;
+    unsigned char digest[32];
+    char hex[65];
+    vigil_sha256_init(&s);
+    vigil_sha256_update(&s, text, len - last);
+    vigil_sha256_final(&s, digest);
+    vigil_sha256_hex(digest, hex);
+    if (memcmp(hex, text + len - last + 9, 64) != 0) {
+        snprintf(err, errlen, "the checksum does not match");
+        return -1;
+    }
+    char *p = text + magic + 1, *end = text + len - last;
+    unsigned line = 1;
+    size_t cap = 0;
+    while (p < end) {
+        line++;
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) { vigil_manifest_free(m); return manifest_error(err, errlen, line, "a newline"); }
+        *nl = 0;
+        if (memchr(p, 0, (size_t)(nl - p))) { vigil_manifest_free(m); return manifest_error(err, errlen, line, "text without NUL bytes"); }
+        if (!strncmp(p, "key ", 4)) {
+            if (strlen(p + 4) != 64 || !is_hex(p + 4, 64)) { vigil_manifest_free(m); return manifest_error(err, errlen, line, "key and 64 hex digits"); }
+            memcpy(m->key, p + 4, 65);
+        } else if (!strncmp(p, "deps ", 5)) {
+            char *q;
+            errno = 0;
+            unsigned long long n = strtoull(p + 5, &q, 10);
+            if (q == p + 5 || *q || errno || m->has_deps || n > (size_t)(end - nl - 1) || nl[1 + n] != '\n') {
+                vigil_manifest_free(m);
+                return manifest_error(err, errlen, line, "deps SIZE, then SIZE bytes and a newline");
+            }
+            m->has_deps = 1;
+            m->deps = nl + 1;
+            m->deps_len = (size_t)n;
+            for (size_t i = 0; i < n; i++) if (m->deps[i] == '\n') line++;
+            nl = nl + 1 + n;
+            *nl = 0;
+        } else {
+            struct vigil_manifest_item it = {0};
+            char *q = p;
+            if (!strncmp(q, "file ", 5)) {
+                q += 5;
+                it.kind = VIGIL_MANIFEST_FILE;
+                char *e;
+                errno = 0;
+                long long size = strtoll(q, &e, 10);
+                if (e == q || *e != ' ' || size < 0 || errno || strlen(e + 1) < 66 || !hex_prefix(e + 1, 64) || e[65] != ' ') {
+                    vigil_manifest_free(m);
+                    return manifest_error(err, errlen, line, "file SIZE SHA256 PATH");
+                }
+                it.size = size;
+                memcpy(it.hex, e + 1, 64);
+                it.hex[64] = 0;
+                q = e + 66;
+            } else if (!strncmp(q, "present ", 8)) {
+                it.kind = VIGIL_MANIFEST_PRESENT;
+                q += 8;
+            } else if (!strncmp(q, "absent ", 7)) {
+                it.kind = VIGIL_MANIFEST_ABSENT;
+                q += 7;
+            } else {
+                vigil_manifest_free(m);
+                return manifest_error(err, errlen, line, "key, file, absent, present or deps");
+            }
+            if (!*q) { vigil_manifest_free(m); return manifest_error(err, errlen, line, "a path"); }
+            it.path = q;
+            if (m->nitems == cap) {
+                cap = cap ? cap * 2 : 64;
+                struct vigil_manifest_item *v = realloc(m->items, cap * sizeof *v);
+                if (!v) { vigil_manifest_free(m); snprintf(err, errlen, "out of memory"); return -1; }
+                m->items = v;
+            }
+            m->items[m->nitems++] = it;
+        }
+        p = nl + 1;
+    }
+    if (!m->key[0]) { vigil_manifest_free(m); return manifest_error(err, errlen, line, "a key line"); }
+    return 0;
 }

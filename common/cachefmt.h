@@ -37,6 +37,23 @@
  *                             the instrumented copy's symbol ("-" when it shares the function's
  *                             body or there is none); a skipped function ends with reason=TEXT
  *   checksum HEX
+ *
+ *   XY/DKEY.manifest      direct mode: what a compile with the direct key DKEY (everything of
+ *                         the key but the preprocessed source, plus the source's contents and
+ *                         the dependency-file options) read, and the key it gave. A file,
+ *                         written to DKEY.manifest.tmp.PID and renamed over the last one; a
+ *                         direct hit touches it. Text, "name value" lines:
+ *     vigil-cc-manifest 1
+ *     key HEX                 the entry's key (the preprocessed source's)
+ *     file SIZE HEX PATH      a file the preprocessor read: its size and SHA-256
+ *     absent PATH             a place where a header of that name could have been found first
+ *                             (another include directory), or an include directory, that did not
+ *                             exist: once it does, the manifest no longer holds
+ *     present PATH            such a place that did exist, unused (later in the search order,
+ *                             or asked by __has_include): the manifest holds while it exists
+ *     deps SIZE               the dependency file (-MD) the preprocessor wrote: SIZE bytes follow
+ *                             this line, then a newline (written again on a direct hit)
+ *     checksum HEX            the SHA-256 of every byte before this line
  */
 #ifndef VIGIL_CACHEFMT_H
 #define VIGIL_CACHEFMT_H
@@ -88,6 +105,7 @@ enum vigil_cache_counter {
     VIGIL_CACHE_EVICTED,    /* entries removed to stay under the size limit */
     VIGIL_CACHE_ERRORS,     /* cache operations that failed (a full disk, permissions): compiled without */
     VIGIL_CACHE_SIZE,       /* bytes of all entries, as last counted (stores add, eviction recounts) */
+    VIGIL_CACHE_DIRECT_HITS, /* hits found by a manifest, without running the preprocessor (also in hits) */
     VIGIL_CACHE_NCOUNTERS
 };
 struct vigil_cache_stats {
@@ -127,5 +145,28 @@ int vigil_cache_evict(const char *dir, uint64_t target, uint64_t *kept_bytes, ui
 char *vigil_cache_read_meta(const char *entry_path, size_t *len, char *err, size_t errlen);
 /* The value of the first "name value" line of a meta text, copied into out; 0, or -1 if none. */
 int vigil_cache_meta_field(const char *meta, const char *name, char *out, size_t len);
+
+/* ---- direct-mode manifests ---- */
+#define VIGIL_CACHE_MANIFEST_MAGIC "vigil-cc-manifest 1"
+#define VIGIL_CACHE_MANIFEST_SUFFIX ".manifest"
+enum vigil_manifest_kind { VIGIL_MANIFEST_FILE, VIGIL_MANIFEST_ABSENT, VIGIL_MANIFEST_PRESENT };
+struct vigil_manifest_item {
+    enum vigil_manifest_kind kind;
+    int64_t size;              /* FILE */
+    char hex[65];              /* FILE: its SHA-256 */
+    const char *path;          /* points into the parsed text */
+};
+struct vigil_manifest {
+    char key[65];
+    int has_deps;
+    const char *deps;          /* has_deps: deps_len bytes, in the parsed text */
+    size_t deps_len;
+    struct vigil_manifest_item *items;
+    size_t nitems;
+};
+/* Parses a manifest's text (len bytes; the buffer is modified: paths end in NULs). Returns 0,
+ * or -1 with what is wrong in err ("line N: expected ..."). vigil_manifest_free frees items. */
+int vigil_manifest_parse(char *text, size_t len, struct vigil_manifest *m, char *err, size_t errlen);
+void vigil_manifest_free(struct vigil_manifest *m);
 
 #endif

@@ -3,8 +3,9 @@
  * The key is a SHA-256 of, in order, each as a named, length-prefixed field:
  *   the key format, vigil-cc's version and build id (a hash of its sources), the LLVM version
  *   it links, the clang it runs (real path, size, modification time);
- *   every VIGIL_CC_* setting (and VIGIL_DEBUG, TMPDIR) except those that cannot change the
- *   object: the cache's own, VIGIL_CC_VERBOSE, VIGIL_CC_KEEP_TEMPS, VIGIL_DEBUG, TMPDIR;
+ *   every VIGIL_CC_* setting of settings.inc (and VIGIL_DEBUG, TMPDIR) except those that cannot
+ *   change the object: the cache's own, VIGIL_CC_VERBOSE, VIGIL_CC_KEEP_TEMPS, VIGIL_DEBUG,
+ *   TMPDIR; then every other VIGIL_CC_* variable set (the tools' settings), sorted;
  *   the contents of the configuration file VIGIL_CC_CONFIG (not its path), when set;
  *   the working directory, unless debug info names it '.' (VIGIL_CC_CACHE_BASEDIR);
  *   every argument that reaches the front or back end, in order, except the output, the inputs,
@@ -14,7 +15,6 @@
  * The preprocessed source stands for every header and macro; its line markers carry the paths
  * that end up in debug info and the site table. */
 #include "cache.h"
-#include "cctool.h"
 
 #include "cachefmt.h"
 
@@ -31,7 +31,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CACHE_KEY_FORMAT "vigil-cc cache key 1"
+extern char **environ;
+
+#define CACHE_KEY_FORMAT "vigil-cc cache key 2"
 
 struct vcc_cache {
     char dir[PATH_MAX];
@@ -62,6 +64,14 @@ struct vcc_cache_unit {
     struct strbuf flags, module, functions;
     int64_t delta[VIGIL_CACHE_NCOUNTERS];
     const char *fe_args[4], *be_args[2];
+    /* direct mode (docs/cache.md): */
+    int direct;                 /* the direct key is known: look it up, record a manifest */
+    int direct_hit;             /* the manifest held: the preprocessor did not run */
+    char dkey[65];
+    char manifest[PATH_MAX + 96];
+    char *dep_path;             /* the dependency file the preprocessor writes, or NULL */
+    struct strbuf man;          /* the manifest to write once the entry exists (empty: none) */
+    int flags_done;
 };
 
 /* ---- small helpers ---- */
@@ -391,7 +401,7 @@ static const char *uncacheable(const struct vcc_job *job, const char *output)
 
 /* Runs the preprocessor with the front end's arguments (and the dependency file's), into a
  * temporary file. Returns its path, or NULL when it failed. */
-static char *preprocess(struct vcc_job *job, const struct vcc_input *in)
+static char *preprocess(struct vcc_job *job, const struct vcc_input *in, char **search_log)
 {
     const struct vcc_args *a = &job->args;
     char *out = vcc_temp_file(job, ".i");
@@ -406,12 +416,17 @@ static char *preprocess(struct vcc_job *job, const struct vcc_input *in)
     if (dep_file) { vcc_cmd_push(&cmd, "-MF"); vcc_cmd_push(&cmd, dep_file); }
     if (dep_target) { vcc_cmd_push(&cmd, "-MQ"); vcc_cmd_push(&cmd, dep_target); }
     vcc_cmd_push(&cmd, "-E");
+    /* direct mode: -v prints the include search list (on stderr), which the manifest needs */
+    if (search_log) vcc_cmd_push(&cmd, "-v");
     vcc_cmd_push(&cmd, "-o");
     vcc_cmd_push(&cmd, out);
     /* Its warnings would repeat the front end's: only the front end's are shown (and kept). */
-    int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    int status = vcc_run_redirected(job, cmd.v, -1, devnull);
-    if (devnull >= 0) close(devnull);
+    int err_fd = -1;
+    if (search_log && (*search_log = vcc_temp_file(job, ".log")))
+        err_fd = open(*search_log, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (err_fd < 0) err_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    int status = vcc_run_redirected(job, cmd.v, -1, err_fd);
+    if (err_fd >= 0) close(err_fd);
     vcc_cmd_free(&cmd);
     free(dep_file);
     free(dep_target);
@@ -426,7 +441,7 @@ static char *preprocess(struct vcc_job *job, const struct vcc_input *in)
 static int excluded_setting(const char *name)
 {
     static const char *const excluded[] = {
-        "VIGIL_CC_CACHE", "VIGIL_CC_CACHE_DIR", "VIGIL_CC_CACHE_MAX_SIZE", "VIGIL_CC_CACHE_BASEDIR",
+        "VIGIL_CC_CACHE", "VIGIL_CC_CACHE_DIR", "VIGIL_CC_CACHE_MAX_SIZE", "VIGIL_CC_CACHE_BASEDIR", "VIGIL_CC_CACHE_DIRECT",
         "VIGIL_CC_VERBOSE", "VIGIL_CC_KEEP_TEMPS", "VIGIL_DEBUG", "TMPDIR",
         "VIGIL_CC_CONFIG",   /* its contents are hashed instead of its path */
         NULL,
@@ -436,12 +451,29 @@ static int excluded_setting(const char *name)
     return 0;
 }
 
-static int compute_key(struct vcc_job *job, struct vcc_cache_unit *u, const char *preprocessed)
+/* Whether NAME=VALUE names a setting of settings.inc. */
+static int settings_inc_names(const char *var)
+{
+    size_t len = strcspn(var, "=");
+#define VIGIL_CC_SETTING(field, name, category, def, meaning) \
+    if (strlen(name) == len && !strncmp(name, var, len)) return 1;
+#include "settings.inc"
+#undef VIGIL_CC_SETTING
+    return 0;
+}
+
+static int by_string(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The fields of both keys: everything but the preprocessed source (the key) or the source's
+ * contents and the dependency options (the direct key). */
+static int hash_common(struct vcc_job *job, struct vcc_cache_unit *u, struct vigil_sha256 *hp)
 {
     const struct vcc_cache *c = u->c;
     const struct vcc_args *a = &job->args;
-    struct vigil_sha256 h;
-    vigil_sha256_init(&h);
+    struct vigil_sha256 h = *hp;
     hash_field(&h, "format", CACHE_KEY_FORMAT);
     hash_field(&h, "vigil-cc", vcc_version);
     hash_field(&h, "build", vcc_build_id);
@@ -451,11 +483,18 @@ static int compute_key(struct vcc_job *job, struct vcc_cache_unit *u, const char
     if (!excluded_setting(name)) hash_field(&h, name, job->settings.field);
 #include "settings.inc"
 #undef VIGIL_CC_SETTING
-    size_t ntools;
-    const struct vigil_cc_tool *const *tools = xcc_all_tools(&ntools);
-    for (size_t t = 0; t < ntools; t++)
-        for (size_t i = 0; i < tools[t]->nsettings; i++)
-            hash_field(&h, tools[t]->settings[i].name, xcc_setting(tools[t], tools[t]->settings[i].name));
+    /* The other VIGIL_CC_* variables (the tools' settings, which only the transforming part
+     * lists; their defaults are in the build id), by name. */
+    size_t nextra = 0;
+    for (char **e = environ; *e; e++) nextra++;
+    const char **extra = calloc(nextra + 1, sizeof *extra);
+    if (!extra) return -1;
+    nextra = 0;
+    for (char **e = environ; *e; e++)
+        if (!strncmp(*e, "VIGIL_CC_", 9) && !settings_inc_names(*e)) extra[nextra++] = *e;
+    qsort(extra, nextra, sizeof *extra, by_string);
+    for (size_t i = 0; i < nextra; i++) hash_field(&h, "env", extra[i]);
+    free(extra);
     /* The whole configuration file: simpler than the part of it that applies to this unit,
      * and a config changes seldom (an edit rebuilds everything, as a changed flag does). */
     if (job->config_text || job->config) {
@@ -479,21 +518,37 @@ static int compute_key(struct vcc_job *job, struct vcc_cache_unit *u, const char
             continue;
         }
         hash_field(&h, "arg", a->argv[i]);
+        if (u->flags_done) continue;
         if (u->flags.len) sb_add(&u->flags, " ", 1);
         sb_text(&u->flags, a->argv[i]);
     }
+    u->flags_done = 1;
     hash_field(&h, "source", u->in->path);
     hash_field(&h, "lang", u->in->lang == VCC_LANG_C ? "c" : "cpp-output");
     hash_field(&h, "x", u->in->xlang ? u->in->xlang : "");
+    *hp = h;
+    return 0;
+}
+
+static void set_key(struct vcc_cache_unit *u, struct vigil_sha256 *h)
+{
+    unsigned char digest[32];
+    vigil_sha256_final(h, digest);
+    vigil_sha256_hex(digest, u->key);
+    snprintf(u->entry, sizeof u->entry, "%s/%.2s/%s", u->c->dir, u->key, u->key);
+}
+
+static int compute_key(struct vcc_job *job, struct vcc_cache_unit *u, const char *preprocessed)
+{
+    struct vigil_sha256 h;
+    vigil_sha256_init(&h);
+    if (hash_common(job, u, &h) != 0) return -1;
     hash_field(&h, "preprocessed", "");
     char hex[65];
     int64_t n = copy_hashing(preprocessed, -1, hex);   /* a hash of the text, hashed in */
     if (n < 0) return -1;
     hash_field(&h, "preprocessed-sha256", hex);
-    unsigned char digest[32];
-    vigil_sha256_final(&h, digest);
-    vigil_sha256_hex(digest, u->key);
-    snprintf(u->entry, sizeof u->entry, "%s/%.2s/%s", c->dir, u->key, u->key);
+    set_key(u, &h);
     return 0;
 }
 
@@ -588,6 +643,31 @@ static int write_output(const char *object, const char *output)
     return ok ? 0 : -1;
 }
 
+/* The same from memory. */
+static int write_output_bytes(const char *data, size_t len, const char *output)
+{
+    struct stat st;
+    int in_place = lstat(output, &st) == 0 && !S_ISREG(st.st_mode);
+    char tmp[PATH_MAX + 64] = "";
+    int fd = -1;
+    if (!in_place) {
+        snprintf(tmp, sizeof tmp, "%s.vigil-cache.%ld.tmp", output, (long)getpid());
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    }
+    if (fd < 0) {
+        tmp[0] = 0;
+        fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    }
+    if (fd < 0) return -1;
+    int ok = write_all(fd, data, len) == 0;
+    ok = close(fd) == 0 && ok;
+    if (tmp[0]) {
+        if (ok && rename(tmp, output) != 0) ok = 0;
+        if (!ok) unlink(tmp);
+    }
+    return ok ? 0 : -1;
+}
+
 /* 1 on a hit (output written), 0 on a miss. */
 static int lookup(struct vcc_job *job, struct vcc_cache_unit *u, const char *output)
 {
@@ -629,9 +709,20 @@ static int lookup(struct vcc_job *job, struct vcc_cache_unit *u, const char *out
         damaged(job, u, "stderr.txt does not match its checksum");
         return 0;
     }
-    /* the object, checked before it is copied */
+    /* the object, checked before it is copied: read once (hashed in memory, then written) */
     snprintf(path, sizeof path, "%s/%s", u->entry, VIGIL_CACHE_OBJECT);
-    int64_t n = copy_hashing(path, -1, hex);
+    size_t object_len = 0;
+    char *object = object_size <= (64 << 20) ? read_whole(path, &object_len) : NULL;
+    int64_t n;
+    if (object) {
+        vigil_sha256_init(&h);
+        vigil_sha256_update(&h, object, object_len);
+        vigil_sha256_final(&h, digest);
+        vigil_sha256_hex(digest, hex);
+        n = (int64_t)object_len;
+    } else {
+        n = copy_hashing(path, -1, hex);
+    }
     if (n < 0) {
         int gone = errno == ENOENT;
         free(meta);
@@ -642,24 +733,482 @@ static int lookup(struct vcc_job *job, struct vcc_cache_unit *u, const char *out
     if (n != object_size || strcmp(hex, want)) {
         free(meta);
         free(text);
+        free(object);
         snprintf(err, sizeof err, "object.o does not match its checksum (%lld bytes, %lld expected)", (long long)n,
                  (long long)object_size);
         damaged(job, u, err);
         return 0;
     }
     free(meta);
-    if (write_output(path, output) != 0) {
+    if ((object ? write_output_bytes(object, object_len, output) : write_output(path, output)) != 0) {
         note(job, "cannot write %s: %s; compiling", output, strerror(errno));
         free(text);
+        free(object);
         u->delta[VIGIL_CACHE_ERRORS]++;
         return 0;   /* the compile writes it, or says why not */
     }
+    free(object);
     replay_stderr(u, text, text_len);
     free(text);
     /* the entry's last use, for eviction */
     snprintf(path, sizeof path, "%s/%s", u->entry, VIGIL_CACHE_META);
     utimensat(AT_FDCWD, path, NULL, 0);
     return 1;
+}
+
+
+/* ---- direct mode: a manifest of what the preprocessor read, checked instead of running it ----
+ *
+ * The direct key is the key without the preprocessed source, plus the source's contents, the
+ * dependency-file options and the output (which name the .d file and its target), and the
+ * environment the preprocessor reads (CPATH, C_INCLUDE_PATH, SOURCE_DATE_EPOCH,
+ * CCC_OVERRIDE_OPTIONS). Its manifest lists every file the preprocessor entered (the line
+ * markers of its output: `# N "PATH" 1`) with its SHA-256, and every place where a header of
+ * the same spelled name could have been found first: PATH's name relative to each include
+ * directory, to the directory of each file read, and each __has_include name, tried in each
+ * of them. A later compile with the same direct key whose files all hash the same and whose
+ * absent places are still absent (and present ones present) gets the key without running the
+ * preprocessor. Not recorded (the compile preprocesses each time): a file that uses __DATE__,
+ * __TIME__ or __TIMESTAMP__, or __has_include with a macro; a file read, or an unused header,
+ * modified less than a second before the compile began; options that read files the line
+ * markers do not show (-imacros) or that pass the preprocessor arbitrary options (-Xclang,
+ * -Xpreprocessor, -Wp, other than the dependency file's). */
+
+/* The dependency file the preprocessor run writes: the name vigil-cc adds (derived from -o),
+ * else the user's -MF FILE or -Wp,-MD,FILE. *unknown when -MD/-MMD is given and the name
+ * cannot be told. */
+static char *dep_output_path(const struct vcc_args *a, const struct vcc_input *in, int *unknown)
+{
+    *unknown = 0;
+    char *derived = vcc_dep_file(a, in);
+    if (derived) return derived;
+    const char *found = NULL;
+    for (int i = 0; i < a->argc; i++) {
+        const char *arg = a->argv[i];
+        if (!strcmp(arg, "-MF") && i + 1 < a->argc) found = a->argv[++i];
+        else if (!strncmp(arg, "-MF", 3) && arg[3]) found = arg + 3;
+        else if (!strncmp(arg, "-Wp,-MD,", 8)) found = arg + 8;
+        else if (!strncmp(arg, "-Wp,-MMD,", 9)) found = arg + 9;
+    }
+    if (found) return strdup(found);
+    if (a->dep_file) *unknown = 1;
+    return NULL;
+}
+
+/* Why this compile gets no direct mode, or NULL. */
+static const char *no_direct(const struct vcc_job *job, const struct vcc_input *in)
+{
+    const struct vcc_args *a = &job->args;
+    if (!vcc_setting_on(job->settings.cache_direct)) return "VIGIL_CC_CACHE_DIRECT=0";
+    if (in->lang != VCC_LANG_C) return "not a C source";
+    for (int i = 0; i < a->argc; i++) {
+        const char *arg = a->argv[i];
+        if (!strcmp(arg, "-imacros")) return "-imacros";
+        if (!strncmp(arg, "-working-directory", 18)) return "-working-directory";
+        if (!strcmp(arg, "-Xclang") || !strcmp(arg, "-Xpreprocessor")) return arg;
+        if (!strncmp(arg, "-Wp,", 4) && strncmp(arg, "-Wp,-MD,", 8) && strncmp(arg, "-Wp,-MMD,", 9)) return "-Wp,";
+    }
+    return NULL;
+}
+
+static int hash_file(const char *path, char hex[65], int64_t *size)
+{
+    int64_t n = copy_hashing(path, -1, hex);
+    if (n < 0) return -1;
+    *size = n;
+    return 0;
+}
+
+static int direct_key(struct vcc_job *job, struct vcc_cache_unit *u, const char *output)
+{
+    const struct vcc_args *a = &job->args;
+    struct vigil_sha256 h;
+    vigil_sha256_init(&h);
+    if (hash_common(job, u, &h) != 0) return -1;
+    hash_field(&h, "direct", "");
+    char hex[65];
+    int64_t size;
+    if (hash_file(u->in->path, hex, &size) != 0) return -1;
+    hash_field(&h, "source-sha256", hex);
+    static const char *const env[] = {"CPATH", "C_INCLUDE_PATH", "SOURCE_DATE_EPOCH", "CCC_OVERRIDE_OPTIONS", NULL};
+    for (const char *const *e = env; *e; e++) {
+        const char *v = getenv(*e);
+        hash_field(&h, *e, v ? v : "(unset)");
+    }
+    for (int i = 0; i < a->argc; i++) {
+        int dep = vcc_dep_option(a->argv[i]);
+        if (!dep) continue;
+        hash_field(&h, "dep-arg", a->argv[i]);
+        if (dep == 2 && i + 1 < a->argc) hash_field(&h, "dep-arg", a->argv[++i]);
+    }
+    char *target = vcc_dep_target(a, u->in);
+    hash_field(&h, "dep-file", u->dep_path ? u->dep_path : "");
+    hash_field(&h, "dep-target", target ? target : "");
+    free(target);
+    if (u->dep_path) hash_field(&h, "output", output);
+    unsigned char digest[32];
+    vigil_sha256_final(&h, digest);
+    vigil_sha256_hex(digest, u->dkey);
+    snprintf(u->manifest, sizeof u->manifest, "%s/%.2s/%s%s", u->c->dir, u->dkey, u->dkey, VIGIL_CACHE_MANIFEST_SUFFIX);
+    return 0;
+}
+
+/* Writes len bytes to path through a temporary file renamed over it. */
+static int write_file_atomic(const char *path, const char *data, size_t len)
+{
+    char tmp[PATH_MAX + 64];
+    snprintf(tmp, sizeof tmp, "%s.vigil-cache.%ld.tmp", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) return -1;
+    int ok = write_all(fd, data, len) == 0;
+    ok = close(fd) == 0 && ok;
+    if (ok && rename(tmp, path) != 0) ok = 0;
+    if (!ok) unlink(tmp);
+    return ok ? 0 : -1;
+}
+
+/* 1 when the manifest holds and its entry was a hit (output and dependency file written). */
+static int direct_lookup(struct vcc_job *job, struct vcc_cache_unit *u, const char *output)
+{
+    size_t len;
+    char *text = read_whole(u->manifest, &len);
+    if (!text) return 0;
+    struct vigil_manifest m;
+    char err[256];
+    if (vigil_manifest_parse(text, len, &m, err, sizeof err) != 0) {
+        fprintf(stderr, "vigil-cc: warning: cache manifest %s is damaged (%s); preprocessing %s\n", u->manifest, err,
+                u->in->path);
+        unlink(u->manifest);
+        u->delta[VIGIL_CACHE_DAMAGED]++;
+        free(text);
+        return 0;
+    }
+    const char *changed = NULL;
+    struct stat st;
+    for (size_t i = 0; i < m.nitems && !changed; i++) {
+        const struct vigil_manifest_item *it = &m.items[i];
+        char hex[65];
+        int64_t size;
+        switch (it->kind) {
+        case VIGIL_MANIFEST_FILE:
+            if (stat(it->path, &st) != 0 || st.st_size != it->size || hash_file(it->path, hex, &size) != 0 ||
+                size != it->size || strcmp(hex, it->hex))
+                changed = it->path;
+            break;
+        case VIGIL_MANIFEST_ABSENT:
+            if (lstat(it->path, &st) == 0) changed = it->path;
+            break;
+        case VIGIL_MANIFEST_PRESENT:
+            if (lstat(it->path, &st) != 0) changed = it->path;
+            break;
+        }
+    }
+    int hit = 0;
+    if (changed) {
+        note(job, "direct: %s changed since the manifest %.16s; preprocessing", changed, u->dkey);
+    } else if (m.has_deps && u->dep_path && write_file_atomic(u->dep_path, m.deps, m.deps_len) != 0) {
+        note(job, "direct: cannot write %s: %s; preprocessing", u->dep_path, strerror(errno));
+    } else if (!m.has_deps != !u->dep_path) {
+        note(job, "direct: the manifest %.16s has no dependency file; preprocessing", u->dkey);
+    } else {
+        struct vigil_sha256 h;
+        memcpy(u->key, m.key, 65);
+        (void)h;
+        snprintf(u->entry, sizeof u->entry, "%s/%.2s/%s", u->c->dir, u->key, u->key);
+        hit = lookup(job, u, output);
+        if (hit) utimensat(AT_FDCWD, u->manifest, NULL, 0);
+    }
+    vigil_manifest_free(&m);
+    free(text);
+    return hit;
+}
+
+/* ---- recording a manifest ---- */
+
+struct strset {
+    char **v;
+    size_t n, cap;
+};
+
+static int set_has(const struct strset *s, const char *x)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->v[i], x)) return 1;
+    return 0;
+}
+
+static void set_add_n(struct strset *s, const char *x, size_t len)
+{
+    char *copy = strndup(x, len);
+    if (!copy) { perror("vigil-cc"); exit(1); }
+    if (set_has(s, copy)) { free(copy); return; }
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 32;
+        s->v = realloc(s->v, s->cap * sizeof *s->v);
+        if (!s->v) { perror("vigil-cc"); exit(1); }
+    }
+    s->v[s->n++] = copy;
+}
+
+static void set_add(struct strset *s, const char *x)
+{
+    set_add_n(s, x, strlen(x));
+}
+
+static void set_free(struct strset *s)
+{
+    for (size_t i = 0; i < s->n; i++) free(s->v[i]);
+    free(s->v);
+}
+
+/* A line marker of clang's output, `# N "PATH" FLAGS`: PATH unescaped into out; *enters when
+ * its first flag is 1 (a file entered). 0, or -1 when the line is not one. */
+static int line_marker(const char *p, const char *end, struct strbuf *out, int *enters)
+{
+    if (p + 3 > end || p[0] != '#' || p[1] != ' ' || !(p[2] >= '0' && p[2] <= '9')) return -1;
+    p += 2;
+    while (p < end && *p >= '0' && *p <= '9') p++;
+    if (p + 2 > end || p[0] != ' ' || p[1] != '"') return -1;
+    p += 2;
+    out->len = 0;
+    while (p < end && *p != '"') {
+        char c = *p++;
+        if (c == '\\' && p < end) {
+            if (*p >= '0' && *p <= '7') {
+                int v = 0;
+                for (int k = 0; k < 3 && p < end && *p >= '0' && *p <= '7'; k++) v = v * 8 + (*p++ - '0');
+                c = (char)v;
+            } else {
+                c = *p++;
+            }
+        }
+        sb_add(out, &c, 1);
+    }
+    if (p >= end) return -1;
+    p++;
+    *enters = p + 1 < end && p[0] == ' ' && p[1] == '1' && (p + 2 == end || p[2] == ' ');
+    if (!out->s) sb_add(out, "", 0);
+    return 0;
+}
+
+/* Adds the names a __has_include or __has_include_next in text asks about; -1 when one is not
+ * a literal <name> or "name". */
+static int has_include_names(const char *text, size_t len, struct strset *names)
+{
+    static const char word[] = "__has_include";
+    const char *p = text, *end = text + len;
+    while ((p = memmem(p, (size_t)(end - p), word, sizeof word - 1))) {
+        p += sizeof word - 1;
+        if (end - p >= 5 && !memcmp(p, "_next", 5)) p += 5;
+        while (p < end && (*p == ' ' || *p == '\t')) p++;
+        if (p < end && *p != '(') continue;   /* the word itself (#ifdef __has_include) */
+        p++;
+        while (p < end && (*p == ' ' || *p == '\t')) p++;
+        if (p >= end || (*p != '<' && *p != '"')) return -1;
+        char close = *p == '<' ? '>' : '"';
+        const char *q = ++p;
+        while (q < end && *q != close && *q != '\n') q++;
+        if (q >= end || *q != close || q == p) return -1;
+        set_add_n(names, p, (size_t)(q - p));
+        p = q;
+    }
+    return 0;
+}
+
+/* dir + "/" + rel, or rel when dir is "." and rel is relative. */
+static void join_path(struct strbuf *b, const char *dir, const char *rel)
+{
+    b->len = 0;
+    if (!strcmp(dir, ".") && rel[0] != '/') { sb_add(b, rel, strlen(rel)); return; }
+    sb_add(b, dir, strlen(dir));
+    if (b->len && b->s[b->len - 1] != '/') sb_add(b, "/", 1);
+    sb_add(b, rel, strlen(rel));
+}
+
+/* Builds u->man from the preprocessed output and the search list (-v); leaves it empty, with a
+ * note, when this compile must not have one. t0: when the preprocessor started. */
+static void record_manifest(struct vcc_job *job, struct vcc_cache_unit *u, const char *preprocessed,
+                            const char *search_log, const struct timespec *t0)
+{
+    const char *why = NULL;
+    struct strset files = {0}, dirs = {0}, names = {0}, absent_dirs = {0}, absent = {0};
+    struct strbuf path = {0}, m = {0};
+    size_t len = 0;
+    char *text = read_whole(preprocessed, &len);
+    if (!text) { why = "cannot read the preprocessed source"; goto out; }
+    /* the files entered */
+    for (const char *p = text, *end = text + len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *eol = nl ? nl : end;
+        int enters;
+        if (*p == '#' && line_marker(p, eol, &path, &enters) == 0 && (enters || files.n == 0) && path.len &&
+            path.s[0] != '<')
+            set_add(&files, path.s);
+        p = nl ? nl + 1 : end;
+    }
+    free(text);
+    text = NULL;
+    if (!set_has(&files, u->in->path)) { why = "no line markers name the source"; goto out; }
+    /* the include directories, and those that did not exist */
+    size_t log_len = 0;
+    char *log = search_log ? read_whole(search_log, &log_len) : NULL;
+    if (!log || !strstr(log, "End of search list.")) { free(log); why = "no include search list (-v)"; goto out; }
+    int in_list = 0;
+    for (char *line = log; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = 0;
+        static const char ignoring[] = "ignoring nonexistent directory \"";
+        if (!strncmp(line, ignoring, sizeof ignoring - 1)) {
+            char *name = line + sizeof ignoring - 1, *q = strrchr(name, '"');
+            if (q) set_add_n(&absent_dirs, name, (size_t)(q - name));
+        } else if (strstr(line, "search starts here:")) {
+            in_list = 1;
+        } else if (!strcmp(line, "End of search list.")) {
+            in_list = 0;
+        } else if (in_list && line[0] == ' ') {
+            char *name = line + 1, *fw = strstr(name, " (framework directory)");
+            if (fw) *fw = 0;
+            size_t n = strlen(name);
+            while (n > 1 && name[n - 1] == '/') n--;
+            set_add_n(&dirs, name, n);
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    free(log);
+    double start = (double)t0->tv_sec + t0->tv_nsec / 1e9 - 1.0;
+    /* the files: their hashes; their directories join the places to look */
+    sb_printf(&m, "%s\nkey %s\n", VIGIL_CACHE_MANIFEST_MAGIC, u->key);
+    for (size_t i = 0; i < files.n && !why; i++) {
+        const char *f = files.v[i];
+        struct stat st;
+        if (strchr(f, '\n') || stat(f, &st) != 0 || !S_ISREG(st.st_mode)) { why = "a file read is not a regular file"; break; }
+        if ((double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9 >= start) { why = "a file read changed less than a second before the compile"; break; }
+        size_t flen;
+        char *content = read_whole(f, &flen);
+        if (!content || (int64_t)flen != st.st_size) { free(content); why = "a file read cannot be read"; break; }
+        if (memmem(content, flen, "__DATE__", 8) || memmem(content, flen, "__TIME__", 8) ||
+            memmem(content, flen, "__TIMESTAMP__", 13)) {
+            free(content);
+            why = "a file read uses __DATE__, __TIME__ or __TIMESTAMP__";
+            break;
+        }
+        if (has_include_names(content, flen, &names) != 0) {
+            free(content);
+            why = "a file read uses __has_include with a macro";
+            break;
+        }
+        struct vigil_sha256 h;
+        unsigned char digest[32];
+        char hex[65];
+        vigil_sha256_init(&h);
+        vigil_sha256_update(&h, content, flen);
+        vigil_sha256_final(&h, digest);
+        vigil_sha256_hex(digest, hex);
+        free(content);
+        sb_printf(&m, "file %lld %s %s\n", (long long)flen, hex, f);
+        const char *slash = strrchr(f, '/');
+        if (slash) set_add_n(&dirs, f, slash == f ? 1 : (size_t)(slash - f));
+        else set_add(&dirs, ".");
+    }
+    if (why) goto out;
+    /* the spelled names: each file's path relative to each directory it is under */
+    for (size_t i = 0; i < files.n; i++)
+        for (size_t d = 0; d < dirs.n; d++) {
+            const char *dir = dirs.v[d], *f = files.v[i];
+            size_t n = strlen(dir);
+            if (!strcmp(dir, ".") && f[0] != '/') set_add(&names, !strncmp(f, "./", 2) ? f + 2 : f);
+            else if (!strncmp(f, dir, n) && f[n] == '/' && f[n + 1]) set_add(&names, f + n + 1);
+        }
+    if (dirs.n * names.n > 50000) { why = "too many include directories and headers"; goto out; }
+    for (size_t d = 0; d < absent_dirs.n; d++) {
+        struct stat st;
+        if (strchr(absent_dirs.v[d], '\n')) { why = "a newline in a directory's name"; goto out; }
+        if (lstat(absent_dirs.v[d], &st) == 0) { why = "an include directory appeared during the compile"; goto out; }
+        sb_printf(&m, "absent %s\n", absent_dirs.v[d]);
+        set_add(&absent, absent_dirs.v[d]);
+    }
+    /* every place a header of such a name could be found: absent, present, or read */
+    for (size_t d = 0; d < dirs.n; d++)
+        for (size_t k = 0; k < names.n; k++) {
+            join_path(&path, dirs.v[d], names.v[k]);
+            if (set_has(&files, path.s)) continue;
+            if (strchr(path.s, '\n')) { why = "a newline in a file's name"; goto out; }
+            struct stat st;
+            if (lstat(path.s, &st) != 0) {
+                if (errno != ENOENT && errno != ENOTDIR) { why = "a place of a header cannot be looked at"; goto out; }
+                /* the first missing directory on the way stands for everything under it */
+                size_t keep = path.len;
+                for (char *slash = path.s; (slash = strchr(slash + 1, '/'));) {
+                    *slash = 0;
+                    int missing = lstat(path.s, &st) != 0;
+                    *slash = '/';
+                    if (missing) { keep = (size_t)(slash - path.s); break; }
+                }
+                path.s[keep] = 0;
+                if (!set_has(&absent, path.s)) {
+                    set_add(&absent, path.s);
+                    sb_printf(&m, "absent %s\n", path.s);
+                }
+            } else {
+                if ((double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9 >= start) {
+                    why = "an unused header changed less than a second before the compile";
+                    goto out;
+                }
+                sb_printf(&m, "present %s\n", path.s);
+            }
+        }
+    if (u->dep_path) {
+        size_t dlen;
+        char *deps = read_whole(u->dep_path, &dlen);
+        if (!deps) { why = "cannot read the dependency file"; goto out; }
+        sb_printf(&m, "deps %zu\n", dlen);
+        sb_add(&m, deps, dlen);
+        sb_add(&m, "\n", 1);
+        free(deps);
+    }
+out:
+    if (why) {
+        note(job, "direct: no manifest for %s: %s", u->in->path, why);
+        free(m.s);
+    } else {
+        struct vigil_sha256 h;
+        unsigned char digest[32];
+        char sum[65];
+        vigil_sha256_init(&h);
+        vigil_sha256_update(&h, m.s, m.len);
+        vigil_sha256_final(&h, digest);
+        vigil_sha256_hex(digest, sum);
+        sb_printf(&m, "checksum %s\n", sum);
+        u->man = m;
+    }
+    free(text);
+    free(path.s);
+    set_free(&files);
+    set_free(&dirs);
+    set_free(&names);
+    set_free(&absent_dirs);
+    set_free(&absent);
+}
+
+/* Writes the recorded manifest (once the entry it leads to exists). */
+static void write_manifest(struct vcc_job *job, struct vcc_cache_unit *u)
+{
+    if (!u->man.len) return;
+    char sub[PATH_MAX + 8];
+    snprintf(sub, sizeof sub, "%s/%.2s", u->c->dir, u->dkey);
+    if (vigil_cache_mkdirs(sub) != 0) return;
+    char tmp[PATH_MAX + 160];
+    static unsigned counter;
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", u->manifest, (long)getpid(), counter++);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) return;
+    int ok = write_all(fd, u->man.s, u->man.len) == 0;
+    ok = close(fd) == 0 && ok;
+    if (ok && rename(tmp, u->manifest) == 0) {
+        note(job, "direct: manifest %.16s for %s", u->dkey, u->in->path);
+        return;
+    }
+    unlink(tmp);
 }
 
 struct vcc_cache_unit *vcc_cache_begin(struct vcc_job *job, const struct vcc_input *in, const char *output, int *hit)
@@ -673,12 +1222,33 @@ struct vcc_cache_unit *vcc_cache_begin(struct vcc_job *job, const struct vcc_inp
     u->in = in;
     u->err_fd = -1;
     const char *why = uncacheable(job, output);
-    char *preprocessed = NULL;
-    if (!why && !(preprocessed = preprocess(job, in))) why = "the preprocessor failed (the compile says why)";
+    char *preprocessed = NULL, *search_log = NULL;
+    /* direct mode: the manifest of an earlier compile, checked without the preprocessor */
+    const char *no = why ? why : no_direct(job, in);
+    int unknown_deps = 0;
+    if (!no) u->dep_path = dep_output_path(&job->args, in, &unknown_deps);
+    if (!no && unknown_deps) no = "cannot tell the dependency file's name";
+    if (!no && direct_key(job, u, output) != 0) no = "cannot read the source";
+    if (!no) u->direct = 1;
+    else if (!why) note(job, "direct: not for %s: %s", in->path, no);
+    if (u->direct && c->lookups && direct_lookup(job, u, output)) {
+        note(job, "direct hit %.16s for %s", u->key, in->path);
+        u->hit = u->direct_hit = *hit = 1;
+        return u;
+    }
+    struct timespec t0;
+    clock_gettime(CLOCK_REALTIME, &t0);
+    if (!why && !(preprocessed = preprocess(job, in, u->direct ? &search_log : NULL)))
+        why = "the preprocessor failed (the compile says why)";
     if (!why && compute_key(job, u, preprocessed) != 0) why = "cannot read the preprocessed source";
+    if (!why && u->direct) record_manifest(job, u, preprocessed, search_log, &t0);
     if (preprocessed) {
         unlink(preprocessed);
         free(preprocessed);
+    }
+    if (search_log) {
+        unlink(search_log);
+        free(search_log);
     }
     if (why) {
         note(job, "%s not cached: %s", in->path, why);
@@ -688,6 +1258,8 @@ struct vcc_cache_unit *vcc_cache_begin(struct vcc_job *job, const struct vcc_inp
             vigil_cache_stats_add(c->dir, delta, NULL, NULL);
         }
         free(u->flags.s);
+        free(u->dep_path);
+        free(u->man.s);
         free(u);
         return NULL;
     }
@@ -885,10 +1457,13 @@ void vcc_cache_end(struct vcc_job *job, struct vcc_cache_unit *u, int status, co
     int64_t stored = 0;
     if (u->hit) {
         u->delta[VIGIL_CACHE_HITS]++;
+        if (u->direct_hit) u->delta[VIGIL_CACHE_DIRECT_HITS]++;
+        else write_manifest(job, u);
     } else {
         u->delta[VIGIL_CACHE_MISSES]++;
         if (status == 0) {
             stored = store(job, u, output);
+            if (stored >= 0 && access(u->entry, F_OK) == 0) write_manifest(job, u);
             if (stored > 0) {
                 u->delta[VIGIL_CACHE_STORED]++;
                 u->delta[VIGIL_CACHE_SIZE] += stored;
@@ -913,6 +1488,8 @@ void vcc_cache_end(struct vcc_job *job, struct vcc_cache_unit *u, int status, co
     }
     if (u->err_fd >= 0) close(u->err_fd);
     free(u->err_path);
+    free(u->dep_path);
+    free(u->man.s);
     free(u->flags.s);
     free(u->module.s);
     free(u->functions.s);

@@ -9,6 +9,7 @@
 
 #include "ccconfig.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <llvm/Config/llvm-config.h>
 #include <signal.h>
@@ -237,7 +238,9 @@ static int stage_settings(struct vcc_job *job)
         for (size_t i = 0; i < sizeof setting_table / sizeof setting_table[0]; i++)
             if (strlen(setting_table[i].name) == len && !strncmp(setting_table[i].name, *e, len))
                 known = 1;
-        if (!known && !xcc_is_tool_setting(*e, len))
+        /* a tool's setting: only the transforming part knows them (it is loaded for this) */
+        const struct vcc_transform_part *part = known ? NULL : vcc_transform(job);
+        if (!known && part && !part->is_tool_setting(*e, len))
             fprintf(stderr, "vigil-cc: warning: unknown setting %.*s (see vigil-cc --vigil-help)\n",
                     (int)len, *e);
     }
@@ -277,11 +280,18 @@ static int stage_config(struct vcc_job *job)
     }
     for (size_t i = 0; i < config.nsections; i++) {
         const char *name = config.sections[i].name;
-        if (!strcmp(name, "skip") || !strcmp(name, "tested") || xcc_is_tool_section(name))
+        if (!strcmp(name, "skip") || !strcmp(name, "tested"))
+            continue;
+        const struct vcc_transform_part *part = vcc_transform(job);
+        if (!part) {
+            vigil_ccconfig_free(&config);
+            return 1;
+        }
+        if (part->is_tool_section(name))
             continue;
         char tools[512] = "";
         size_t n, used = 0;
-        const struct vigil_cc_tool *const *all = xcc_all_tools(&n);
+        const struct vigil_cc_tool *const *all = part->all_tools(&n);
         for (size_t t = 0; t < n; t++)
             for (const char *const *s = all[t]->config_sections; s && *s && used < sizeof tools; s++)
                 used += (size_t)snprintf(tools + used, sizeof tools - used, ", [%s.%s]", all[t]->name, *s);
@@ -417,8 +427,10 @@ static int stage_refuse_static(struct vcc_job *job)
     return 1;
 }
 
-static int stage_locate_runtime(struct vcc_job *job)
+/* <dir of vigil-cc>/../lib: the runtime and the transforming part. */
+static int locate_libdir(struct vcc_job *job)
 {
+    if (job->libdir[0]) return 0;
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n < 0) {
@@ -431,7 +443,43 @@ static int stage_locate_runtime(struct vcc_job *job)
     char joined[PATH_MAX + 8];
     snprintf(joined, sizeof joined, "%s/../lib", self);
     if (!realpath(joined, job->libdir)) snprintf(job->libdir, sizeof job->libdir, "%s", joined);
-    return CONTINUE;
+    return 0;
+}
+
+static int stage_locate_runtime(struct vcc_job *job)
+{
+    return locate_libdir(job) ? 1 : CONTINUE;
+}
+
+/* The transforming part, dlopen'ed once (pipeline.h). Its libLLVM costs about 20 ms to load:
+ * a command the cache answers whole does without it. */
+const struct vcc_transform_part *vcc_transform(struct vcc_job *job)
+{
+    static const struct vcc_transform_part *part;
+    static int tried;
+    if (tried) return part;
+    tried = 1;
+    if (locate_libdir(job)) return NULL;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/vigil-cc-transform.so", job->libdir);
+    if (job->verbose) fprintf(stderr, "vigil-cc: loading %s\n", path);
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        fprintf(stderr, "vigil-cc: error: cannot load its transforming part: %s (install it beside libvigil.a: make install)\n",
+                dlerror());
+        return NULL;
+    }
+    const struct vcc_transform_part *p = dlsym(handle, "vcc_transform_part");
+    if (!p) {
+        fprintf(stderr, "vigil-cc: error: %s is not vigil-cc's transforming part (no vcc_transform_part)\n", path);
+        return NULL;
+    }
+    if (strcmp(p->build_id, vcc_build_id) != 0) {
+        fprintf(stderr, "vigil-cc: error: %s is of another build (%s; vigil-cc is %s): install vigil-cc and its lib/ together\n",
+                path, p->build_id, vcc_build_id);
+        return NULL;
+    }
+    return part = p;
 }
 
 /* Inputs clang compiles as they are under -c/-S (assembly, C++, ...): one clang call each, with
@@ -474,7 +522,16 @@ static int stage_compile(struct vcc_job *job)
             else out = a->output ? strdup(a->output) : vcc_default_output(a, in);
             if (!out) return 1; /* no temporary file: nothing else will work either */
             job->objects[k] = out;
-            status = vcc_compile_source(job, in, out);
+            /* The instrumentation cache first: a hit writes the output, and nothing else runs. */
+            int hit = 0;
+            struct vcc_cache_unit *u = vcc_cache_begin(job, in, out, &hit);
+            if (hit) {
+                status = 0;
+            } else {
+                const struct vcc_transform_part *part = vcc_transform(job);
+                status = part ? part->compile_source(job, in, out, u) : 1;
+            }
+            vcc_cache_end(job, u, status, out);
         }
         if (status && !first_failure) first_failure = status;
     }
@@ -522,7 +579,7 @@ static void print_settings(enum setting_category category)
     }
 }
 
-static void print_help(void)
+static void print_help(struct vcc_job *job)
 {
     printf("vigil-cc %s (build %s): a drop-in C compiler (clang) that instruments C sources for vigil.\n"
            "Usage: vigil-cc [clang/gcc arguments]   (CC=vigil-cc make, ./configure, cmake)\n\n"
@@ -533,8 +590,9 @@ static void print_help(void)
            "Settings (environment variables; the runtime reads VIGIL_OPTIONS):\n",
            vcc_version, vcc_build_id);
     print_settings(VCC_SETTING_USER);
-    size_t ntools;
-    const struct vigil_cc_tool *const *tools = xcc_all_tools(&ntools);
+    size_t ntools = 0;
+    const struct vcc_transform_part *part = vcc_transform(job);
+    const struct vigil_cc_tool *const *tools = part ? part->all_tools(&ntools) : NULL;
     printf("\nTool settings (each tool's compiler part, tools/<name>/compiler/):\n");
     for (size_t t = 0; t < ntools; t++)
         for (size_t i = 0; i < tools[t]->nsettings; i++) {
@@ -547,11 +605,11 @@ static void print_help(void)
 
 int main(int argc, char **argv)
 {
+    static struct vcc_job job;
     if (argc == 2 && !strcmp(argv[1], "--vigil-help")) {
-        print_help();
+        print_help(&job);
         return 0;
     }
-    static struct vcc_job job;
     job.orig_argc = argc - 1;
     job.orig_argv = argv + 1;
     atexit(remove_temps);

@@ -3,6 +3,7 @@
  * language and codegen flag behaves as with plain clang; the IR work runs in-process. */
 #include "pipeline.h"
 #include "cache.h"
+#include "cctool.h"
 #include "transform.h"
 
 #include <llvm-c/Analysis.h>
@@ -435,7 +436,8 @@ static const struct source_stage source_stages[] = {
     {"back-end", stage_back_end},
 };
 
-int vcc_compile_source(struct vcc_job *job, const struct vcc_input *in, const char *output)
+static int compile_source(struct vcc_job *job, const struct vcc_input *in, const char *output,
+                          struct vcc_cache_unit *cache)
 {
     static int llvm_ready;
     if (!llvm_ready) {
@@ -455,21 +457,13 @@ int vcc_compile_source(struct vcc_job *job, const struct vcc_input *in, const ch
         vcc_cmd_free(&llvm_opts);
         llvm_ready = 1;
     }
-    struct source_job sj = {.in = in, .output = output};
-    /* The instrumentation cache: a hit writes the output, and nothing else runs. */
-    int hit = 0;
-    sj.cache = vcc_cache_begin(job, in, output, &hit);
-    if (hit) {
-        vcc_cache_end(job, sj.cache, 0, output);
-        return 0;
-    }
+    struct source_job sj = {.in = in, .output = output, .cache = cache};
     int status = 0;
     for (size_t i = 0; i < sizeof source_stages / sizeof source_stages[0] && !status; i++) {
         status = source_stages[i].run(job, &sj);
         if (status && job->verbose)
             fprintf(stderr, "vigil-cc: stage %s failed for %s\n", source_stages[i].name, in->path);
     }
-    vcc_cache_end(job, sj.cache, status, output);
     if (sj.mod) LLVMDisposeModule(sj.mod);
     if (sj.tm) LLVMDisposeTargetMachine(sj.tm);
     if (sj.ctx) LLVMContextDispose(sj.ctx);
@@ -478,60 +472,14 @@ int vcc_compile_source(struct vcc_job *job, const struct vcc_input *in, const ch
     return status;
 }
 
-/* ---- link ---- */
-
-int vcc_link(struct vcc_job *job)
-{
-    const struct vcc_args *a = &job->args;
-    int runtime = vcc_links_runtime(a);
-    char archive[PATH_MAX + 32], formats[PATH_MAX + 32], dynlist[PATH_MAX + 64];
-    snprintf(archive, sizeof archive, "%s/libvigil.a", job->libdir);
-    snprintf(formats, sizeof formats, "%s/libvigil_common.a", job->libdir);
-    snprintf(dynlist, sizeof dynlist, "-Wl,--dynamic-list=%s/vigil.dynlist", job->libdir);
-    for (const char *lib = archive; runtime && lib; lib = lib == archive ? formats : NULL)
-        if (access(lib, R_OK) != 0) {
-            fprintf(stderr, "vigil-cc: the vigil runtime is missing: %s\n", lib);
-            return 1;
-        }
-    struct vcc_cmd cmd = {0};
-    vcc_cmd_push(&cmd, job->clang);
-    int k = 0;
-    for (int i = 0; i < a->argc; i++) {
-        unsigned r = a->roles[i];
-        if (r & VCC_IS_INPUT) {
-            const struct vcc_input *in = &a->inputs[k];
-            const char *object = job->objects ? job->objects[k] : NULL;
-            k++;
-            if (!object) {
-                vcc_cmd_push(&cmd, in->path);
-            } else if (in->xlang) { /* an object, whatever -x says for the inputs around it */
-                vcc_cmd_push(&cmd, "-x");
-                vcc_cmd_push(&cmd, "none");
-                vcc_cmd_push(&cmd, object);
-                vcc_cmd_push(&cmd, "-x");
-                vcc_cmd_push(&cmd, in->xlang);
-            } else {
-                vcc_cmd_push(&cmd, object);
-            }
-        } else if (r & (VCC_TO_LINK | VCC_IS_OUTPUT | VCC_IS_LANG)) {
-            vcc_cmd_push(&cmd, a->argv[i]);
-        }
-    }
-    if (runtime) {
-        vcc_cmd_push(&cmd, "-Wl,--whole-archive");
-        vcc_cmd_push(&cmd, archive);
-        vcc_cmd_push(&cmd, "-Wl,--no-whole-archive");
-        vcc_cmd_push(&cmd, formats);   /* on demand: only what the runtime calls */
-        if (!a->static_link) vcc_cmd_push(&cmd, dynlist);
-        vcc_cmd_push(&cmd, "-lpthread");
-        vcc_cmd_push(&cmd, "-ldl");
-        /* Only the report formats' scorers use libm, and the runtime links none of them: as
-         * needed, so that a program that does not use libm does not map it (~300 KB resident). */
-        vcc_cmd_push(&cmd, "-Wl,--push-state,--as-needed");
-        vcc_cmd_push(&cmd, "-lm");
-        vcc_cmd_push(&cmd, "-Wl,--pop-state");
-    }
-    int status = vcc_run(job, cmd.v);
-    vcc_cmd_free(&cmd);
-    return status;
-}
+/* The driver finds this part by this one symbol, and checks that it is of its own build. */
+#ifndef VIGIL_CC_BUILD_ID
+#define VIGIL_CC_BUILD_ID "unknown"
+#endif
+const struct vcc_transform_part vcc_transform_part = {
+    .build_id = VIGIL_CC_BUILD_ID,
+    .compile_source = compile_source,
+    .all_tools = xcc_all_tools,
+    .is_tool_setting = xcc_is_tool_setting,
+    .is_tool_section = xcc_is_tool_section,
+};

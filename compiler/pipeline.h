@@ -59,8 +59,27 @@ int vcc_run_redirected(const struct vcc_job *job, char **argv, int out_fd, int e
  * VIGIL_CC_KEEP_TEMPS. Returns a malloc'd path, or NULL (message printed). */
 char *vcc_temp_file(const struct vcc_job *job, const char *suffix);
 
-/* Compile one C source to output (an object, or assembly with -S). Returns 0 or an exit status. */
-int vcc_compile_source(struct vcc_job *job, const struct vcc_input *in, const char *output);
+/* vigil-cc's transforming part (pipeline.c and what it calls, the tools' compiler parts), a
+ * shared object beside the runtime (lib/vigil-cc-transform.so) that the driver loads only when
+ * it must: the first compile the cache does not answer, a tool's setting or config section to
+ * check, --vigil-help. It finds the driver's services (vcc_run, vcc_temp_file, the cache's
+ * callbacks, common/) in the driver, which exports them. */
+struct vcc_cache_unit;
+struct vigil_cc_tool;
+struct vcc_transform_part {
+    const char *build_id;   /* must be the driver's vcc_build_id */
+    /* Compile one C source to output (an object, or assembly with -S); cache: this compile's
+     * cache entry to fill (a miss), or NULL. Returns 0 or an exit status. */
+    int (*compile_source)(struct vcc_job *job, const struct vcc_input *in, const char *output,
+                          struct vcc_cache_unit *cache);
+    /* cctool.h's registry of the tools' compiler parts */
+    const struct vigil_cc_tool *const *(*all_tools)(size_t *n);
+    int (*is_tool_setting)(const char *name, size_t len);
+    int (*is_tool_section)(const char *section);
+};
+/* The part, loaded on the first call; NULL (a message printed) when it is missing or of
+ * another build. */
+const struct vcc_transform_part *vcc_transform(struct vcc_job *job);
 /* Link: the user's arguments with the sources replaced by job->objects, plus the runtime. */
 int vcc_link(struct vcc_job *job);
 

@@ -139,6 +139,8 @@ EOF
     head -c 1000003 /dev/urandom >big
     for f in empty abc two-blocks b55 b56 b64 big; do
         [ "$(./sha "$f")" = "$(sha256sum "$f")" ] || why+="$f: $(./sha "$f" | cut -c1-16) vs $(sha256sum "$f" | cut -c1-16); "
+        # the portable compression too, where the SHA extensions are used by default
+        [ "$(VIGIL_SHA256_PORTABLE=1 ./sha "$f")" = "$(sha256sum "$f")" ] || why+="$f (portable): $(VIGIL_SHA256_PORTABLE=1 ./sha "$f" | cut -c1-16) vs $(sha256sum "$f" | cut -c1-16); "
     done
     if [ -z "$why" ]; then pass cache/sha256; else fail cache/sha256 "$why"; fi
 }
@@ -175,6 +177,7 @@ check_warm_rebuild() {
     [ "$(counter "$c" misses)" = $NUNITS ] || why+="warm build added misses ($(counter "$c" misses)); "
     grep -q -- '-emit-llvm' "$d/warm.log" && why+="the warm build ran a front end: $(grep -m1 -- -emit-llvm "$d/warm.log" | cut -c1-100); "
     grep -qE 'run: .* -c .*\.bc ' "$d/warm.log" && why+="the warm build ran a back end; "
+    grep -q 'loading .*vigil-cc-transform.so' "$d/warm.log" && why+="the warm build loaded the transforming part (libLLVM); "
     for o in "$d"/*.o; do
         o=$(basename "$o")
         cmp -s "$d/$o" "$d/cold/$o" || why+="$o differs from the cold build's; "
@@ -257,6 +260,10 @@ check_stale() {
     }
     try_change setting VIGIL_CC_PROBE_BRANCHES=0 --
     try_change dev-setting VIGIL_CC_MERGE_SPAN=0 --
+    # a tool's setting (the first --vigil-help lists; only the transforming part knows them)
+    local tool_setting
+    tool_setting=$("$VIGILCC" --vigil-help | awk '/^Tool settings/{t=1; next} t && /^  VIGIL_CC_/ {print $1; exit}')
+    if [ -n "$tool_setting" ]; then try_change tool-setting same "$tool_setting=0" --; else why+="--vigil-help lists no tool setting; "; fi
     try_change define -- -DBIAS=5
     # the configuration file (docs/config.md): its contents, not only its path
     printf '[skip]\nfun:u1\n' >"$WORK/skip.conf"
@@ -278,20 +285,32 @@ check_stale() {
     [ "$(counter "$c" hits)" = $((hits + 1)) ] || why+="TMPDIR changed the key; "
 
     # vigil-cc rebuilt: the same binary with another build id
-    local id new alt=$WORK/alt
-    mkdir -p "$alt/bin"
-    ln -s "$(cd "$(dirname "$VIGILCC")/../lib" && pwd)" "$alt/lib"
+    local id new alt=$WORK/alt lib f
+    lib=$(cd "$(dirname "$VIGILCC")/../lib" && pwd)
+    mkdir -p "$alt/bin" "$alt/lib"
+    for f in "$lib"/*; do [ "$(basename "$f")" = vigil-cc-transform.so ] || ln -s "$f" "$alt/lib/"; done
     id=$("$VIGILCC" --version | sed -n 's/^vigil-cc .*(build \([0-9a-z]*\)).*/\1/p')
     new=$(echo "$id" | tr '0-9a-f' 'fedcba9876543210')
-    if [ -n "$id" ] && python3 - "$VIGILCC" "$alt/bin/vigil-cc" "$id" "$new" <<'EOF'
+    # the driver and its transforming part, each with the other id (the driver refuses a part of
+    # another build: checked first)
+    patch_id() {  # FROM TO
+        python3 - "$1" "$2" "$id" "$new" <<'EOF'
 import sys
 data = open(sys.argv[1], "rb").read()
 old, new = sys.argv[3].encode(), sys.argv[4].encode()
 assert data.count(old) >= 1 and len(old) == len(new)
 open(sys.argv[2], "wb").write(data.replace(old, new))
 EOF
-    then
+    }
+    if [ -n "$id" ] && patch_id "$VIGILCC" "$alt/bin/vigil-cc"; then
         chmod +x "$alt/bin/vigil-cc"
+        ln -s "$lib/vigil-cc-transform.so" "$alt/lib/vigil-cc-transform.so"
+        (cd "$WORK/stale" && VIGIL_CC_CACHE=0 "$alt/bin/vigil-cc" -O2 -c u1.c -o alt.o) >alt-refused.log 2>&1 &&
+            why+="a driver with a transforming part of another build compiles; "
+        grep -qF "vigil-cc-transform.so is of another build ($id; vigil-cc is $new)" alt-refused.log ||
+            why+="no message for a transforming part of another build: $(oneline alt-refused.log 160); "
+        rm "$alt/lib/vigil-cc-transform.so"
+        patch_id "$lib/vigil-cc-transform.so" "$alt/lib/vigil-cc-transform.so" || why+="cannot patch the transforming part; "
         if [ "$("$alt/bin/vigil-cc" --version | grep -c "build $new")" != 0 ]; then
             local saved=$VIGILCC
             VIGILCC=$alt/bin/vigil-cc
@@ -318,6 +337,109 @@ EOF
     else
         skip cache/no-stale-llvm "no up-to-date build-llvm15 (make B=build-llvm15 LLVM_CONFIG=llvm-config-15)"
     fi
+}
+
+
+# ---- direct mode: manifests instead of the preprocessor, and never a stale hit ----
+# dcompile NAME [VAR=VALUE...] -- [args]: compiles src/main.c of the direct project into main.o
+# (-MD), logs in NAME.log; then the same without the cache into off.o, for comparison.
+dcompile() {
+    local name=$1 envs=()
+    shift
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
+    shift
+    (cd "$WORK/direct" && env VIGIL_CC_CACHE_DIR="$WORK/c-direct" VIGIL_CC_VERBOSE=1 "${envs[@]}" \
+        "$VIGILCC" -O2 -Iinc1 -Iinc2 -MD -c src/main.c -o main.o "$@") >"$name.log" 2>&1 || return 1
+    cp "$WORK/direct/main.o" "$name.o"; cp "$WORK/direct/main.d" "$name.d"
+    (cd "$WORK/direct" && env "${envs[@]}" VIGIL_CC_CACHE=0 "$VIGILCC" -O2 -Iinc1 -Iinc2 -MD -c src/main.c -o off.o "$@" &&
+        sed 's/^off\.o:/main.o:/' off.d >"$WORK/$name-off.d") >/dev/null 2>&1
+    cp "$WORK/direct/off.o" "$name-off.o"
+}
+old() { touch -d '-1 min' "$@"; }   # older than the compile by more than a second: recorded
+
+check_direct() {
+    local c=$WORK/c-direct why="" d=$WORK/direct hits direct name
+    mkdir -p "$d/src" "$d/inc1" "$d/inc2"
+    printf '#define A 1\n' >"$d/src/a.h"
+    printf '#ifndef B\n#define B 2\n#endif\n' >"$d/inc2/b.h"
+    cat >"$d/src/main.c" <<'EOF'
+#include <stdio.h>
+#include "a.h"
+#include <b.h>
+int f(int x) { return x * A + B; }
+int main(int argc, char **argv) { (void)argv; printf("%d\n", f(argc)); return 0; }
+EOF
+    old "$d"/src/* "$d"/inc2/*
+    # same: the result equals the compile without the cache (object and .d)
+    same() {  # NAME
+        cmp -s "$1.o" "$1-off.o" || why+="$1: the object differs from a compile without the cache; "
+        cmp -s "$1.d" "$1-off.d" || why+="$1: the dependency file differs from clang's: $(oneline "$1.d" 100); "
+    }
+    # expect NAME hit|direct|miss: what the last compile was
+    expect() {
+        local name=$1 want=$2 h d m
+        h=$(counter "$c" hits); d=$(counter "$c" direct_hits); m=$(counter "$c" misses)
+        case $want in
+            direct) [ "$d" = $((direct + 1)) ] && [ "$h" = $((hits + 1)) ] || why+="$name: not a direct hit ($(grep -m1 'direct:' "$name.log" | cut -c1-120)); " ;;
+            hit) [ "$d" = "$direct" ] && [ "$h" = $((hits + 1)) ] || why+="$name: not a hit after preprocessing (hits $hits -> $h, direct $direct -> $d); " ;;
+            miss) [ "$h" = "$hits" ] || why+="$name: a hit (stale: hits $hits -> $h, direct $direct -> $d); " ;;
+        esac
+        hits=$h; direct=$d
+    }
+    hits=0; direct=0
+    dcompile first -- || { fail cache/direct "first compile fails: $(oneline first.log)"; return; }
+    expect first miss; same first
+    grep -q 'direct: manifest' first.log || why+="first: no manifest written: $(grep -m1 'direct:' first.log | cut -c1-120); "
+    dcompile again -- && expect again direct; same again
+    grep -q 'run: .* -E ' again.log && why+="again: the direct hit ran the preprocessor; "
+    # a header changes: preprocessed again, a miss
+    printf '#define A 5\n' >"$d/src/a.h"; old "$d/src/a.h"
+    dcompile header -- && expect header miss; same header
+    dcompile header-again -- && expect header-again direct; same header-again
+    # a new header in an earlier -I directory shadows inc2/b.h
+    printf '#define B 7\n' >"$d/inc1/b.h"; old "$d/inc1/b.h" "$d/inc1"
+    dcompile shadow -- && expect shadow miss; same shadow
+    cmp -s shadow.o header.o && why+="shadow: the object is the shadowed header's; "
+    rm "$d/inc1/b.h"
+    dcompile unshadow -- && expect unshadow hit; same unshadow
+    # a -D, the configuration, vigil-cc's settings: other keys
+    dcompile define -- -DB=9 && expect define miss; same define
+    printf '[skip]\nfun:f\n' >"$WORK/direct.conf"
+    dcompile config VIGIL_CC_CONFIG="$WORK/direct.conf" -- && expect config miss; same config
+    printf '[skip]\nfun:main\n' >"$WORK/direct.conf"
+    dcompile config2 VIGIL_CC_CONFIG="$WORK/direct.conf" -- && expect config2 miss; same config2
+    dcompile setting VIGIL_CC_PROBE_BRANCHES=0 -- && expect setting miss; same setting
+    # the dependency file names the output: another -o is another direct key
+    (cd "$d" && VIGIL_CC_CACHE_DIR=$c "$VIGILCC" -O2 -Iinc1 -Iinc2 -MD -c src/main.c -o other.o) >other.log 2>&1
+    grep -q '^other.o:' "$d/other.d" || why+="other: the dependency file names $(cut -d: -f1 "$d/other.d"); "
+    hits=$(counter "$c" hits); direct=$(counter "$c" direct_hits)
+    # a damaged manifest: one message, preprocessed (a hit), the manifest written again
+    local manifest
+    manifest=$(grep -l "src/main.c$" "$c"/*/*.manifest | head -n1)
+    dcompile before-damage -- && expect before-damage direct
+    manifest=$(ls -t "$c"/*/*.manifest | head -n1)
+    sed -i 's/^file \([0-9]*\) \(.\)/file \1 0/' "$manifest"
+    (cd "$d" && VIGIL_CC_CACHE_DIR=$c "$VIGILCC" -O2 -Iinc1 -Iinc2 -MD -c src/main.c -o main.o) >damaged.log 2>&1 ||
+        why+="damaged: the compile fails; "
+    [ "$(grep -c 'cache manifest .* is damaged (the checksum does not match); preprocessing src/main.c' damaged.log)" = 1 ] &&
+        [ "$(wc -l <damaged.log)" = 1 ] || why+="damaged: expected one message, got: $(oneline damaged.log 160); "
+    expect damaged hit
+    cmp -s "$d/main.o" before-damage.o || why+="damaged: the object differs; "
+    dcompile after-damage -- && expect after-damage direct
+    # __DATE__: never a manifest
+    printf '#include "a.h"\nconst char *when(void) { return __DATE__; }\n' >"$d/src/date.c"; old "$d/src/date.c"
+    (cd "$d" && VIGIL_CC_CACHE_DIR=$c VIGIL_CC_VERBOSE=1 "$VIGILCC" -O2 -c src/date.c -o date.o) >date.log 2>&1
+    grep -q 'no manifest for src/date.c: a file read uses __DATE__' date.log || why+="date: $(grep -m1 'direct' date.log | cut -c1-120); "
+    # a file changed less than a second ago: no manifest (it may have changed during the compile)
+    printf '#define A 6\n' >"$d/src/a.h"
+    dcompile fresh -- && expect fresh miss; same fresh
+    grep -q 'no manifest for src/main.c: a file read changed less than a second before' fresh.log || why+="fresh: $(grep -m1 'direct' fresh.log | cut -c1-120); "
+    # VIGIL_CC_CACHE_DIRECT=0: the preprocessor every time
+    old "$d/src/a.h"
+    dcompile pre -- && expect pre hit
+    dcompile nodirect VIGIL_CC_CACHE_DIRECT=0 -- && expect nodirect hit; same nodirect
+    [ "$(counter "$c" damaged)" = 1 ] || why+="$(counter "$c" damaged) damaged counted, expected 1; "
+    if [ -z "$why" ]; then pass cache/direct; else fail cache/direct "$why"; fi
 }
 
 # ---- two make -j2 sharing one cache at once ----
@@ -350,6 +472,8 @@ check_parallel() {
     [ "$(counter "$c" entries)" = $NUNITS ] || why+="$(counter "$c" entries) entries, expected $NUNITS; "
     [ "$(counter "$c" hits)" -ge $((2 * 2 * NUNITS)) ] || why+="only $(counter "$c" hits) hits in rounds 2 and 3; "
     [ "$(counter "$c" damaged)" = 0 ] || why+="$(counter "$c" damaged) damaged entries; "
+    # direct mode: rounds 2 and 3 find their manifests (written by either build)
+    [ "$(counter "$c" direct_hits)" -ge $((2 * NUNITS)) ] || why+="only $(counter "$c" direct_hits) direct hits in rounds 2 and 3; "
     ls -d "$c"/*/*.tmp.* >/dev/null 2>&1 && why+="temporary entries left: $(ls -d "$c"/*/*.tmp.* | head -n1); "
     if [ -z "$why" ]; then pass cache/parallel; else fail cache/parallel "$why"; fi
 }
@@ -504,6 +628,7 @@ check_sha256
 check_help
 check_warm_rebuild
 check_stale
+check_direct
 check_parallel
 check_corrupt
 check_evict
