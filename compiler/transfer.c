@@ -56,6 +56,7 @@ struct xt_transfer {
      * the copy's result comes back in it, so no value of f lives across a call. */
     LLVMValueRef thunk;
     struct valvec *live;        /* per resume target: by-value slots live into it */
+    unsigned char *zeros;       /* per by-value slot: low bits known zero in all it holds (zeros.c) */
     size_t ntargets;            /* resume targets: back-edge i's header (i < nedges), then the
                                    heads of inlined calls with checks (inlined.c) */
     unsigned char *outermost;   /* per back-edge: its header is in no other loop */
@@ -520,6 +521,8 @@ void xt_outline_body(struct xfunc *f)
     t->frame_type = LLVMStructTypeInContext(x->ctx, fields, (unsigned)nfields, 0);
     free(fields);
     compute_liveness(f, t, index_body(f, t));
+    t->zeros = xf_calloc(t->by_value.n + 1, 1);
+    xf_slot_trailing_zeros(&t->by_value, t->zeros);
     t->coasting = find_outermost(f, t);
     t->reaches = xf_calloc(f->backedge_from.n, sizeof *t->reaches);
 
@@ -656,6 +659,33 @@ static void build_transfer(struct xfunc *f, LLVMBasicBlockRef transfer, size_t s
     LLVMBuildUnreachable(b);
 }
 
+/* At the top of `back`, f's way back to back-edge i's header from its check's slow path and
+ * from the copy: each slot live there with low bits known zero (xf_slot_trailing_zeros) is
+ * masked, so that the back end sees at the header what it sees on the loop's own edges (an
+ * induction variable that stays a multiple of its step) and not a value with nothing known. */
+static void mask_known_zeros(struct xfunc *f, struct xt_transfer *t, size_t i, LLVMBasicBlockRef back)
+{
+    LLVMBuilderRef b = f->x->builder;
+    LLVMValueRef first = LLVMGetFirstInstruction(back);
+    LLVMMetadataRef loc = LLVMGetCurrentDebugLocation2(b);   /* positioning before `first` takes its */
+    for (size_t k = 0; f->x->settings->known_zeros && k < t->live[i].n; k++) {
+        size_t index = (size_t)t->live[i].v[k];
+        unsigned zeros = t->zeros[index];
+        if (!zeros)
+            continue;
+        LLVMValueRef slot = t->by_value.v[index];
+        LLVMTypeRef type = LLVMGetAllocatedType(slot);
+        if (first)
+            LLVMPositionBuilderBefore(b, first);
+        else
+            LLVMPositionBuilderAtEnd(b, back);
+        LLVMSetCurrentDebugLocation2(b, NULL);
+        LLVMValueRef mask = LLVMConstInt(type, zeros >= 64 ? 0 : ~0ull << zeros, 1);   /* width <= 64 */
+        LLVMBuildStore(b, LLVMBuildAnd(b, LLVMBuildLoad2(b, type, slot, ""), mask, ""), slot);
+    }
+    LLVMSetCurrentDebugLocation2(b, loc);
+}
+
 /* A block of fn that saves the state live at back-edge `backedge`'s header (none for the
  * entry: SIZE_MAX) into frame (the copy's slots through map), sets the resume point and goes
  * on to `next`. */
@@ -734,6 +764,7 @@ void xt_insert_checks(struct xfunc *f)
                                &backs[i]);
         xc_redirect(term, to, check);
         xl_note_check(loops, check, to);
+        mask_known_zeros(f, t, i, backs[i]);
 
         /* The copy: the burst goes on at `to`; when it has ended, the copy returns to f there,
          * or coasts on at an inner loop: b = burst_left; if (b == 0) goto end; burst path. The
@@ -814,6 +845,7 @@ void xt_free(struct xfunc *f)
         valvec_free(&f->transfer->live[i]);
     free(f->transfer->live);
     free(f->transfer->outermost);
+    free(f->transfer->zeros);
     if (f->transfer->coasting)
         ptrmap_free(&f->transfer->coast);
     for (size_t i = 0; f->transfer->reaches && i < f->backedge_from.n; i++)
