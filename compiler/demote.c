@@ -312,51 +312,6 @@ static unsigned value_zeros(struct zeros *z, LLVMValueRef v, unsigned width, int
     }
 }
 
-/* Whether a load of slot i reaches, directly or through stores into other slots that do, an
- * `or` with a constant inside its known zeros (an add in disguise). used[]: the answer so far. */
-static int feeds_small_or(struct zeros *z, const struct valvec *slots, size_t i, const unsigned char *used)
-{
-    unsigned known = z->zeros[i];
-    for (LLVMUseRef use = LLVMGetFirstUse(slots->v[i]); use; use = LLVMGetNextUse(use)) {
-        LLVMValueRef load = LLVMGetUser(use);
-        if (!LLVMIsALoadInst(load))
-            continue;
-        for (LLVMUseRef u = LLVMGetFirstUse(load); u; u = LLVMGetNextUse(u)) {
-            LLVMValueRef user = LLVMGetUser(u);
-            if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == load) {
-                size_t to = (size_t)ptrmap_get(&z->index, LLVMGetOperand(user, 1));
-                if (to && used[to - 1])
-                    return 1;
-                continue;
-            }
-            if (!LLVMIsAInstruction(user) || LLVMGetInstructionOpcode(user) != LLVMOr)
-                continue;
-            LLVMValueRef c = LLVMGetOperand(user, LLVMGetOperand(user, 0) == load ? 1 : 0);
-            if (LLVMIsAConstantInt(c) && known < 64 && (LLVMConstIntGetZExtValue(c) >> known) == 0)
-                return 1;
-        }
-    }
-    return 0;
-}
-
-/* Only the slots whose values reach an add in disguise keep their known zeros: elsewhere the
- * back end has no use for them, and a mask on the way back costs registers for nothing
- * (bzip2's BZ2_blockSort: 0.8% more instructions with every slot masked). */
-static void keep_where_used(struct zeros *z, const struct valvec *slots)
-{
-    unsigned char *used = xf_calloc(slots->n + 1, 1);
-    for (int changed = 1, pass = 0; changed && pass < 8; pass++) {
-        changed = 0;
-        for (size_t i = 0; i < slots->n; i++)
-            if (z->zeros[i] && !used[i] && feeds_small_or(z, slots, i, used))
-                used[i] = 1, changed = 1;
-    }
-    for (size_t i = 0; i < slots->n; i++)
-        if (!used[i])
-            z->zeros[i] = 0;
-    free(used);
-}
-
 void xf_slot_trailing_zeros(const struct valvec *slots, unsigned char *zeros)
 {
     struct zeros z;
@@ -392,6 +347,5 @@ void xf_slot_trailing_zeros(const struct valvec *slots, unsigned char *zeros)
     }
     if (changed)
         memset(zeros, 0, slots->n);
-    keep_where_used(&z, slots);
     ptrmap_free(&z.index);
 }
