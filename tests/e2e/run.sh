@@ -433,7 +433,7 @@ CRASH
         if [ "$status" = 139 ] && echo "$out" | grep -Eq '^  crash +SIGSEGV at fault +.*crash_fault\.c:4'; then
             pass "e2e-cmd/vigil-run-crash-site"
         else
-            fail "e2e-cmd/vigil-run-crash-site" "status $status; $(echo "$out" | grep -m1 crash)"
+            fail "e2e-cmd/vigil-run-crash-site" "status $status; summary: $(echo "$out" | head -n 8 | tr '\n' '|')"
         fi
     else
         fail "e2e-cmd/vigil-run-crash-site" "crash_fault.c does not build with vigil-cc"
@@ -463,7 +463,7 @@ AHEAD
         if [ "$status" = 139 ] && echo "$out" | grep -Eq '^  crash +SIGSEGV at fault +.*crash_fault\.c:4'; then
             pass "e2e-cmd/vigil-run-clock-ahead"
         else
-            fail "e2e-cmd/vigil-run-clock-ahead" "status $status; $(echo "$out" | grep -m1 -E 'crash|report')"
+            fail "e2e-cmd/vigil-run-clock-ahead" "status $status; summary: $(echo "$out" | head -n 8 | tr '\n' '|')"
         fi
     else
         fail "e2e-cmd/vigil-run-clock-ahead" "crash_fault or clock_ahead.so did not build"
