@@ -56,7 +56,7 @@ struct xt_transfer {
      * the copy's result comes back in it, so no value of f lives across a call. */
     LLVMValueRef thunk;
     struct valvec *live;        /* per resume target: by-value slots live into it */
-    unsigned char *zeros;       /* per by-value slot: low bits known zero in all it holds (zeros.c) */
+    unsigned char *zeros;       /* per by-value slot: low bits known zero in all it holds (demote.c) */
     size_t ntargets;            /* resume targets: back-edge i's header (i < nedges), then the
                                    heads of inlined calls with checks (inlined.c) */
     unsigned char *outermost;   /* per back-edge: its header is in no other loop */
@@ -663,7 +663,7 @@ static void build_transfer(struct xfunc *f, LLVMBasicBlockRef transfer, size_t s
  * and casts, some user that is not a GEP, a comparison or a store. A vectorized loop's indexes
  * (`i | 8` plus a start, into a GEP) only address memory, which loop strength reduction handles
  * from a base pointer whatever it knows of i; masking them moved registers in bzip2's
- * BZ2_blockSort (1% more instructions). */
+ * BZ2_blockSort (bzip2-compress: 1.2% more instructions in all). */
 static int computes_with(LLVMValueRef v, int depth)
 {
     for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
