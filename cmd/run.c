@@ -229,11 +229,42 @@ static int report_name_matches(const char *name, pid_t pid)
     return 0;
 }
 
-/* The report this run wrote: a complete directory named after the pid, modified since the
- * run started (an older one may be left by a process that had the same pid), preferring the
+/* When the report in dir was begun: the start_unix_ns of its run.txt (the runtime's
+ * CLOCK_REALTIME when the process started), or, when run.txt cannot be read (a damaged report,
+ * shown as such), the directory's modification time. Returns 0 when dir is a report of pid
+ * begun at or after the run started (`started`, read before the fork with the same clock;
+ * `started_coarse`, with the coarse clock the kernel stamps files with), and its time in *when. */
+static int report_begun_since(const char *dir, pid_t pid, const struct timespec *started,
+                              const struct timespec *started_coarse, uint64_t *when)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return -1;
+    struct vigil_run_report r;
+    char err[256];
+    int loaded = vigil_run_report_load(dir, &r, err, sizeof err) == 0;
+    int rc;
+    if (loaded) {
+        /* Not the directory's timestamp: the kernel stamps it with a clock that lags
+         * CLOCK_REALTIME by up to a tick (more in a busy virtual machine), so a report written
+         * within that time of `started` looked older than the run and was passed over. */
+        uint64_t since = (uint64_t)started->tv_sec * 1000000000u + (uint64_t)started->tv_nsec;
+        *when = r.start_unix_ns;
+        rc = r.pid == pid && r.start_unix_ns >= since ? 0 : -1;
+    } else {
+        *when = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+        rc = st.st_mtim.tv_sec > started_coarse->tv_sec ||
+             (st.st_mtim.tv_sec == started_coarse->tv_sec && st.st_mtim.tv_nsec >= started_coarse->tv_nsec) ? 0 : -1;
+    }
+    vigil_run_report_free(&r);
+    return rc;
+}
+
+/* The report this run wrote: a complete directory named after the pid, begun since the run
+ * started (an older one may be left by a process that had the same pid), preferring the
  * program's own name (the process may have exec'd another program, which keeps the pid). */
-static int find_report(const char *out, const char *program, pid_t pid,
-                       const struct timespec *started, char *path, size_t len)
+static int find_report(const char *out, const char *program, pid_t pid, const struct timespec *started,
+                       const struct timespec *started_coarse, char *path, size_t len)
 {
     const char *base = strrchr(program, '/') ? strrchr(program, '/') + 1 : program;
     size_t blen = strlen(base);
@@ -241,21 +272,19 @@ static int find_report(const char *out, const char *program, pid_t pid,
     if (!d)
         return -1;
     int best_rank = -1;
-    struct timespec best_time = {0, 0};
+    uint64_t best_time = 0;
     for (struct dirent *e; (e = readdir(d)); ) {
         if (!report_name_matches(e->d_name, pid))
             continue;
         char candidate[PATH_MAX];
-        struct stat st;
+        uint64_t when;
         snprintf(candidate, sizeof candidate, "%s/%s", out, e->d_name);
-        if (stat(candidate, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_mtim.tv_sec < started->tv_sec)
+        if (report_begun_since(candidate, pid, started, started_coarse, &when) != 0)
             continue;
         int rank = strncmp(e->d_name, base, blen) == 0 && e->d_name[blen] == '.';
-        int newer = st.st_mtim.tv_sec > best_time.tv_sec ||
-                    (st.st_mtim.tv_sec == best_time.tv_sec && st.st_mtim.tv_nsec > best_time.tv_nsec);
-        if (rank > best_rank || (rank == best_rank && newer)) {
+        if (rank > best_rank || (rank == best_rank && when > best_time)) {
             best_rank = rank;
-            best_time = st.st_mtim;
+            best_time = when;
             snprintf(path, len, "%s", candidate);
         }
     }
@@ -546,7 +575,8 @@ int cmd_run(int argc, char **argv)
 
     struct sigaction forward = {.sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO};
     sigemptyset(&forward.sa_mask);
-    struct timespec start, end, wall_start;
+    struct timespec start, end, wall_start, wall_start_coarse;
+    clock_gettime(CLOCK_REALTIME_COARSE, &wall_start_coarse);
     clock_gettime(CLOCK_REALTIME, &wall_start);
     clock_gettime(CLOCK_MONOTONIC, &start);
     int out_pipe[2] = {-1, -1}, kept = -1;
@@ -597,7 +627,7 @@ int cmd_run(int argc, char **argv)
     fflush(NULL);
     FILE *out = stderr;   /* the program's standard output is its own */
     fprintf(out, "vigil run: %s %s\n  duration    %.3f s\n", name, outcome, seconds);
-    int have_report = find_report(out_dir, program, pid, &wall_start, report_path, sizeof report_path) == 0;
+    int have_report = find_report(out_dir, program, pid, &wall_start, &wall_start_coarse, report_path, sizeof report_path) == 0;
     if (a.label_by && kept >= 0) {
         int oracle_status = run_oracle(argv[0], a.label_by, kept, status, have_report ? report_path : NULL);
         if (oracle_status >= 0)

@@ -189,6 +189,11 @@ LLVMBasicBlockRef xc_build_countdown(struct xfunc *f, uint32_t site, LLVMMetadat
         LLVMBuildBr(b, checking);
         build_local_countdown(x, check, enter, decrement, checking, local);
     } else {
+        /* A way back of its own, where the caller may restore what the slow path loses
+         * (transfer.c masks the slots' known zeros there); an empty block otherwise. */
+        *back = new_block(f, "back", site);
+        LLVMPositionBuilderAtEnd(b, *back);
+        LLVMBuildBr(b, checking);
         build_memory_countdown(f, check, burst ? new_block(f, "countdown", site) : NULL, enter, decrement, burst,
                                checking, site);
     }

@@ -230,3 +230,122 @@ void xf_make_prologue(struct xfunc *f)
     for (LLVMBasicBlockRef block = entry; block; block = LLVMGetNextBasicBlock(block))
         valvec_push(&f->blocks, LLVMBasicBlockAsValue(block));
 }
+
+/* Known trailing zeros of the slots (xf_slot_trailing_zeros).
+ *
+ * A loop that the optimizer unrolled by 8 from 0 counts `i += 8` and computes `i | 1` ...
+ * `i | 7` for i + 1 ... i + 7: an `or` is an add only while i's low bits are known zero. The
+ * back end learns that from i's recurrence at the loop's header (start 0, step 8); a way into
+ * the header from a dispatch check's slow path or from the instrumented copy (transfer.c)
+ * brings a value with nothing known, the `or`s stop being adds, and loop strength reduction
+ * keeps the unrolled work (a multiply-add chain: 8 multiplies where plain keeps 1). The slots
+ * hold the same facts on every path: each value stored into a slot comes from one of its
+ * stores, in f or in a clone of it; a value reloaded on a way back can be masked with them. */
+struct zeros {
+    struct ptrmap index;   /* slot -> its index + 1 */
+    unsigned char *zeros;  /* the current estimate per slot (starts high, only falls) */
+};
+
+enum { ZEROS_DEPTH = 8 };
+
+static unsigned int_width(LLVMValueRef v)
+{
+    LLVMTypeRef type = LLVMTypeOf(v);
+    return LLVMGetTypeKind(type) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(type) : 0;
+}
+
+static unsigned min_u(unsigned a, unsigned b)
+{
+    return a < b ? a : b;
+}
+
+/* Low bits known zero in v (an integer of `width` bits); 0 when nothing is known. */
+static unsigned value_zeros(struct zeros *z, LLVMValueRef v, unsigned width, int depth)
+{
+    if (LLVMIsAConstantInt(v)) {
+        unsigned long long c = LLVMConstIntGetZExtValue(v);
+        return width > 64 ? 0 : c == 0 ? width : min_u(width, (unsigned)__builtin_ctzll(c));
+    }
+    if (LLVMIsAUndefValue(v))
+        return width;   /* any value will do */
+    if (!LLVMIsAInstruction(v) || depth >= ZEROS_DEPTH)
+        return 0;
+    LLVMOpcode op = LLVMGetInstructionOpcode(v);
+    if (op == LLVMLoad) {
+        size_t slot = (size_t)ptrmap_get(&z->index, LLVMGetOperand(v, 0));
+        return slot && int_width(v) == width ? z->zeros[slot - 1] : 0;
+    }
+    unsigned a, b;
+    switch (op) {
+    case LLVMAdd: case LLVMSub: case LLVMOr: case LLVMXor:
+        a = value_zeros(z, LLVMGetOperand(v, 0), width, depth + 1);
+        return a ? min_u(a, value_zeros(z, LLVMGetOperand(v, 1), width, depth + 1)) : 0;
+    case LLVMAnd:
+        a = value_zeros(z, LLVMGetOperand(v, 0), width, depth + 1);
+        b = value_zeros(z, LLVMGetOperand(v, 1), width, depth + 1);
+        return a > b ? a : b;
+    case LLVMMul:
+        a = value_zeros(z, LLVMGetOperand(v, 0), width, depth + 1);
+        b = value_zeros(z, LLVMGetOperand(v, 1), width, depth + 1);
+        return min_u(width, a + b);
+    case LLVMShl: {
+        LLVMValueRef by = LLVMGetOperand(v, 1);
+        if (!LLVMIsAConstantInt(by) || LLVMConstIntGetZExtValue(by) >= width)
+            return 0;
+        return min_u(width, value_zeros(z, LLVMGetOperand(v, 0), width, depth + 1) + (unsigned)LLVMConstIntGetZExtValue(by));
+    }
+    case LLVMZExt: case LLVMSExt: {
+        LLVMValueRef from = LLVMGetOperand(v, 0);
+        unsigned w = int_width(from), k = w ? value_zeros(z, from, w, depth + 1) : 0;
+        return k == w && w ? width : k;   /* all zero stays all zero */
+    }
+    case LLVMTrunc: {
+        LLVMValueRef from = LLVMGetOperand(v, 0);
+        unsigned w = int_width(from);
+        return w ? min_u(width, value_zeros(z, from, w, depth + 1)) : 0;
+    }
+    case LLVMSelect:
+        a = value_zeros(z, LLVMGetOperand(v, 1), width, depth + 1);
+        return a ? min_u(a, value_zeros(z, LLVMGetOperand(v, 2), width, depth + 1)) : 0;
+    default:
+        return 0;
+    }
+}
+
+void xf_slot_trailing_zeros(const struct valvec *slots, unsigned char *zeros)
+{
+    struct zeros z;
+    ptrmap_init(&z.index);
+    z.zeros = zeros;
+    for (size_t i = 0; i < slots->n; i++) {
+        LLVMTypeRef type = LLVMGetAllocatedType(slots->v[i]);
+        unsigned width = LLVMGetTypeKind(type) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(type) : 0;
+        zeros[i] = width <= 64 ? (unsigned char)width : 0;
+        if (zeros[i])
+            ptrmap_put(&z.index, slots->v[i], (void *)(i + 1));
+    }
+    /* The greatest solution: every slot starts with all its bits known zero, and each pass
+     * lowers a slot to what its stored values show, until nothing changes (each pass lowers
+     * some slot, so at most the sum of the widths passes; a cap falls back to nothing known). */
+    int changed = 1;
+    for (int pass = 0; changed && pass < 64; pass++) {
+        changed = 0;
+        for (size_t i = 0; i < slots->n; i++) {
+            if (!zeros[i])
+                continue;
+            unsigned width = LLVMGetIntTypeWidth(LLVMGetAllocatedType(slots->v[i])), known = zeros[i];
+            for (LLVMUseRef use = LLVMGetFirstUse(slots->v[i]); use && known; use = LLVMGetNextUse(use)) {
+                LLVMValueRef user = LLVMGetUser(use);
+                if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == slots->v[i])
+                    known = min_u(known, value_zeros(&z, LLVMGetOperand(user, 0), width, 0));
+            }
+            if (known != zeros[i]) {
+                zeros[i] = (unsigned char)known;
+                changed = 1;
+            }
+        }
+    }
+    if (changed)
+        memset(zeros, 0, slots->n);
+    ptrmap_free(&z.index);
+}

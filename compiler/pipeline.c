@@ -304,6 +304,7 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
         .loop_calls = vcc_setting_on(s->loop_calls),
         .outline = vcc_setting_on(s->outline),
         .outline_loops = vcc_setting_on(s->outline_loops),
+        .known_zeros = vcc_setting_on(s->known_zeros),
         .dual_max = strtol(s->dual_max, NULL, 10) > 0 ? strtol(s->dual_max, NULL, 10) : 10000,
         .giant_loops = strtol(s->giant_loops, NULL, 10) >= 0 ? strtol(s->giant_loops, NULL, 10) : 8,
         .short_loop_max = strtol(s->short_loop_max, NULL, 10),

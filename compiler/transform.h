@@ -41,6 +41,7 @@ struct vigil_transform_settings {
     int loop_calls;          /* ... also in those that make calls (default 0) */
     int outline;             /* loop-free functions: instrumented copy as its own function (default 1) */
     int outline_loops;       /* functions with loops too, left and re-entered at checks (transfer.c) */
+    int known_zeros;         /* transfer.c's ways back mask the slots' known low zero bits (default 1) */
     long dual_max;           /* functions with loops above this many instructions: outlined, entry check only */
     long giant_loops;        /* ... unless they have at most this many outermost loops (transfers then) */
     long inlined_checks;     /* conditional inlined calls of at least this many instructions: own check (0: off) */

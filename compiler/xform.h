@@ -123,6 +123,10 @@ struct xfunc {
 /* demote.c */
 void xf_demote(struct xfunc *f);
 void xf_make_prologue(struct xfunc *f);
+/* Per slot of `slots` (private slots: only loaded and stored), into zeros[i]: how many low
+ * bits are zero in every value stored into it, as far as its stores' expressions of constants
+ * and loads of these slots show (0: nothing known). */
+void xf_slot_trailing_zeros(const struct valvec *slots, unsigned char *zeros);
 /* clone.c */
 void xf_back_edges(LLVMBasicBlockRef *blocks, size_t n, const struct ptrmap *index, struct valvec *from,
                    struct valvec *to);

@@ -12,7 +12,7 @@ __attribute__((noinline)) static unsigned long spin(unsigned long n)
 {
     unsigned long x = 1;
     for (unsigned long i = 0; i < n; i++)
-        x = x * 6364136223846793005ul + i;
+        x = (x ^ i) * 6364136223846793005ul;   /* a multiply per iteration, in plain code too */
     return x;
 }
 

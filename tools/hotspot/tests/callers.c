@@ -1,5 +1,7 @@
 /* A known call structure: main -> work -> hot_a (about 70% of the CPU time) and
- * main -> work -> hot_b (about 25%), about 1 s of CPU in all. */
+ * main -> work -> hot_b (about 25%), about 1 s of CPU in all. The multiply-add chains, which
+ * clang unrolls by 8 and strength-reduces to one multiply per 8 iterations, are also the case
+ * of docs/notes/2026-11-28-transfer-reentry.md. */
 #include <stdio.h>
 
 static volatile unsigned long sink;
@@ -28,7 +30,7 @@ __attribute__((noinline)) static void work(unsigned long n)
 
 int main(void)
 {
-    for (int r = 0; r < 100; r++)
+    for (int r = 0; r < 300; r++)
         work(100000);
     printf("callers: done (%lu)\n", sink & 1);
     return 0;

@@ -9,7 +9,7 @@ __attribute__((noinline)) static unsigned long spin_left(unsigned long n)
 {
     unsigned long x = 1;
     for (unsigned long i = 0; i < n; i++)
-        x = x * 6364136223846793005ul + i;
+        x = (x ^ i) * 6364136223846793005ul;   /* no strength reduction: as long as spin_right */
     return x;
 }
 
