@@ -322,9 +322,9 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
     int rc = vigil_transform_module(sj->mod, &ts, &stats, err, sizeof err);
     sj->split_cold = rc >= 0 && stats.split_cold;
     if (rc < 0) {
-        if (job->debug)
-            fprintf(stderr, "vigil-cc: note: %s compiled uninstrumented: %s\n", sj->in->path,
-                    err[0] ? err : "the transform gave up");
+        /* Always said: a user must know that this file's code is not monitored. */
+        fprintf(stderr, "vigil-cc: warning: %s: compiling it uninstrumented: %s\n", sj->in->path,
+                err[0] ? err : "the transform gave up");
         if (sj->cache) vcc_cache_module(sj->cache, NULL, err[0] ? err : "the transform gave up");
         return fall_back(job, sj);
     }
