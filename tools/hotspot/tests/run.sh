@@ -199,17 +199,17 @@ print(len(x), 'complete events')")
     [ "$m" = adaptive ] && [ "$b" -gt 0 ]
     check "tools=hotspot:mode=adaptive (the user's mode kept): bursts ($b)" $? "mode $m, $b bursts"
 
-    # delay_ms: nothing sampled before it; fewer samples than without it
-    run callers "tools=hotspot:hotspot.delay_ms=400"
+    # delay_ms: nothing sampled before it (callers runs about 0.4 s: the delay leaves it time)
+    run callers "tools=hotspot:hotspot.delay_ms=150"
     if [ -f "$rundir/hotspot.json" ]; then
         r=$(pyjson "$rundir/hotspot.json" "
 runs = [r for t in d['thread_list'] for r in t['runs']]
 assert runs, 'no samples'
 first = min(r[0] for r in runs)
-assert first >= 400000, 'a sample at %d us' % first
-assert d['delay_ms'] == 400
+assert first >= 150000, 'a sample at %d us' % first
+assert d['delay_ms'] == 150
 print('first sample at %.0f ms, %d samples' % (first / 1000, d['samples']))")
-        check "delay_ms=400: the first sample after 400 ms ($r)" $? "$r"
+        check "delay_ms=150: the first sample after 150 ms ($r)" $? "$r"
     else
         bad "delay_ms: no hotspot.json"
     fi
