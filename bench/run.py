@@ -10,7 +10,10 @@ from `valgrind --tool=cachegrind --cache-sim=no` on smaller workloads. Nothing i
 this only prints (and writes bench/results/<date>.txt).
 
 usage: bench/run.py [--runs N] [--programs bzip2,lua,...] [--modes off,adaptive,full]
-                    [--no-compile] [--no-cachegrind] [--scale F]
+                    [--no-compile] [--no-cachegrind] [--scale F] [--cg-scale F] [--no-verify]
+--runs 0 leaves out the CPU times; --cg-scale sizes the instruction counts' workloads (default
+0.05 of --scale 1's) and the output check, which runs each workload once per mode and compares
+stdout and exit status with plain's.
 vigil-cc is a snapshot of build/ (unless VIGILCC is set). Builds come from tests/real/sources.sh (cached in $VIGIL_REAL_DIR, default /var/tmp/vigil-real);
 both variants use the same flags (REAL_CFLAGS, default -O2 -gdwarf-4).
 """
@@ -429,8 +432,8 @@ def main():
                         help="skip the check that every mode prints what plain prints")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
     args = parser.parse_args()
-    if args.runs < 1:
-        parser.error("--runs must be at least 1")
+    if args.runs < 0:
+        parser.error("--runs must be 0 (no CPU times) or more")
     programs = [p for p in args.programs.split(",") if p]
     modes = [m for m in args.modes.split(",") if m]
     lines = []
@@ -477,55 +480,56 @@ def main():
                 os.unlink(stdin_path)
         emit(f"output check (scale {args.cg_scale}): " + ("stdout and exit status of every mode identical"
              " to plain's on every workload" if not differ else "DIFFERS: " + "; ".join(differ)))
-    emit("CPU time (user+sys) medians in seconds; ratio = vigil / plain")
-    emit()
-    columns = ["plain"] + modes
-    header = f"{'workload':<18}" + "".join(f"{c:>10}" for c in columns) + "".join(f"{'x ' + m:>11}" for m in modes)
-    emit(header)
-    emit("-" * len(header))
-    ratios = {m: [] for m in modes}
-    timer = ChildTimer()
-    selected = [w for w in workloads(args.scale, args.cg_scale) if w[1] in programs]
-    chosen_inputs = {}
-    for name, program, make in selected:
-        plain = bins.get((program, "plain"))
-        vigil = bins.get((program, "vigil"))
-        if not plain or not vigil:
-            emit(f"{name:<18} (not built)")
-            continue
-        try:
-            argv, stdin_path = make(plain_bins, False)
-        except (OSError, subprocess.CalledProcessError) as e:
-            emit(f"{name:<18} (input failed: {e})")
-            continue
-        chosen_inputs[name] = (argv, stdin_path)
-        report_dir = tempfile.mkdtemp(prefix="vigil-bench-reports-")
-        times = {c: [] for c in columns}
-        failures = {}
-        order = list(columns)
-        for round_index in range(args.runs):
-            for column in order:
-                binary, mode = (plain, None) if column == "plain" else (vigil, column)
-                code, cpu, wall, err = timer.measure(binary, argv, stdin_path, mode, report_dir)
-                if code != 0:
-                    failures[column] = f"exit {code}: {err.decode(errors='replace').strip().splitlines()[-1:] }"
-                times[column].append(cpu)
-            order = order[1:] + order[:1]
+    if args.runs > 0:   # --runs 0: no CPU times (instruction counts only)
+        emit("CPU time (user+sys) medians in seconds; ratio = vigil / plain")
+        emit()
+        columns = ["plain"] + modes
+        header = f"{'workload':<18}" + "".join(f"{c:>10}" for c in columns) + "".join(f"{'x ' + m:>11}" for m in modes)
+        emit(header)
+        emit("-" * len(header))
+        ratios = {m: [] for m in modes}
+        timer = ChildTimer()
+        selected = [w for w in workloads(args.scale, args.cg_scale) if w[1] in programs]
+        chosen_inputs = {}
+        for name, program, make in selected:
+            plain = bins.get((program, "plain"))
+            vigil = bins.get((program, "vigil"))
+            if not plain or not vigil:
+                emit(f"{name:<18} (not built)")
+                continue
+            try:
+                argv, stdin_path = make(plain_bins, False)
+            except (OSError, subprocess.CalledProcessError) as e:
+                emit(f"{name:<18} (input failed: {e})")
+                continue
+            chosen_inputs[name] = (argv, stdin_path)
+            report_dir = tempfile.mkdtemp(prefix="vigil-bench-reports-")
+            times = {c: [] for c in columns}
+            failures = {}
+            order = list(columns)
+            for round_index in range(args.runs):
+                for column in order:
+                    binary, mode = (plain, None) if column == "plain" else (vigil, column)
+                    code, cpu, wall, err = timer.measure(binary, argv, stdin_path, mode, report_dir)
+                    if code != 0:
+                        failures[column] = f"exit {code}: {err.decode(errors='replace').strip().splitlines()[-1:] }"
+                    times[column].append(cpu)
+                order = order[1:] + order[:1]
+                shutil.rmtree(report_dir, ignore_errors=True)
+                os.makedirs(report_dir, exist_ok=True)
             shutil.rmtree(report_dir, ignore_errors=True)
-            os.makedirs(report_dir, exist_ok=True)
-        shutil.rmtree(report_dir, ignore_errors=True)
-        medians = {c: statistics.median(times[c]) for c in columns}
-        row = f"{name:<18}" + "".join(f"{medians[c]:>10.3f}" for c in columns)
-        for m in modes:
-            r = medians[m] / medians["plain"] if medians["plain"] > 0 else float("nan")
-            ratios[m].append(r)
-            row += f"{r:>10.3f}x"
-        emit(row)
-        for column, why in failures.items():
-            emit(f"  !! {name} {column}: {why}")
-    emit("-" * len(header))
-    emit(f"{'geomean':<18}" + " " * (10 * len(columns)) + "".join(f"{geomean(ratios[m]):>10.3f}x" for m in modes))
-    emit()
+            medians = {c: statistics.median(times[c]) for c in columns}
+            row = f"{name:<18}" + "".join(f"{medians[c]:>10.3f}" for c in columns)
+            for m in modes:
+                r = medians[m] / medians["plain"] if medians["plain"] > 0 else float("nan")
+                ratios[m].append(r)
+                row += f"{r:>10.3f}x"
+            emit(row)
+            for column, why in failures.items():
+                emit(f"  !! {name} {column}: {why}")
+        emit("-" * len(header))
+        emit(f"{'geomean':<18}" + " " * (10 * len(columns)) + "".join(f"{geomean(ratios[m]):>10.3f}x" for m in modes))
+        emit()
 
     if not args.no_compile:
         emit(f"{'program':<10}{'compile plain':>15}{'compile vigil':>15}{'ratio':>8}"
