@@ -462,6 +462,8 @@ def main():
     emit(f"plain: clang {cflags}   vigil: {vigilcc} {cflags}   (commit "
          + subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL, text=True).stdout.strip() + ")")
+    selected = [w for w in workloads(args.scale, args.cg_scale) if w[1] in programs]
+    chosen_inputs = {}
     if not args.no_verify:
         differ = []
         for name, program, make in selected:
@@ -489,8 +491,6 @@ def main():
         emit("-" * len(header))
         ratios = {m: [] for m in modes}
         timer = ChildTimer()
-        selected = [w for w in workloads(args.scale, args.cg_scale) if w[1] in programs]
-        chosen_inputs = {}
         for name, program, make in selected:
             plain = bins.get((program, "plain"))
             vigil = bins.get((program, "vigil"))
