@@ -255,7 +255,7 @@ def workloads(scale, small_scale=0.05):
         return ["-f", os.path.join(WORKLOADS, "bench.awk")], generated_text(size(48, small))
 
     def cpio_create(bins, small):   # the "crc" format sums every byte of every file
-        return ["-o", "-H", "crc", "--quiet"], generated_tree(size(64, small))
+        return ["-o", "-H", "crc", "--quiet"], generated_tree(size(160, small))
 
     def cpio_extract(bins, small):
         archive = cpio_archive(bins["cpio"], generated_tree(size(160, small)))
