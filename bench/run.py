@@ -235,11 +235,11 @@ def workloads(scale, small_scale=0.05):
         return ["-d", "-c"], compressed("gzip", bins["gzip"], text, ".gz", ["-6", "-n", "-c"])
 
     def xz_compress(bins, small):
-        return ["-6", "-c", "-T1"], generated_text(size(6, small))
+        return ["-6", "-c", "-T1"], generated_text(size(3, small))
 
     def xz_decompress(bins, small):
-        text = generated_text(size(96, small))
-        return ["-d", "-c"], compressed("xz", bins["xz"], text, ".xz", ["-6", "-c", "-T1"])
+        text = generated_text(size(48, small))
+        return ["-d", "-c"], compressed("xz", bins["xz"], text, ".xz", ["-3", "-c", "-T1"])
 
     def zstd_compress(bins, small):   # two worker threads
         return ["-9", "-T2", "-c"], generated_text(size(64, small))
