@@ -251,6 +251,17 @@ workload_cpio_roundtrip() {
     rm -f a.cpio b.cpio
 }
 
+# Real bugs of a program's Debian version that the memory checker reports (a regular
+# expression matching "KIND at FILE:LINE"); any other finding fails the workload.
+memcheck_known() {
+    case "$1" in
+        # jq 1.6: jq_init leaves jq->nomem_handler and its data unset, and every
+        # jv_nomem_handler(jq->nomem_handler, jq->nomem_handler_data) call passes them on.
+        jq) echo 'uninitialized-read at src/execute\.c:(342|1039|1155)' ;;
+        *) echo '' ;;
+    esac
+}
+
 # run_workload PROGRAM WORKLOAD BINARY MODE DIR: runs it in DIR (fresh), leaving DIR/.output
 # (stdout+stderr without "vigil:" lines) and DIR/.status.
 run_workload() {
@@ -315,13 +326,16 @@ for prog in "${programs[@]}"; do
                 why="no run report written under out=$RUNS/reports"
             fi
             if [ -z "$why" ] && [ "$mode" = memcheck ]; then
-                why=$(python3 - "$RUNS/reports" <<'PY'
-import glob, json, sys
+                why=$(python3 - "$RUNS/reports" "$(memcheck_known "$prog")" <<'PY'
+import glob, json, re, sys
 found, files = [], glob.glob(sys.argv[1] + "/*/memcheck.json")
+known = re.compile(sys.argv[2]) if sys.argv[2] else None
 for path in files:
     for f in json.load(open(path))["findings"]:
         l = f["locations"][0]
-        found.append("%s at %s:%d: %s" % (f["kind"], l["file"], l["line"], f["message"]))
+        finding = "%s at %s:%d" % (f["kind"], l["file"], l["line"])
+        if not (known and known.fullmatch(finding)):
+            found.append("%s: %s" % (finding, f["message"]))
 print("no memcheck.json" if not files else "memcheck reported %d: %s" % (len(found), "; ".join(found[:2])) if found else "")
 PY
 )
