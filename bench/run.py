@@ -457,6 +457,7 @@ def main():
 
     vigilcc = os.environ["VIGILCC"]
     cflags = os.environ.get("REAL_CFLAGS", "-O2 -gdwarf-4")
+    emit("$ python3 bench/run.py " + " ".join(sys.argv[1:]))
     emit(f"vigil benchmark {datetime.datetime.now().isoformat(timespec='seconds')}  host {os.uname().nodename}"
          f"  cpus {os.cpu_count()}  runs {args.runs}  scale {args.scale}")
     emit(f"plain: clang {cflags}   vigil: {vigilcc} {cflags}   (commit "
