@@ -3,7 +3,7 @@
 side in one run.
 
 For each workload the plain build and the vigil build in modes off, adaptive and full run in
-alternating order (the order rotates every round), at least 5 times each; the table shows the
+alternating order (the order rotates every round), --runs times each (5); the table shows the
 median CPU time (user+sys of the child) of each, the ratio to plain, and the geomean of the
 ratios. Then compile time and text size (`size`) of vigil vs plain, and instruction counts
 from `valgrind --tool=cachegrind --cache-sim=no` on smaller workloads. Nothing is asserted:
@@ -15,7 +15,8 @@ usage: bench/run.py [--runs N] [--programs bzip2,lua,...] [--modes off,adaptive,
 0.05 of --scale 1's) and the output check, which runs each workload once per mode and compares
 stdout and exit status with plain's.
 vigil-cc is a snapshot of build/ (unless VIGILCC is set). Builds come from tests/real/sources.sh (cached in $VIGIL_REAL_DIR, default /var/tmp/vigil-real);
-both variants use the same flags (REAL_CFLAGS, default -O2 -gdwarf-4).
+both variants use the same flags (REAL_CFLAGS, default -O2 -gdwarf-4; zstd raises the -O level
+to its Makefile's -O3). The default set is PROGRAMS below.
 """
 import argparse
 import datetime
