@@ -37,7 +37,8 @@ def peak_rss_kb(binary, argv, stdin_path, options, out):
     os.close(fd)
     try:
         code = subprocess.run(["/usr/bin/time", "-o", measure, "-f", "%M", binary] + argv, stdin=stdin,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env).returncode
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                              cwd=bench.INPUTS).returncode   # cpio-create reads relative paths
         with open(measure) as f:
             kb = int(f.read().split()[-1])
     finally:

@@ -3,16 +3,20 @@
 side in one run.
 
 For each workload the plain build and the vigil build in modes off, adaptive and full run in
-alternating order (the order rotates every round), at least 5 times each; the table shows the
+alternating order (the order rotates every round), --runs times each (5); the table shows the
 median CPU time (user+sys of the child) of each, the ratio to plain, and the geomean of the
 ratios. Then compile time and text size (`size`) of vigil vs plain, and instruction counts
 from `valgrind --tool=cachegrind --cache-sim=no` on smaller workloads. Nothing is asserted:
 this only prints (and writes bench/results/<date>.txt).
 
 usage: bench/run.py [--runs N] [--programs bzip2,lua,...] [--modes off,adaptive,full]
-                    [--no-compile] [--no-cachegrind] [--scale F]
+                    [--no-compile] [--no-cachegrind] [--scale F] [--cg-scale F] [--no-verify]
+--runs 0 leaves out the CPU times; --cg-scale sizes the instruction counts' workloads (default
+0.05 of --scale 1's) and the output check, which runs each workload once per mode and compares
+stdout and exit status with plain's.
 vigil-cc is a snapshot of build/ (unless VIGILCC is set). Builds come from tests/real/sources.sh (cached in $VIGIL_REAL_DIR, default /var/tmp/vigil-real);
-both variants use the same flags (REAL_CFLAGS, default -O2 -gdwarf-4).
+both variants use the same flags (REAL_CFLAGS, default -O2 -gdwarf-4; zstd raises the -O level
+to its Makefile's -O3). The default set is PROGRAMS below.
 """
 import argparse
 import datetime
@@ -107,6 +111,71 @@ def generated_text(size_mb):
     return path
 
 
+def generated_json(size_mb):
+    """A JSON array of records (numbers, strings, nested arrays and objects) of about size_mb MB."""
+    path = os.path.join(INPUTS, f"bench-json-{size_mb}m.json")
+    if not os.path.exists(path):
+        os.makedirs(INPUTS, exist_ok=True)
+        rng = random.Random(515151)
+        words = "alpha beta gamma delta kernel thread signal buffer monitor sample burst".split()
+        total, i = 0, 0
+        with open(path + ".tmp", "w") as f:
+            f.write("[\n")
+            while total < size_mb << 20:
+                record = ('{"id":%d,"name":"%s-%d","score":%.3f,"active":%s,"tags":[%s],'
+                          '"pos":{"x":%d,"y":%d},"note":"%s"}'
+                          % (i, rng.choice(words), rng.randrange(1000), rng.random() * 100,
+                             "true" if rng.random() < 0.5 else "false",
+                             ",".join('"%s"' % rng.choice(words) for _ in range(rng.randrange(0, 6))),
+                             rng.randrange(-500, 500), rng.randrange(-500, 500),
+                             " ".join(rng.choice(words) for _ in range(rng.randrange(1, 8)))))
+                f.write(("," if i else "") + record + "\n")
+                total += len(record) + 2
+                i += 1
+            f.write("]\n")
+        os.rename(path + ".tmp", path)
+    return path
+
+
+def generated_tree(size_mb):
+    """A directory of files (sizes from a few bytes to 256 KB, text and binary) of about size_mb MB
+    in all; returns the path of the list of its files (cpio -o reads it on stdin)."""
+    root = os.path.join(INPUTS, f"bench-tree-{size_mb}m")
+    listing = root + ".list"
+    if not os.path.exists(listing):
+        rng = random.Random(777)
+        shutil.rmtree(root, ignore_errors=True)
+        names, total, i = [], 0, 0
+        while total < size_mb << 20:
+            sub = os.path.join(root, "d%02d" % (i % 37))
+            os.makedirs(sub, exist_ok=True)
+            name = os.path.join(sub, "f%05d" % i)
+            n = int(2 ** rng.uniform(3, 18))
+            with open(name, "wb") as f:
+                f.write(rng.randbytes(n) if i % 3 == 0 else
+                        (b"%07d vigil sample burst %d\n" % (i, n)) * (n // 30 + 1))
+            names.append(os.path.relpath(name, INPUTS))
+            total += n
+            i += 1
+        for path in [root] + [os.path.join(root, d) for d in os.listdir(root)] + \
+                [os.path.join(INPUTS, n) for n in names]:
+            os.utime(path, (1700000000, 1700000000))   # same archive every time
+        with open(listing + ".tmp", "w") as f:
+            f.write("\n".join(names) + "\n")
+        os.rename(listing + ".tmp", listing)
+    return listing
+
+
+def cpio_archive(plain_bin, listing):
+    path = listing[:-len(".list")] + ".cpio"
+    if not os.path.exists(path):
+        with open(listing, "rb") as src, open(path + ".tmp", "wb") as out:
+            subprocess.run([plain_bin, "-o", "-H", "crc", "--quiet"], stdin=src, stdout=out,
+                           cwd=INPUTS, check=True)
+        os.rename(path + ".tmp", path)
+    return path
+
+
 def compressed(program, plain_bin, source, suffix, flags):
     path = source + suffix
     if not os.path.exists(path):
@@ -125,13 +194,19 @@ def scaled_file(template, scale_key, value, suffix):
     return path
 
 
+# Every program of the benchmark, of different kinds: compressors (bzip2, gzip, xz; zstd at its
+# own -O3, with two threads), interpreters (lua, bc, mawk), a database (sqlite3), a JSON
+# processor (jq) and an archiver (cpio).
+PROGRAMS = ["bzip2", "lua", "sqlite3", "bc", "gzip", "xz", "zstd", "jq", "mawk", "cpio"]
+
+
 # Workloads: name -> (program, function(binaries, small) -> (argv tail, stdin path)).
 # Sizes aim at 1-5 s of CPU on the plain build at --scale 1 (measured 2026-11-24 on the 2-core
 # VM: bzip2-c 1.0 s, lua 1.1 s, gzip-c 4.3 s; bzip2-d, sqlite3, bc and gzip-d were 0.4-0.9 s
 # and are now larger); "small" is for cachegrind.
-def workloads(scale):
+def workloads(scale, small_scale=0.05):
     def size(n, small):
-        return max(1, int(n * (0.05 if small else scale)))
+        return max(1, int(n * (small_scale if small else scale)))
 
     def bzip2_compress(bins, small):
         return ["-9", "-c"], generated_text(size(16, small))
@@ -147,7 +222,7 @@ def workloads(scale):
         return [":memory:"], scaled_file("bench.sql", "@ROWS@", size(1000000, small), ".sql")
 
     def bc(bins, small):
-        digits = 120 if small else int(1700 * math.sqrt(scale))
+        digits = int(120 * math.sqrt(small_scale / 0.05)) if small else int(1700 * math.sqrt(scale))
         fd, path = tempfile.mkstemp(suffix=".bc", prefix="vigil-bench-")
         with os.fdopen(fd, "w") as f:
             f.write(f"scale={digits}\n4*a(1)\ne(1)\n")
@@ -160,9 +235,40 @@ def workloads(scale):
         text = generated_text(size(240, small))
         return ["-d", "-c"], compressed("gzip", bins["gzip"], text, ".gz", ["-6", "-n", "-c"])
 
+    def xz_compress(bins, small):
+        return ["-6", "-c", "-T1"], generated_text(size(3, small))
+
+    def xz_decompress(bins, small):
+        text = generated_text(size(48, small))
+        return ["-d", "-c"], compressed("xz", bins["xz"], text, ".xz", ["-3", "-c", "-T1"])
+
+    def zstd_compress(bins, small):   # two worker threads
+        return ["-9", "-T2", "-c"], generated_text(size(64, small))
+
+    def zstd_decompress(bins, small):
+        text = generated_text(size(240, small))
+        return ["-d", "-c"], compressed("zstd", bins["zstd"], text, ".zst", ["-9", "-c", "-q"])
+
+    def jq(bins, small):
+        return ["-c", "-f", os.path.join(WORKLOADS, "bench.jq")], generated_json(size(16, small))
+
+    def mawk(bins, small):
+        return ["-f", os.path.join(WORKLOADS, "bench.awk")], generated_text(size(48, small))
+
+    def cpio_create(bins, small):   # the "crc" format sums every byte of every file
+        return ["-o", "-H", "crc", "--quiet"], generated_tree(size(160, small))
+
+    def cpio_extract(bins, small):
+        archive = cpio_archive(bins["cpio"], generated_tree(size(160, small)))
+        return ["-i", "--to-stdout", "--quiet"], archive
+
     return [("bzip2-compress", "bzip2", bzip2_compress), ("bzip2-decompress", "bzip2", bzip2_decompress),
             ("lua", "lua", lua), ("sqlite3", "sqlite3", sqlite3), ("bc", "bc", bc),
-            ("gzip-compress", "gzip", gzip_compress), ("gzip-decompress", "gzip", gzip_decompress)]
+            ("gzip-compress", "gzip", gzip_compress), ("gzip-decompress", "gzip", gzip_decompress),
+            ("xz-compress", "xz", xz_compress), ("xz-decompress", "xz", xz_decompress),
+            ("zstd-compress", "zstd", zstd_compress), ("zstd-decompress", "zstd", zstd_decompress),
+            ("jq", "jq", jq), ("mawk", "mawk", mawk),
+            ("cpio-create", "cpio", cpio_create), ("cpio-extract", "cpio", cpio_extract)]
 
 
 def run_once(binary, argv, stdin_path, mode, report_dir, timeout=900):
@@ -173,7 +279,7 @@ def run_once(binary, argv, stdin_path, mode, report_dir, timeout=900):
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     start = time.monotonic()
     proc = subprocess.Popen([binary] + argv, stdin=stdin, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, env=env)
+                            stderr=subprocess.PIPE, env=env, cwd=INPUTS)
     try:
         _, err = proc.communicate(timeout=timeout)
     finally:
@@ -264,6 +370,29 @@ def compile_cpu_seconds(program, plain_binary, compiler, cflags, timer):
     return total
 
 
+def output_digest(binary, argv, stdin_path, mode):
+    """(exit status, SHA-1 of stdout) of one run."""
+    import hashlib
+    env = dict(os.environ)
+    env.pop("VIGIL_OPTIONS", None)
+    report_dir = tempfile.mkdtemp(prefix="vigil-bench-check-")
+    if mode is not None:
+        env["VIGIL_OPTIONS"] = f"mode={mode}:out={report_dir}"
+    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    digest = hashlib.sha1()
+    try:
+        proc = subprocess.Popen([binary] + argv, stdin=stdin, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, env=env, cwd=INPUTS)
+        for chunk in iter(lambda: proc.stdout.read(1 << 16), b""):
+            digest.update(chunk)
+        code = proc.wait()
+    finally:
+        if stdin_path:
+            stdin.close()
+        shutil.rmtree(report_dir, ignore_errors=True)
+    return code, digest.hexdigest()
+
+
 def cachegrind_instructions(binary, argv, stdin_path, mode):
     env = dict(os.environ)
     env.pop("VIGIL_OPTIONS", None)
@@ -280,7 +409,7 @@ def cachegrind_instructions(binary, argv, stdin_path, mode):
         result = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
                                  "--cachegrind-out-file=/dev/null", stripped] + argv,
                                 stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                text=True, env=env, timeout=3600)
+                                text=True, env=env, timeout=3600, cwd=INPUTS)
     finally:
         if stdin_path:
             stdin.close()
@@ -292,16 +421,20 @@ def cachegrind_instructions(binary, argv, stdin_path, mode):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--programs", default="bzip2,lua,sqlite3,bc,gzip")
+    parser.add_argument("--programs", default=",".join(PROGRAMS))
     parser.add_argument("--modes", default="off,adaptive,full")
     parser.add_argument("--scale", type=float, default=1.0, help="multiply workload sizes")
     parser.add_argument("--no-compile", action="store_true", help="skip compile time and text size")
     parser.add_argument("--quick-compile", action="store_true", help="skip the (long) sqlite3 compile")
     parser.add_argument("--no-cachegrind", action="store_true")
+    parser.add_argument("--cg-scale", type=float, default=0.05,
+                        help="workload sizes of the instruction counts and the output check")
+    parser.add_argument("--no-verify", action="store_true",
+                        help="skip the check that every mode prints what plain prints")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
     args = parser.parse_args()
-    if args.runs < 1:
-        parser.error("--runs must be at least 1")
+    if args.runs < 0:
+        parser.error("--runs must be 0 (no CPU times) or more")
     programs = [p for p in args.programs.split(",") if p]
     modes = [m for m in args.modes.split(",") if m]
     lines = []
@@ -325,60 +458,80 @@ def main():
 
     vigilcc = os.environ["VIGILCC"]
     cflags = os.environ.get("REAL_CFLAGS", "-O2 -gdwarf-4")
+    emit("$ python3 bench/run.py " + " ".join(sys.argv[1:]))
     emit(f"vigil benchmark {datetime.datetime.now().isoformat(timespec='seconds')}  host {os.uname().nodename}"
          f"  cpus {os.cpu_count()}  runs {args.runs}  scale {args.scale}")
     emit(f"plain: clang {cflags}   vigil: {vigilcc} {cflags}   (commit "
          + subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL, text=True).stdout.strip() + ")")
-    emit("CPU time (user+sys) medians in seconds; ratio = vigil / plain")
-    emit()
-    columns = ["plain"] + modes
-    header = f"{'workload':<18}" + "".join(f"{c:>10}" for c in columns) + "".join(f"{'x ' + m:>11}" for m in modes)
-    emit(header)
-    emit("-" * len(header))
-    ratios = {m: [] for m in modes}
-    timer = ChildTimer()
-    selected = [w for w in workloads(args.scale) if w[1] in programs]
+    selected = [w for w in workloads(args.scale, args.cg_scale) if w[1] in programs]
     chosen_inputs = {}
-    for name, program, make in selected:
-        plain = bins.get((program, "plain"))
-        vigil = bins.get((program, "vigil"))
-        if not plain or not vigil:
-            emit(f"{name:<18} (not built)")
-            continue
-        try:
-            argv, stdin_path = make(plain_bins, False)
-        except (OSError, subprocess.CalledProcessError) as e:
-            emit(f"{name:<18} (input failed: {e})")
-            continue
-        chosen_inputs[name] = (argv, stdin_path)
-        report_dir = tempfile.mkdtemp(prefix="vigil-bench-reports-")
-        times = {c: [] for c in columns}
-        failures = {}
-        order = list(columns)
-        for round_index in range(args.runs):
-            for column in order:
-                binary, mode = (plain, None) if column == "plain" else (vigil, column)
-                code, cpu, wall, err = timer.measure(binary, argv, stdin_path, mode, report_dir)
-                if code != 0:
-                    failures[column] = f"exit {code}: {err.decode(errors='replace').strip().splitlines()[-1:] }"
-                times[column].append(cpu)
-            order = order[1:] + order[:1]
+    if not args.no_verify:
+        differ = []
+        for name, program, make in selected:
+            plain, vigil = bins.get((program, "plain")), bins.get((program, "vigil"))
+            if not plain or not vigil:
+                continue
+            log(f"bench: output check {name}")
+            argv, stdin_path = make(plain_bins, True)
+            expected = output_digest(plain, argv, stdin_path, None)
+            for m in modes:
+                got = output_digest(vigil, argv, stdin_path, m)
+                if got != expected:
+                    differ.append(f"{name} mode={m} (exit {got[0]}, plain {expected[0]}; "
+                                  f"stdout {'same' if got[1] == expected[1] else 'differs'})")
+            if stdin_path and os.path.basename(stdin_path).startswith("vigil-bench-"):
+                os.unlink(stdin_path)
+        emit(f"output check (scale {args.cg_scale}): " + ("stdout and exit status of every mode identical"
+             " to plain's on every workload" if not differ else "DIFFERS: " + "; ".join(differ)))
+    if args.runs > 0:   # --runs 0: no CPU times (instruction counts only)
+        emit("CPU time (user+sys) medians in seconds; ratio = vigil / plain")
+        emit()
+        columns = ["plain"] + modes
+        header = f"{'workload':<18}" + "".join(f"{c:>10}" for c in columns) + "".join(f"{'x ' + m:>11}" for m in modes)
+        emit(header)
+        emit("-" * len(header))
+        ratios = {m: [] for m in modes}
+        timer = ChildTimer()
+        for name, program, make in selected:
+            plain = bins.get((program, "plain"))
+            vigil = bins.get((program, "vigil"))
+            if not plain or not vigil:
+                emit(f"{name:<18} (not built)")
+                continue
+            try:
+                argv, stdin_path = make(plain_bins, False)
+            except (OSError, subprocess.CalledProcessError) as e:
+                emit(f"{name:<18} (input failed: {e})")
+                continue
+            chosen_inputs[name] = (argv, stdin_path)
+            report_dir = tempfile.mkdtemp(prefix="vigil-bench-reports-")
+            times = {c: [] for c in columns}
+            failures = {}
+            order = list(columns)
+            for round_index in range(args.runs):
+                for column in order:
+                    binary, mode = (plain, None) if column == "plain" else (vigil, column)
+                    code, cpu, wall, err = timer.measure(binary, argv, stdin_path, mode, report_dir)
+                    if code != 0:
+                        failures[column] = f"exit {code}: {err.decode(errors='replace').strip().splitlines()[-1:] }"
+                    times[column].append(cpu)
+                order = order[1:] + order[:1]
+                shutil.rmtree(report_dir, ignore_errors=True)
+                os.makedirs(report_dir, exist_ok=True)
             shutil.rmtree(report_dir, ignore_errors=True)
-            os.makedirs(report_dir, exist_ok=True)
-        shutil.rmtree(report_dir, ignore_errors=True)
-        medians = {c: statistics.median(times[c]) for c in columns}
-        row = f"{name:<18}" + "".join(f"{medians[c]:>10.3f}" for c in columns)
-        for m in modes:
-            r = medians[m] / medians["plain"] if medians["plain"] > 0 else float("nan")
-            ratios[m].append(r)
-            row += f"{r:>10.3f}x"
-        emit(row)
-        for column, why in failures.items():
-            emit(f"  !! {name} {column}: {why}")
-    emit("-" * len(header))
-    emit(f"{'geomean':<18}" + " " * (10 * len(columns)) + "".join(f"{geomean(ratios[m]):>10.3f}x" for m in modes))
-    emit()
+            medians = {c: statistics.median(times[c]) for c in columns}
+            row = f"{name:<18}" + "".join(f"{medians[c]:>10.3f}" for c in columns)
+            for m in modes:
+                r = medians[m] / medians["plain"] if medians["plain"] > 0 else float("nan")
+                ratios[m].append(r)
+                row += f"{r:>10.3f}x"
+            emit(row)
+            for column, why in failures.items():
+                emit(f"  !! {name} {column}: {why}")
+        emit("-" * len(header))
+        emit(f"{'geomean':<18}" + " " * (10 * len(columns)) + "".join(f"{geomean(ratios[m]):>10.3f}x" for m in modes))
+        emit()
 
     if not args.no_compile:
         emit(f"{'program':<10}{'compile plain':>15}{'compile vigil':>15}{'ratio':>8}"
@@ -417,7 +570,8 @@ def main():
         emit()
 
     if not args.no_cachegrind and shutil.which("valgrind"):
-        emit("instructions (valgrind --tool=cachegrind --cache-sim=no, small workloads), ratio to plain")
+        emit(f"instructions (valgrind --tool=cachegrind --cache-sim=no, workloads at scale {args.cg_scale}),"
+             " ratio to plain")
         header = f"{'workload':<18}{'plain':>15}" + "".join(f"{'x ' + m:>11}" for m in modes)
         emit(header)
         cg_ratios = {m: [] for m in modes}

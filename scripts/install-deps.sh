@@ -11,6 +11,7 @@ packages=(
   libpq-dev postgresql         # the fleet report store (tests start a throwaway cluster)
   dpkg-dev tcl                 # `apt-get source` of real programs; tcl builds sqlite3's amalgamation
   ed                           # bc's build edits its generated libmath.h with ed
+  autoconf automake libtool libonig-dev   # bench/run.py's jq: its Debian source needs autoreconf; regexes from oniguruma
   valgrind time                # benchmarks: instruction counts, peak RSS
   uftrace linux-perf           # bench/hotspot.sh: the function tracer and perf record beside the walker
   ccache                       # bench/cache.sh: vigil's cache beside ccache on the plain build

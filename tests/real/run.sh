@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Real programs from Debian sources (bzip2, lua5.4, sqlite3, bc; gzip with --full), each built
+# Real programs from Debian sources (bzip2, lua5.4, sqlite3, bc; gzip with --full; xz, zstd, jq,
+# mawk, cpio when named), each built
 # with plain clang and with vigil-cc at the same -O level; the vigil build runs every workload
 # in modes off, adaptive and full (bursty too with --full), and full with the memory checker
 # (which must report nothing), and must give the plain build's output, output files and exit
 # status. One line per workload: "PASS name" / "FAIL name: why".
 #
-# usage: tests/real/run.sh [--fast|--full] [PROGRAM...]      (programs: bzip2 lua sqlite3 bc gzip)
+# usage: tests/real/run.sh [--fast|--full] [PROGRAM...]
+#        (programs: bzip2 lua sqlite3 bc gzip xz zstd jq mawk cpio)
 #
 # Environment: VIGIL_REAL_DIR (cache of sources, builds, inputs; default /var/tmp/vigil-real),
 # VIGILCC, PLAINCC, REAL_CFLAGS (see tests/real/sources.sh), REAL_TIMEOUT (seconds per run,
@@ -16,6 +18,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=sources.sh
 source "$HERE/sources.sh"
 WORKLOADS=$HERE/workloads
+BENCH_WORKLOADS=$HERE/../../bench/workloads
 REAL_TIMEOUT=${REAL_TIMEOUT:-600}
 level=fast
 programs=()
@@ -23,7 +26,7 @@ for arg in "$@"; do
     case "$arg" in
         --fast) level=fast ;;
         --full) level=full ;;
-        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
         -*) echo "real: unknown option $arg" >&2; exit 2 ;;
         *) programs+=("$arg") ;;
     esac
@@ -71,6 +74,23 @@ import random, sys
 r = random.Random(7)
 sys.stdout.buffer.write(bytes(r.getrandbits(8) if i % 5 else i % 251 for i in range($size_kb * 1024)))" >"$file.tmp" \
             && mv "$file.tmp" "$file"
+    fi
+    echo "$file"
+}
+
+# A deterministic JSON array of COUNT records (what bench/workloads/bench.jq reads).
+generated_json() {
+    local count=$1 file=$VIGIL_REAL_DIR/inputs/records-$1.json
+    if [ ! -s "$file" ]; then
+        python3 -c "
+import json, random
+r = random.Random(11)
+w = 'alpha beta gamma delta kernel thread signal buffer'.split()
+print(json.dumps([{'id': i, 'name': '%s-%d' % (r.choice(w), r.randrange(99)), 'score': round(r.random() * 100, 3),
+                   'active': r.random() < 0.5, 'tags': [r.choice(w) for _ in range(r.randrange(4))],
+                   'pos': {'x': r.randrange(-50, 50), 'y': r.randrange(-50, 50)},
+                   'note': ' '.join(r.choice(w) for _ in range(1 + r.randrange(5)))} for i in range($count)], indent=1))" \
+            >"$file.tmp" && mv "$file.tmp" "$file"
     fi
     echo "$file"
 }
@@ -161,6 +181,90 @@ workload_gzip_corrupt_input() {
     rm -f stderr.txt
 }
 
+workloads_xz() { echo roundtrip threads corrupt-input; }
+workload_xz_roundtrip() {
+    local in; in=$(generated_text 1024)
+    "$BIN" -6 -c -T1 <"$in" >text.xz && "$BIN" -d -c text.xz | cmp - "$in" && echo "roundtrip ok"
+    "$BIN" -l text.xz | tail -n 1
+    "$BIN" -0 -c <"$(generated_binary 512)" >binary.xz && "$BIN" -t -v binary.xz 2>&1
+}
+workload_xz_threads() {
+    local in; in=$(generated_text 2048)
+    "$BIN" -3 -T2 --block-size=262144 -c <"$in" >blocks.xz && "$BIN" -d -T2 -c blocks.xz | cmp - "$in" && echo "threads ok"
+}
+workload_xz_corrupt_input() {
+    "$BIN" -c <"$(generated_text 1024)" | head -c 30000 >truncated.xz
+    "$BIN" -d -c truncated.xz >/dev/null 2>stderr.txt
+    echo "status $?"
+    sed 's/^[^:]*xz: /xz: /' stderr.txt
+    rm -f stderr.txt
+}
+
+workloads_zstd() { echo roundtrip corrupt-input; }
+workload_zstd_roundtrip() {
+    local in; in=$(generated_text 4096)
+    "$BIN" -q -9 -T2 -c <"$in" >text.zst && "$BIN" -q -d -c text.zst | cmp - "$in" && echo "roundtrip ok"
+    "$BIN" -q -1 -c <"$(generated_binary 1024)" >binary.zst && "$BIN" -q -t binary.zst && echo "test ok"
+}
+workload_zstd_corrupt_input() {
+    "$BIN" -q -c <"$(generated_text 1024)" | head -c 30000 >truncated.zst
+    "$BIN" -q -d -c truncated.zst >/dev/null 2>stderr.txt
+    echo "status $?"
+    sed 's/^[^:]*zstd: /zstd: /' stderr.txt
+    rm -f stderr.txt
+}
+
+workloads_jq() { echo records errors; }
+workload_jq_records() {
+    local n=2000; [ "$level" = full ] && n=20000
+    "$BIN" -c -f "$BENCH_WORKLOADS/bench.jq" "$(generated_json $n)"
+    "$BIN" -r '[.[] | .tags[]] | group_by(.) | map("\(.[0]) \(length)") | .[]' "$(generated_json $n)"
+    "$BIN" -c '[paths(type == "number")] | length' "$(generated_json $n)"
+    "$BIN" -r '.[] | select(.name | test("^a.*[0-9]$")) | .id' "$(generated_json $n)" | tail -n 3
+}
+workload_jq_errors() {
+    echo '{"a": [1, 2' | "$BIN" . 2>&1; echo "status $?"
+    echo '{"a": 1}' | "$BIN" '.a | error("custom")' 2>&1; echo "status $?"
+}
+
+workloads_mawk() { echo words; }
+workload_mawk_words() {
+    local kb=1024; [ "$level" = full ] && kb=16384
+    "$BIN" -f "$BENCH_WORKLOADS/bench.awk" "$(generated_text $kb)"
+    "$BIN" 'BEGIN { for (i = 0; i < 20000; i++) s += sin(i) * sqrt(i); printf "%.6f\n", s }'
+}
+
+workloads_cpio() { echo roundtrip; }
+workload_cpio_roundtrip() {
+    local f
+    mkdir -p tree/a tree/b
+    for f in 1 2 3 4 5 6; do head -c $((f * 40000)) "$(generated_text 1024)" >tree/a/t$f; done
+    cp "$(generated_binary 512)" tree/b/bin
+    find tree -type f | sort >list
+    "$BIN" -o -H crc --quiet <list >a.cpio
+    "$BIN" -o -H newc --quiet <list >b.cpio
+    rm -rf tree
+    "$BIN" -i -d --quiet <a.cpio && echo "extract ok"
+    "$BIN" -i --only-verify-crc --quiet <a.cpio && echo "crc ok"
+    "$BIN" -t --quiet <b.cpio | sort
+    cmp a.cpio b.cpio >/dev/null || echo "formats differ"
+    rm -f a.cpio b.cpio
+}
+
+# Real bugs of a program's Debian version that the memory checker reports (a regular
+# expression matching "KIND at FILE:LINE"); any other finding fails the workload.
+memcheck_known() {
+    case "$1" in
+        # jq 1.6: jq_init leaves jq->nomem_handler and its data unset, and every
+        # jv_nomem_handler(jq->nomem_handler, jq->nomem_handler_data) call passes them on.
+        jq) echo 'uninitialized-read at src/execute\.c:(342|1039|1155)' ;;
+        # xz 5.4.1: crc64_clmul reads whole aligned 16-byte vectors, past the end of the
+        # buffer, on purpose (later xz versions exempt it from AddressSanitizer).
+        xz) echo 'heap-buffer-overflow at check/crc64_fast\.c:[0-9]+' ;;
+        *) echo '' ;;
+    esac
+}
+
 # run_workload PROGRAM WORKLOAD BINARY MODE DIR: runs it in DIR (fresh), leaving DIR/.output
 # (stdout+stderr without "vigil:" lines) and DIR/.status.
 run_workload() {
@@ -177,8 +281,8 @@ run_workload() {
         else
             export VIGIL_OPTIONS="mode=$mode:out=$RUNS/reports"
         fi
-        export -f "$fn" generated_text generated_binary real_fetch real_source_package real_log real_die lua_scale sqlite_rows
-        export level VIGIL_REAL_DIR WORKLOADS
+        export -f "$fn" generated_text generated_binary generated_json real_fetch real_source_package real_log real_die lua_scale sqlite_rows
+        export level VIGIL_REAL_DIR WORKLOADS BENCH_WORKLOADS
         exec timeout -k 10 "$REAL_TIMEOUT" bash -c "set -o pipefail; $fn"
     ) </dev/null >"$dir.raw" 2>&1
     echo $? >"$dir.status"
@@ -225,13 +329,16 @@ for prog in "${programs[@]}"; do
                 why="no run report written under out=$RUNS/reports"
             fi
             if [ -z "$why" ] && [ "$mode" = memcheck ]; then
-                why=$(python3 - "$RUNS/reports" <<'PY'
-import glob, json, sys
+                why=$(python3 - "$RUNS/reports" "$(memcheck_known "$prog")" <<'PY'
+import glob, json, re, sys
 found, files = [], glob.glob(sys.argv[1] + "/*/memcheck.json")
+known = re.compile(sys.argv[2]) if sys.argv[2] else None
 for path in files:
     for f in json.load(open(path))["findings"]:
         l = f["locations"][0]
-        found.append("%s at %s:%d: %s" % (f["kind"], l["file"], l["line"], f["message"]))
+        finding = "%s at %s:%d" % (f["kind"], l["file"], l["line"])
+        if not (known and known.fullmatch(finding)):
+            found.append("%s: %s" % (finding, f["message"]))
 print("no memcheck.json" if not files else "memcheck reported %d: %s" % (len(found), "; ".join(found[:2])) if found else "")
 PY
 )

@@ -28,6 +28,9 @@ real_source_package() {
         gzip) echo gzip ;;
         xz) echo xz-utils ;;
         zstd) echo libzstd ;;
+        jq) echo jq ;;
+        mawk) echo mawk ;;
+        cpio) echo cpio ;;
         *) real_die "unknown program $1" ;;
     esac
 }
@@ -236,9 +239,48 @@ real_recipe_zstd() {
     src=$(real_fetch zstd)
     cp -a "$src"/. "$dir"/
     cd "$dir"
-    # CFLAGS replaces the Makefile's -O3; the program target adds -pthread -DZSTD_MULTITHREAD.
-    make -j2 -C programs zstd CC="$cc" CFLAGS="$REAL_CFLAGS" HAVE_ZLIB=0 HAVE_LZMA=0 HAVE_LZ4=0 >make.log 2>&1 \
+    # CFLAGS replaces the Makefile's flags: keep its -O3 (what users get) unless REAL_CFLAGS
+    # names an -O level; the program target adds -pthread -DZSTD_MULTITHREAD.
+    local flags=$REAL_CFLAGS
+    case " $flags " in *" -O"*) flags="${flags//-O[0-3s]/-O3}" ;; *) flags="-O3 $flags" ;; esac
+    make -j2 -C programs zstd CC="$cc" CFLAGS="$flags" HAVE_ZLIB=0 HAVE_LZMA=0 HAVE_LZ4=0 >make.log 2>&1 \
         || { tail -n 30 make.log >&2; return 1; }
+}
+
+# jq: the Debian source has no generated configure (dh runs autoreconf): run it, then
+# configure with the system oniguruma (libonig-dev) and keep the shipped parser and lexer.
+real_recipe_jq() {
+    local dir=$1 cc=$2 src
+    src=$(real_fetch jq)
+    cp -a "$src"/. "$dir"/
+    cd "$dir"
+    command -v autoreconf >/dev/null || real_die "autoreconf missing (jq's build): apt-get install autoconf automake libtool"
+    autoreconf -fi >autoreconf.log 2>&1 || { tail -n 30 autoreconf.log >&2; return 1; }
+    touch src/parser.c src/parser.h src/lexer.c src/lexer.h
+    ./configure CC="$cc" CFLAGS="$REAL_CFLAGS" --disable-shared --disable-docs --disable-maintainer-mode \
+        --with-oniguruma=yes >configure.log 2>&1 || { tail -n 30 config.log >&2; return 1; }
+    { make src/builtin.inc src/version.h && make -j2 jq; } >make.log 2>&1 || { tail -n 30 make.log >&2; return 1; }
+}
+
+real_recipe_mawk() {
+    local dir=$1 cc=$2 src
+    src=$(real_fetch mawk)
+    cp -a "$src"/. "$dir"/
+    cd "$dir"
+    real_autotools_settle
+    touch parse.c parse.h
+    ./configure CC="$cc" CFLAGS="$REAL_CFLAGS" >configure.log 2>&1 || { tail -n 30 config.log >&2; return 1; }
+    make -j2 mawk >make.log 2>&1 || { tail -n 30 make.log >&2; return 1; }
+}
+
+real_recipe_cpio() {
+    local dir=$1 cc=$2 src
+    src=$(real_fetch cpio)
+    cp -a "$src"/. "$dir"/
+    cd "$dir"
+    real_autotools_settle
+    ./configure CC="$cc" CFLAGS="$REAL_CFLAGS" --disable-nls >configure.log 2>&1 || { tail -n 30 config.log >&2; return 1; }
+    { make -j2 -C gnu && make -j2 -C lib && make -j2 -C src cpio; } >make.log 2>&1 || { tail -n 30 make.log >&2; return 1; }
 }
 
 real_binary_name() {  # PROG: the program's path inside its build directory
@@ -246,6 +288,7 @@ real_binary_name() {  # PROG: the program's path inside its build directory
         bc) echo bc/bc ;;
         xz) echo src/xz/xz ;;
         zstd) echo programs/zstd ;;
+        cpio) echo src/cpio ;;
         *) echo "$1" ;;
     esac
 }
