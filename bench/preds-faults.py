@@ -13,7 +13,7 @@ importance heuristic, up to MAX_ITER rounds of the whole pool under the plan): w
 reaches the complete run's top predictor (or one tied with it in Importance: "found (tied)"),
 in how many rounds, and the share of predicate sites it monitored. Then the totals against the issue's targets (top-5 for 70% of the faults
 with a predicate; the search finds the top predictor in 90% of runs with at most 30% of sites).
-Nothing is asserted; writes bench/results/preds-faults-<date>.txt unless --no-save.
+Nothing is asserted; appends to bench/results/preds-faults-<date>.txt unless --no-save.
 
 usage: bench/preds-faults.py [--pool N] [--max-iter N] [--programs csvstat,calc,...]
                              [--faults 1,2,...] [--no-adaptive] [--no-save]
@@ -321,9 +321,12 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
     if not a.no_save:
         path = os.path.join(REPO, "bench", "results", "preds-faults-%s.txt" % datetime.date.today().isoformat())
-        with open(path, "w") as f:
+        # appended, under the command that produced it: a day's earlier runs stay
+        with open(path, "a") as f:
+            f.write("\n## %s: python3 bench/preds-faults.py %s\n" % (
+                datetime.datetime.now().isoformat(timespec="seconds"), " ".join(sys.argv[1:])))
             f.write("\n".join(lines_out) + "\n")
-        print("wrote " + path)
+        print("appended to " + path)
 
 
 if __name__ == "__main__":
