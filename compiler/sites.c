@@ -201,17 +201,6 @@ void xf_insert_keeping_loc(LLVMBuilderRef b, LLVMValueRef inst, const char *name
     LLVMInstructionSetDebugLoc(inst, loc);
 }
 
-static int is_noreturn_call(LLVMValueRef inst)
-{
-    if (!LLVMIsACallInst(inst))
-        return 0;
-    unsigned kind = LLVMGetEnumAttributeKindForName("noreturn", 8);
-    if (LLVMGetCallSiteEnumAttribute(inst, LLVMAttributeFunctionIndex, kind))
-        return 1;
-    LLVMValueRef callee = LLVMGetCalledValue(inst);
-    return callee && LLVMIsAFunction(callee) && LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex, kind);
-}
-
 /* Whether fn's address is used other than as the callee of a direct call (then an indirect
  * call may reach it). */
 static int address_taken(LLVMValueRef fn)
@@ -262,7 +251,7 @@ void xs_record_cfg(struct xfunc *f)
         LLVMValueRef term = LLVMGetBasicBlockTerminator(block);
         int exits = !term || LLVMGetNumSuccessors(term) == 0;
         for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst && !exits; inst = LLVMGetNextInstruction(inst))
-            exits = is_noreturn_call(inst);
+            exits = xf_is_noreturn_call(inst);
         if (!exits)
             continue;
         vigil_sitefmt_add_exit(x->sites, (uint32_t)i);

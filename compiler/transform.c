@@ -55,6 +55,17 @@ int xf_is_call_to_prefix(LLVMValueRef inst, const char *prefix)
     return LLVMIsACallInst(inst) && strncmp(xf_callee_name(inst), prefix, strlen(prefix)) == 0;
 }
 
+int xf_is_noreturn_call(LLVMValueRef inst)
+{
+    if (!LLVMIsACallInst(inst))
+        return 0;
+    unsigned kind = LLVMGetEnumAttributeKindForName("noreturn", 8);
+    if (LLVMGetCallSiteEnumAttribute(inst, LLVMAttributeFunctionIndex, kind))
+        return 1;
+    LLVMValueRef callee = LLVMGetCalledValue(inst);
+    return callee && LLVMIsAFunction(callee) && LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex, kind);
+}
+
 int xf_has_fn_attribute(LLVMValueRef fn, const char *name)
 {
     unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));

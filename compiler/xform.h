@@ -317,6 +317,7 @@ void xf_remove_fn_attribute(LLVMValueRef fn, const char *name);
  * left without a terminator (the caller ends it); NULL when a successor has PHIs. */
 LLVMBasicBlockRef xf_split_before(struct xfunc *f, LLVMValueRef inst, const char *name);
 int xf_is_call_to_prefix(LLVMValueRef inst, const char *prefix);
+int xf_is_noreturn_call(LLVMValueRef inst);   /* a call that never returns (abort, exit, assert's) */
 const char *xf_callee_name(LLVMValueRef call);
 
 #endif

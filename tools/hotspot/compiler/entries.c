@@ -40,8 +40,8 @@ static long setting_number(const char *name, long def)
     return n;
 }
 
-/* Instructions of a body's blocks; *calls: whether it calls a function (intrinsics and inline
- * assembly are not calls). */
+/* Instructions of a body's blocks; *calls: whether it calls a function (intrinsics, inline
+ * assembly and calls that never return are not: no hot stack passes through them). */
 static long count_instructions(LLVMBasicBlockRef first, const struct valvec *blocks, int *calls)
 {
     long n = 0;
@@ -54,7 +54,8 @@ static long count_instructions(LLVMBasicBlockRef first, const struct valvec *blo
             if (LLVMGetInstructionOpcode(inst) != LLVMCall && LLVMGetInstructionOpcode(inst) != LLVMInvoke)
                 continue;
             LLVMValueRef callee = LLVMGetCalledValue(inst);
-            if (LLVMIsAInlineAsm(callee) || (LLVMIsAFunction(callee) && LLVMGetIntrinsicID(callee)))
+            if (LLVMIsAInlineAsm(callee) || (LLVMIsAFunction(callee) && LLVMGetIntrinsicID(callee)) ||
+                xf_is_noreturn_call(inst))
                 continue;
             *calls = 1;
         }

@@ -620,11 +620,14 @@ else
 fi
 
 # The compiler part: the entries vigil-cc lists (every function of chain.c has a loop or a call:
-# 5), none with VIGIL_CC_HOTSPOT_ENTRIES=0, and none in a small leaf without a loop.
+# 5), none with VIGIL_CC_HOTSPOT_ENTRIES=0, and none in a small leaf without a loop, nor in one
+# whose only call never returns (an assertion's abort: no hot stack passes through it).
 entries_of() { size -A "$1" | awk '$1 == "__patchable_function_entries" { s = $2 } END { print s / 8 }'; }
 cat >"$WORK/tiny.c" <<'C'
+#include <stdlib.h>
 __attribute__((noinline)) int tiny(int x) { return x * 3 + 1; }
-int main(int argc, char **argv) { (void)argv; return tiny(argc) & 1; }
+__attribute__((noinline)) int checked(int x) { if (x > 1000) abort(); return x * 5 + 2; }
+int main(int argc, char **argv) { (void)argv; return (tiny(argc) + checked(argc)) & 1; }
 C
 "$VIGILCC" -O2 -g "$WORK/tiny.c" -o "$WORK/tiny" 2>/dev/null
 VIGIL_CC_HOTSPOT_ENTRIES=0 "$VIGILCC" -O2 -g "$WALK/chain.c" -o "$WORK/w-chain-noentries" 2>/dev/null
@@ -632,9 +635,11 @@ VIGIL_CC_HOTSPOT_BODY_MIN=100000 "$VIGILCC" -O2 -g "$WALK/chain.c" -o "$WORK/w-c
 n_chain=$(entries_of "$WORK/w-chain") n_off=$(entries_of "$WORK/w-chain-noentries") n_tiny=$(entries_of "$WORK/tiny")
 n_floor=$(entries_of "$WORK/w-chain-floor")
 first_tiny=$(objdump -d --no-show-raw-insn "$WORK/tiny" | grep -A1 "<tiny>:" | tail -n1)
-[ "$n_chain" = 5 ] && [ "$n_off" = 0 ] && [ "$n_tiny" = 1 ] && [ "$n_floor" = 0 ] && [[ "$first_tiny" != *nop* ]]
-check "vigil-cc: patchable entries in chain.c's 5 functions, none with VIGIL_CC_HOTSPOT_ENTRIES=0 or a BODY_MIN over them all, none in a tiny leaf" $? \
-    "chain $n_chain, off $n_off, floor $n_floor, tiny.c $n_tiny (main only), tiny starts with: $first_tiny"
+first_checked=$(objdump -d --no-show-raw-insn "$WORK/tiny" | grep -A1 "<checked>:" | tail -n1)
+[ "$n_chain" = 5 ] && [ "$n_off" = 0 ] && [ "$n_tiny" = 1 ] && [ "$n_floor" = 0 ] && [[ "$first_tiny" != *nop* ]] &&
+    [ -n "$first_checked" ] && [[ "$first_checked" != *nop* ]]
+check "vigil-cc: patchable entries in chain.c's 5 functions, none with VIGIL_CC_HOTSPOT_ENTRIES=0 or a BODY_MIN over them all, none in a tiny leaf or one that only aborts" $? \
+    "chain $n_chain, off $n_off, floor $n_floor, tiny.c $n_tiny (main only), tiny starts with: $first_tiny, checked with: $first_checked"
 # -fcf-protection: the nop after endbr64 straddles two words (written in three steps).
 if "$VIGILCC" -O2 -g -fcf-protection "$WALK/chain.c" -o "$WORK/w-cet" 2>/dev/null &&
     "$CC_PLAIN" -O2 -g -fcf-protection "$WALK/chain.c" -o "$WORK/w-cet.plain" 2>/dev/null; then
