@@ -2,10 +2,14 @@
  * control-flow facts of site table version 2: each site's block, per function its edges,
  * exits and calls). Process-wide ids are
  * assigned at run time in registration order, so tables are listed with local indices. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
+#include "elfsection.h"
 #include "elfsites.h"
 #include "json.h"
 
@@ -156,6 +160,22 @@ static void print_json(const char *path, const struct vigil_elf_sites *s)
     vigil_json_finish(&j);
 }
 
+/* Whether the binary at path carries the runtime's tool registry (it was linked by vigil-cc). */
+static int has_vigil_runtime(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return 0;
+    uint64_t offset, size;
+    char err[200];
+    int found = fstat(fd, &st) == 0 &&
+                vigil_elf_find_section(vigil_read_fd, &fd, (uint64_t)st.st_size, "vigil_tools", &offset, &size,
+                                       err, sizeof err) == 0;
+    close(fd);
+    return found;
+}
+
 int cmd_sites(int argc, char **argv)
 {
     int json = 0, cfg = 0;
@@ -181,6 +201,10 @@ int cmd_sites(int argc, char **argv)
         return cmd_error(argv[0], "%s", err);
     if (!s.has_section) {
         vigil_elf_sites_free(&s);
+        if (has_vigil_runtime(path))
+            return cmd_error(argv[0], "%s: linked with vigil's runtime but no function of it is "
+                             "instrumented (all left plain by VIGIL_CC_CONFIG's [skip], or compiled "
+                             "uninstrumented): no dispatch checks to list", path);
         return cmd_error(argv[0], "%s: no \"%s\" section; expected a binary built with vigil-cc",
                          path, VIGIL_SITES_SECTION);
     }

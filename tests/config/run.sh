@@ -197,6 +197,16 @@ check observe/not-vigil "a plain binary: status $rc: $(oneline plainobs.err)" \
 rc=$?
 check observe/usage "status $rc: $(oneline usage.err)" bash -c "[ $rc = 2 ] && grep -q 'expected a whole number' usage.err"
 
+# Every function skipped: the program is linked with the runtime but has no site table, and
+# `vigil sites` says so instead of "not built with vigil-cc".
+printf '[skip]\nfun:*\n' >"$WORK/all.conf"
+printf 'int main(void) { return 0; }\n' >"$WORK/allskip.c"
+VIGIL_CC_CONFIG=$WORK/all.conf "$VIGILCC" -O2 -g "$WORK/allskip.c" -o "$WORK/allskip" 2>"$WORK/allskip.cc.err"
+"$VIGIL" sites "$WORK/allskip" >/dev/null 2>"$WORK/allskip.err"
+rc=$?
+check sites/all-skipped "status $rc: $(oneline "$WORK/allskip.err")" \
+    bash -c "[ $rc = 1 ] && grep -q 'linked with vigil.s runtime but no function of it is instrumented' '$WORK/allskip.err'"
+
 # ---- [skip] mixed with instrumented code in programs that stress the host's behaviour ----
 # About half of every program's functions skipped (callers and callees of both kinds, across
 # units and shared libraries): tests/e2e's output and exit-status comparisons with plain clang
