@@ -3,9 +3,12 @@
 #include "args.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "textfmt.h"
 
 /* What an argument is, before the action is known (the action decides some destinations). */
 enum category {
@@ -242,20 +245,12 @@ static void vec_push(struct vec *v, char *s)
     v->v[v->n] = NULL;
 }
 
+/* A response file's text, NUL-terminated; NULL when it cannot be read. */
 static char *read_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += got;
-        if (cap - len - 1 == 0) buf = realloc(buf, cap *= 2);
-    }
-    fclose(f);
-    if (buf) buf[len] = 0;
-    return buf;
+    char *text, err[64];
+    size_t len;
+    return vigil_text_load_file(path, SIZE_MAX, &text, &len, err, sizeof err) == 0 ? text : NULL;
 }
 
 static void expand_into(struct vec *out, char *arg, int depth);
