@@ -482,16 +482,6 @@ int vigil_heapmap_find(struct vigil_heapmap *m, uintptr_t addr, struct vigil_hea
     return large_find(m, addr, 0, out);
 }
 
-int vigil_heapmap_find_near(struct vigil_heapmap *m, uintptr_t addr, size_t limit, struct vigil_heap_object *out)
-{
-    if (limit >= SCAN_LIMIT)
-        return vigil_heapmap_find(m, addr, out);
-    uintptr_t start = nearest_start(m, addr, limit);
-    if (start && vigil_heapmap_get(m, start, out) == 0 && addr - out->start < out->size)
-        return 0;
-    return -1;
-}
-
 int vigil_heapmap_below(struct vigil_heapmap *m, uintptr_t addr, struct vigil_heap_object *out)
 {
     uintptr_t start = nearest_start(m, addr, VIGIL_HEAPMAP_BELOW);

@@ -47,9 +47,6 @@ uint32_t vigil_heapmap_intern(struct vigil_heapmap *m, const uintptr_t *pcs, uns
 int vigil_heapmap_get(struct vigil_heapmap *m, uintptr_t ptr, struct vigil_heap_object *out);
 /* The live object that contains addr: 0, or -1 when none is known. */
 int vigil_heapmap_find(struct vigil_heapmap *m, uintptr_t addr, struct vigil_heap_object *out);
-/* The same, for a map whose objects are at most limit bytes long (so that the object that holds
- * addr starts at most limit bytes below it): a shorter search when the objects are sparse. */
-int vigil_heapmap_find_near(struct vigil_heapmap *m, uintptr_t addr, size_t limit, struct vigil_heap_object *out);
 /* The live object with the greatest start at or below addr, up to 4 KiB below it (whether or
  * not it contains addr): 0, or -1 when none is known. */
 int vigil_heapmap_below(struct vigil_heapmap *m, uintptr_t addr, struct vigil_heap_object *out);

@@ -115,15 +115,6 @@ int main(void)
     int stack_var;
     CHECK(vigil_heapmap_find(m, (uintptr_t)&stack_var, &o) == -1 &&
               vigil_heapmap_below(m, (uintptr_t)&stack_var, &o) == -1, "the stack is in no object");
-    /* find_near: the holder is found when it starts within limit bytes below, not beyond */
-    struct vigil_heapmap *near = vigil_heapmap_new(4);
-    CHECK(near && vigil_heapmap_add(near, base + 4096, 2000, pcs, 2) == 0, "near: add");
-    CHECK(near && vigil_heapmap_find_near(near, base + 4096 + 1500, 2000, &o) == 0 && o.start == base + 4096,
-          "near: inside, within the limit");
-    CHECK(near && vigil_heapmap_find_near(near, base + 4096 + 2000, 4000, &o) == -1, "near: one past the end");
-    CHECK(near && vigil_heapmap_find_near(near, base + 4096 + 1500, 1000, &o) == -1, "near: its start beyond the limit");
-    CHECK(near && vigil_heapmap_find_near(near, base + 4000, 2000, &o) == -1, "near: below the object");
-    CHECK(near && vigil_heapmap_find_near(near, base + 4096 + 10, 2 << 20, &o) == 0, "near: a limit past the scan: find");
     CHECK(vigil_heapmap_lost(m) == 0, "nothing lost");
     free(arena);
     return CHECK_DONE("test_heapmap");

@@ -395,8 +395,9 @@ static void on_thread(enum vigil_thread_op op, uint64_t id)
     }
 }
 
-/* The block that holds p (live, or held by the quarantine: tagged), through the thread's cache. A cached block is valid while its
- * region's epoch has not moved: the epoch of p's region is read before the lookup, so a free
+/* The block that holds p (live, or held by the quarantine: tagged), through the thread's
+ * cache. A cached block is valid while its region's epoch has not moved (a free, and a held
+ * block's release, move it): the epoch of p's region is read before the lookup, so a free
  * that completes after it moves it; a block that starts in another region is validated by a
  * second lookup instead (a free between the lookup and the epoch's read would go unseen). */
 static int block_of(struct mc_thread *t, uintptr_t p, struct vigil_heap_object *out)
