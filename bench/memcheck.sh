@@ -6,9 +6,9 @@
 #   vigil-base      vigil-cc build, no tool (adaptive sampling): the core's own cost, so that the
 #                   checker's share is vigil-memcheck over this line
 #   vigil-memcheck  vigil-cc build, VIGIL_OPTIONS=tools=memcheck (adaptive sampling)
-#   vigil-memcheck-noq  the same without the quarantine of recent frees (memcheck.quarantine=0):
-#                   not run by default (VARIANTS="plain vigil-memcheck-noq vigil-memcheck" shows
-#                   the quarantine's cost)
+#   vigil-memcheck-q  the same with the quarantine of recent frees (memcheck.quarantine=256, off
+#                   by default): not run by default (VARIANTS="plain vigil-memcheck vigil-memcheck-q"
+#                   shows the quarantine's cost)
 #   vigil-full      vigil-cc build, VIGIL_OPTIONS=mode=full:tools=memcheck: every access of the
 #                   instrumented copies checked (SLOW_RUNS rounds); on the smaller workload, as
 #                   valgrind (with FULL_SMALL=0 on the main one): it costs up to some 700x
@@ -147,7 +147,7 @@ variant_options() {
     case "$1" in
         vigil-base) echo "out=$WORK/reports" ;;
         vigil-memcheck) echo "tools=memcheck:out=$WORK/reports" ;;
-        vigil-memcheck-noq) echo "tools=memcheck:memcheck.quarantine=0:out=$WORK/reports" ;;
+        vigil-memcheck-q) echo "tools=memcheck:memcheck.quarantine=256:out=$WORK/reports" ;;
         vigil-full) echo "mode=full:tools=memcheck:out=$WORK/reports" ;;
     esac
 }
@@ -184,7 +184,7 @@ geomean() { echo "$1" | awk '{ s = 0; n = 0; for (i = 1; i <= NF; i++) if ($i > 
 # report directories of a vigil run with findings are copied under $KEEP (made on the first).
 findings() {
     case "$1" in
-        vigil-memcheck|vigil-full)
+        vigil-memcheck|vigil-memcheck-q|vigil-full)
             local n checked d
             read -r n checked <<<"$(python3 - "$WORK"/reports/*/ <<'EOF'
 import json, os, sys
@@ -248,7 +248,7 @@ for prog in $PROGRAMS; do
             || { msan_bin=""; msan_why=$(grep -m1 -E 'error|undefined' "$WORK/build.err" || tail -n1 "$WORK/build.err"); }
         cat "$WORK/build.err" >&2
     fi
-    declare -A bin=([plain]=$plain_bin [vigil-base]=$vigil_bin [vigil-memcheck]=$vigil_bin [vigil-memcheck-noq]=$vigil_bin [vigil-full]=$vigil_bin
+    declare -A bin=([plain]=$plain_bin [vigil-base]=$vigil_bin [vigil-memcheck]=$vigil_bin [vigil-memcheck-q]=$vigil_bin [vigil-full]=$vigil_bin
                     [asan]=$asan_bin [msan]=$msan_bin [valgrind]=$plain_bin)
     declare -A said=() checked=()
     rm -f "$WORK"/w.* "$WORK"/c.* "$WORK"/m.* "$WORK"/sum.*

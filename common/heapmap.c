@@ -39,8 +39,9 @@
 struct obj {
     uintptr_t ptr;               /* 0: free */
     uint32_t size;               /* UINT32_MAX: that or more (the large list has it) */
-    uint32_t stack;
+    uint32_t stack;              /* stack id | TAG_BIT when tagged */
 };
+#define TAG_BIT 0x80000000u      /* stack ids stay below STACK_CAP */
 struct big {
     uintptr_t ptr;
     uint64_t size;
@@ -169,6 +170,11 @@ static uint32_t stack_intern(struct vigil_heapmap *m, const uintptr_t *pcs, unsi
             return __atomic_load_n(&m->stack_id[k], __ATOMIC_ACQUIRE);
     }
     return 0;
+}
+
+uint32_t vigil_heapmap_intern(struct vigil_heapmap *m, const uintptr_t *pcs, unsigned depth)
+{
+    return stack_intern(m, pcs, depth);
 }
 
 unsigned vigil_heapmap_stack(struct vigil_heapmap *m, uint32_t id, const uintptr_t **pcs)
@@ -335,7 +341,7 @@ size_t vigil_heapmap_remove(struct vigil_heapmap *m, uintptr_t ptr, struct vigil
         if (o->ptr != ptr)
             continue;
         size = o->size;
-        stack = o->stack;
+        stack = o->stack;   /* with its tag bit */
         /* backward-shift deletion: move up the entries that the hole would hide */
         size_t hole = i;
         for (size_t j = (i + 1) & (SHARD_CAP - 1);; j = (j + 1) & (SHARD_CAP - 1)) {
@@ -368,8 +374,46 @@ size_t vigil_heapmap_remove(struct vigil_heapmap *m, uintptr_t ptr, struct vigil
         spin_unlock(&m->large_lock);
     }
     if (out && size)
-        *out = (struct vigil_heap_object){.start = ptr, .size = size, .stack = stack};
+        *out = (struct vigil_heap_object){.start = ptr, .size = size, .stack = stack & ~TAG_BIT,
+                                          .tagged = !!(stack & TAG_BIT)};
     return size;
+}
+
+int vigil_heapmap_tag(struct vigil_heapmap *m, uintptr_t ptr, unsigned tagged, struct vigil_heap_object *out)
+{
+    size_t i;
+    struct shard *s = shard_of(m, ptr, &i);
+    struct obj was = {0};
+    spin_lock(&s->lock);
+    for (;; i = (i + 1) & (SHARD_CAP - 1)) {
+        struct obj *o = &s->slot[i];
+        if (o->ptr == 0)
+            break;
+        if (o->ptr == ptr) {
+            was = *o;
+            o->stack = tagged ? o->stack | TAG_BIT : o->stack & ~TAG_BIT;
+            break;
+        }
+    }
+    spin_unlock(&s->lock);
+    if (!was.ptr)
+        return -1;
+    uint64_t size = was.size;
+    if (size == UINT32_MAX) {   /* the large list's entry gets the tag too */
+        spin_lock(&m->large_lock);
+        for (unsigned k = 0; k < m->nlarge; k++)
+            if (m->large[k].ptr == ptr) {
+                size = m->large[k].size;
+                m->large[k].stack = tagged ? m->large[k].stack | TAG_BIT : m->large[k].stack & ~TAG_BIT;
+                break;
+            }
+        spin_unlock(&m->large_lock);
+    }
+    if (out) {
+        *out = (struct vigil_heap_object){.start = ptr, .size = size, .stack = was.stack & ~TAG_BIT,
+                                          .tagged = !!(was.stack & TAG_BIT)};
+    }
+    return 0;
 }
 
 static int lookup(struct vigil_heapmap *m, uintptr_t ptr, struct obj *out)
@@ -401,7 +445,8 @@ static int large_find(struct vigil_heapmap *m, uintptr_t addr, int exact, struct
     for (unsigned k = 0; k < m->nlarge && addr >= m->large_lo && addr < m->large_hi; k++)
         if (exact ? addr == m->large[k].ptr : addr - m->large[k].ptr < m->large[k].size) {
             *out = (struct vigil_heap_object){.start = m->large[k].ptr, .size = m->large[k].size,
-                                              .stack = m->large[k].stack};
+                                              .stack = m->large[k].stack & ~TAG_BIT,
+                                              .tagged = !!(m->large[k].stack & TAG_BIT)};
             found = 0;
             break;
         }
@@ -416,7 +461,8 @@ int vigil_heapmap_get(struct vigil_heapmap *m, uintptr_t ptr, struct vigil_heap_
         return -1;
     if (o.size == UINT32_MAX)
         return large_find(m, ptr, 1, out);
-    *out = (struct vigil_heap_object){.start = o.ptr, .size = o.size, .stack = o.stack};
+    *out = (struct vigil_heap_object){.start = o.ptr, .size = o.size, .stack = o.stack & ~TAG_BIT,
+                                      .tagged = !!(o.stack & TAG_BIT)};
     return 0;
 }
 
@@ -434,16 +480,6 @@ int vigil_heapmap_find(struct vigil_heapmap *m, uintptr_t addr, struct vigil_hea
         return -1;
     }
     return large_find(m, addr, 0, out);
-}
-
-int vigil_heapmap_find_near(struct vigil_heapmap *m, uintptr_t addr, size_t limit, struct vigil_heap_object *out)
-{
-    if (limit >= SCAN_LIMIT)
-        return vigil_heapmap_find(m, addr, out);
-    uintptr_t start = nearest_start(m, addr, limit);
-    if (start && vigil_heapmap_get(m, start, out) == 0 && addr - out->start < out->size)
-        return 0;
-    return -1;
 }
 
 int vigil_heapmap_below(struct vigil_heapmap *m, uintptr_t addr, struct vigil_heap_object *out)

@@ -23,6 +23,7 @@ struct vigil_heap_object {
     uintptr_t start;
     size_t size;
     uint32_t stack;              /* vigil_heapmap_stack id; 0: none */
+    uint32_t tagged;             /* 1: the owner tagged it (vigil_heapmap_tag), 0: not */
 };
 
 /* A new, empty map; stacks are kept to stack_depth frames (at most VIGIL_HEAPMAP_STACK_DEPTH).
@@ -34,13 +35,18 @@ int vigil_heapmap_add(struct vigil_heapmap *m, uintptr_t ptr, size_t size, const
 /* Remove the object that starts at ptr: its size, or 0 when it is not known; *out (if not
  * NULL) gets the object when it was known. */
 size_t vigil_heapmap_remove(struct vigil_heapmap *m, uintptr_t ptr, struct vigil_heap_object *out);
+/* Tag (tagged 1) or untag (0) the object that starts at ptr, which stays in the map: the
+ * lookups return it with its tag (a tool keeps a freed block known so, as freed). 0, *out (if
+ * not NULL) getting the object as it was before (with its former tag); -1 when ptr is unknown.
+ * Adding an object at ptr again clears its tag. */
+int vigil_heapmap_tag(struct vigil_heapmap *m, uintptr_t ptr, unsigned tagged, struct vigil_heap_object *out);
+/* Intern a stack in the map's table of stacks without an object: its id (vigil_heapmap_stack),
+ * 0 when the table is full or depth is 0. */
+uint32_t vigil_heapmap_intern(struct vigil_heapmap *m, const uintptr_t *pcs, unsigned depth);
 /* The live object that starts at ptr: 0, or -1 when none does. */
 int vigil_heapmap_get(struct vigil_heapmap *m, uintptr_t ptr, struct vigil_heap_object *out);
 /* The live object that contains addr: 0, or -1 when none is known. */
 int vigil_heapmap_find(struct vigil_heapmap *m, uintptr_t addr, struct vigil_heap_object *out);
-/* The same, for a map whose objects are at most limit bytes long (so that the object that holds
- * addr starts at most limit bytes below it): a shorter search when the objects are sparse. */
-int vigil_heapmap_find_near(struct vigil_heapmap *m, uintptr_t addr, size_t limit, struct vigil_heap_object *out);
 /* The live object with the greatest start at or below addr, up to 4 KiB below it (whether or
  * not it contains addr): 0, or -1 when none is known. */
 int vigil_heapmap_below(struct vigil_heapmap *m, uintptr_t addr, struct vigil_heap_object *out);

@@ -38,6 +38,31 @@ int main(void)
     CHECK(vigil_heapmap_remove(m, base + 64, NULL) == 0 && vigil_heapmap_get(m, base + 64, &o) == -1, "removed once");
     CHECK(vigil_heapmap_find(m, base + 256, &o) == 0, "the other object stays");
 
+    /* tags: an object tagged stays found, with its tag and stack, until removed or added again */
+    CHECK(vigil_heapmap_add(m, base + 512, 40, pcs, 6) == 0, "tag: add");
+    struct vigil_heap_object was;
+    CHECK(vigil_heapmap_tag(m, base + 512, 1, &was) == 0 && !was.tagged && was.size == 40 && was.stack == first,
+          "tag: the object as it was, untagged");
+    CHECK(vigil_heapmap_find(m, base + 512 + 30, &o) == 0 && o.tagged && o.size == 40 && o.stack == first,
+          "tag: found tagged from inside, its stack kept");
+    CHECK(vigil_heapmap_tag(m, base + 512, 1, &was) == 0 && was.tagged, "tag: tagged again says it was");
+    CHECK(vigil_heapmap_tag(m, base + 520, 1, NULL) == -1, "tag: not an object's start");
+    CHECK(vigil_heapmap_tag(m, base + 512, 0, NULL) == 0 && vigil_heapmap_get(m, base + 512, &o) == 0 && !o.tagged,
+          "tag: untagged");
+    vigil_heapmap_tag(m, base + 512, 1, NULL);
+    CHECK(vigil_heapmap_add(m, base + 512, 24, NULL, 0) == 0 && vigil_heapmap_get(m, base + 512, &o) == 0 &&
+              !o.tagged && o.size == 24, "tag: cleared by adding the object again");
+    vigil_heapmap_tag(m, base + 512, 1, NULL);
+    CHECK(vigil_heapmap_remove(m, base + 512, &removed) == 24 && removed.tagged, "tag: remove says it was tagged");
+    uint32_t id = vigil_heapmap_intern(m, pcs + 1, 3);
+    CHECK(id && vigil_heapmap_stack(m, id, &got) == 3 && got[0] == pcs[1], "intern: a stack without an object");
+    CHECK(vigil_heapmap_add(m, base + 8192, 300000, pcs, 2) == 0 && vigil_heapmap_tag(m, base + 8192, 1, &was) == 0 &&
+              was.size == 300000 && vigil_heapmap_find(m, base + 8192 + 250000, &o) == 0 && o.tagged,
+          "tag: a large object, found tagged far inside");
+    CHECK(vigil_heapmap_tag(m, base + 8192, 0, NULL) == 0 && vigil_heapmap_find(m, base + 8192 + 250000, &o) == 0 &&
+              !o.tagged, "tag: a large object untagged");
+    vigil_heapmap_remove(m, base + 8192, NULL);
+
     /* large objects: found far from their start */
     CHECK(vigil_heapmap_add(m, base + 8192, 300000, pcs, 2) == 0, "large");
     CHECK(vigil_heapmap_find(m, base + 8192 + 250000, &o) == 0 && o.start == base + 8192 && o.size == 300000,
@@ -90,15 +115,6 @@ int main(void)
     int stack_var;
     CHECK(vigil_heapmap_find(m, (uintptr_t)&stack_var, &o) == -1 &&
               vigil_heapmap_below(m, (uintptr_t)&stack_var, &o) == -1, "the stack is in no object");
-    /* find_near: the holder is found when it starts within limit bytes below, not beyond */
-    struct vigil_heapmap *near = vigil_heapmap_new(4);
-    CHECK(near && vigil_heapmap_add(near, base + 4096, 2000, pcs, 2) == 0, "near: add");
-    CHECK(near && vigil_heapmap_find_near(near, base + 4096 + 1500, 2000, &o) == 0 && o.start == base + 4096,
-          "near: inside, within the limit");
-    CHECK(near && vigil_heapmap_find_near(near, base + 4096 + 2000, 4000, &o) == -1, "near: one past the end");
-    CHECK(near && vigil_heapmap_find_near(near, base + 4096 + 1500, 1000, &o) == -1, "near: its start beyond the limit");
-    CHECK(near && vigil_heapmap_find_near(near, base + 4000, 2000, &o) == -1, "near: below the object");
-    CHECK(near && vigil_heapmap_find_near(near, base + 4096 + 10, 2 << 20, &o) == 0, "near: a limit past the scan: find");
     CHECK(vigil_heapmap_lost(m) == 0, "nothing lost");
     free(arena);
     return CHECK_DONE("test_heapmap");

@@ -18,7 +18,6 @@ struct mc_config {
 };
 extern struct mc_config mc_cfg MC_HIDDEN;          /* by init */
 extern struct vigil_heapmap *mc_heap MC_HIDDEN;    /* by init */
-extern struct vigil_heapmap *mc_qmap MC_HIDDEN;    /* by init: the quarantined blocks, each with its free stack; NULL: none */
 extern struct vigil_tool mc_tool MC_HIDDEN;
 
 /* The kinds of error, as memcheck.json and the event log name them (vigil/mcevents.h). */
@@ -36,7 +35,7 @@ struct mc_error {
     unsigned use;                        /* enum vigil_mc_use, uninitialized reads */
     int have_obj;
     struct vigil_heap_object obj;        /* the block (live, or freed for a use after free) */
-    uint32_t free_stack;                 /* use after free of a quarantined block: its free stack (mc_qmap's id), 0: none */
+    uint32_t free_stack;                 /* use after free of a quarantined block: its free stack (mc_heap's id), 0: none */
     size_t uninit_offset;                /* the first uninitialized byte used, in obj */
     uint64_t index, bound;               /* MC_INDEX: index, length; MC_OBJECT: offset, size */
     int stack_object;                    /* MC_OBJECT: a stack object (else a global) */

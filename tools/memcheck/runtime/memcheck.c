@@ -82,7 +82,7 @@ static uint64_t fill_word;               /* by init: byte i is pattern[i] (the f
 
 struct mc_config mc_cfg;                 /* from opts, by init */
 struct vigil_heapmap *mc_heap;           /* made by init */
-struct vigil_heapmap *mc_qmap;           /* made by init when quarantine > 0 */
+static int q_on;                         /* by init: the quarantine holds blocks */
 static uint8_t pattern[8];               /* by init: byte at address a is pattern[a % 8] */
 
 /* Recently freed blocks, by start: a direct-mapped table written by every free, read when an
@@ -96,19 +96,20 @@ struct freed {
 static struct freed *freed_table;        /* freed_mask + 1 entries, mapped by init */
 static uint32_t freed_mask;              /* by init */
 /* The quarantine: the most recent frees, held back from the allocator (vigil_free_later) up to
- * quarantine blocks and quarantine_bytes, oldest released first (vigil_free_now). The blocks
- * are in mc_qmap (start, size, free stack: an access anywhere in one is found there) and in
- * a ring in the order of their frees, under q_lock (a spin lock held for a few stores: frees
- * are always-on events, not the checks' hot path). A released entry has start 0. */
+ * quarantine blocks and quarantine_bytes, oldest released first (vigil_free_now). A held block
+ * stays in mc_heap, tagged (vigil_heapmap_tag: an access anywhere in one finds it there as
+ * freed, on the entry the live block had), and is in a ring in the order of the frees with its
+ * free stack (mc_heap's id), under q_lock (a spin lock held for a few stores: frees are
+ * always-on events, not the checks' hot path). A released entry has start 0. */
 struct qentry {
     uintptr_t start;
     size_t size;
+    uint32_t free_stack;
 };
 static struct qentry *q_ring;            /* mc_cfg.quarantine entries, mapped by init */
 static uint32_t q_head, q_count;         /* under q_lock */
 static size_t q_bytes;                   /* under q_lock */
 static uint32_t q_lock;
-static size_t q_max_size;                /* the largest block ever held (atomic max): how far below an address its holder can start */
 
 static void q_acquire(void)
 {
@@ -122,23 +123,26 @@ static void q_release(void)
     __atomic_store_n(&q_lock, 0, __ATOMIC_RELEASE);
 }
 
-/* Keep the block o, which the program frees now (on_free, not a realloc's). */
-static void quarantine(const struct vigil_heap_object *o)
+static inline uint32_t *epoch_of(uintptr_t start);
+
+/* A held block leaves mc_heap (the threads' cached copies of it with it) and goes to the
+ * allocator. */
+static void q_free(uintptr_t p)
 {
-    if (o->size > mc_cfg.quarantine_bytes)
-        return;
+    vigil_heapmap_remove(mc_heap, p, NULL);
+    __atomic_fetch_add(epoch_of(p), 1, __ATOMIC_RELEASE);
+    vigil_free_now((void *)p);
+}
+
+/* Keep the block o, which the program frees now (on_free, not a realloc's), tagged in mc_heap
+ * already: 1, or 0 when it is not held (the caller removes it). */
+static int quarantine(const struct vigil_heap_object *o)
+{
+    if (o->size > mc_cfg.quarantine_bytes || !vigil_free_later())
+        return 0;
     struct vigil_stack st;
     vigil_capture_stack(&st, mc_cfg.depth);
-    size_t seen = __atomic_load_n(&q_max_size, __ATOMIC_RELAXED);
-    while (o->size > seen && !__atomic_compare_exchange_n(&q_max_size, &seen, o->size, 1, __ATOMIC_RELAXED,
-                                                          __ATOMIC_RELAXED))
-        ;
-    if (vigil_heapmap_add(mc_qmap, o->start, o->size, st.pc, st.depth) != 0)
-        return;
-    if (!vigil_free_later()) {
-        vigil_heapmap_remove(mc_qmap, o->start, NULL);
-        return;
-    }
+    uint32_t free_stack = vigil_heapmap_intern(mc_heap, st.pc, st.depth);
     q_acquire();
     while (q_count && (q_count == mc_cfg.quarantine || q_bytes + o->size > mc_cfg.quarantine_bytes)) {
         struct qentry old = q_ring[q_head];
@@ -148,24 +152,36 @@ static void quarantine(const struct vigil_heap_object *o)
             continue;
         q_bytes -= old.size;
         q_release();
-        vigil_heapmap_remove(mc_qmap, old.start, NULL);
-        vigil_free_now((void *)old.start);
+        q_free(old.start);
         q_acquire();
     }
-    q_ring[(q_head + q_count) % mc_cfg.quarantine] = (struct qentry){o->start, o->size};
+    q_ring[(q_head + q_count) % mc_cfg.quarantine] = (struct qentry){o->start, o->size, free_stack};
     q_count++;
     q_bytes += o->size;
     q_release();
+    return 1;
 }
 
-/* The program frees (or reallocs) p again while it is in the quarantine: it leaves it, and is
- * released now when release is set (a second free then reaches the allocator as without
- * vigil, which may say "double free"). 1 when p was there. */
+/* The free stack of the held block at p (0: none, or released meanwhile). */
+static uint32_t q_free_stack(uintptr_t p)
+{
+    uint32_t stack = 0;
+    q_acquire();
+    for (uint32_t i = 0; i < q_count && !stack; i++) {
+        struct qentry *e = &q_ring[(q_head + i) % mc_cfg.quarantine];
+        if (e->start == p)
+            stack = e->free_stack;
+    }
+    q_release();
+    return stack;
+}
+
+/* The program frees (or reallocs) p again while it is in the quarantine: it leaves the ring,
+ * and is released now when release is set (a second free then reaches the allocator as
+ * without vigil, which may say "double free"; a realloc's caller has removed it from mc_heap).
+ * 1 when p was there. */
 static int unquarantine(uintptr_t p, int release)
 {
-    struct vigil_heap_object q;
-    if (vigil_heapmap_get(mc_qmap, p, &q) != 0)
-        return 0;
     int found = 0;
     q_acquire();
     for (uint32_t i = 0; i < q_count && !found; i++) {
@@ -179,9 +195,8 @@ static int unquarantine(uintptr_t p, int release)
     q_release();
     if (!found)
         return 0;   /* released by another thread meanwhile */
-    vigil_heapmap_remove(mc_qmap, p, NULL);
     if (release)
-        vigil_free_now((void *)p);
+        q_free(p);
     return 1;
 }
 
@@ -332,10 +347,30 @@ static void on_free(void *ptr)
     for (int i = 0; i < LAST_BLOCKS; i++)
         if (mc_last.block[i].start == (uintptr_t)ptr)
             mc_last.block[i].len = 0;
+    uintptr_t p = (uintptr_t)ptr;
     struct vigil_heap_object o;
-    size_t size = vigil_heapmap_remove(mc_heap, (uintptr_t)ptr, &o);
-    __atomic_fetch_add(epoch_of((uintptr_t)ptr), 1, __ATOMIC_RELEASE);
+    size_t size = 0;
     int in_realloc = vigil_alloc_is_realloc();
+    if (q_on && !in_realloc) {
+        /* tagged first, so that no check finds it live meanwhile; then held, or removed */
+        if (vigil_heapmap_tag(mc_heap, p, 1, &o) == 0) {
+            if (o.tagged) {   /* freed again while held */
+                unquarantine(p, 1);
+                t->busy = 0;
+                return;
+            }
+            size = o.size;
+            if (!quarantine(&o))
+                vigil_heapmap_remove(mc_heap, p, NULL);
+        }
+    } else {
+        size = vigil_heapmap_remove(mc_heap, p, &o);
+        if (size && o.tagged) {   /* a realloc of a held block: it leaves the quarantine */
+            unquarantine(p, 0);
+            size = 0;
+        }
+    }
+    __atomic_fetch_add(epoch_of(p), 1, __ATOMIC_RELEASE);
     if (in_realloc)
         t->realloc_old_size = size;
     else if (size && mc_cfg.freed) {
@@ -345,12 +380,6 @@ static void on_free(void *ptr)
         f->size = o.size;
         f->stack = o.stack;
         __atomic_store_n(&f->start, o.start, __ATOMIC_RELEASE);
-    }
-    if (mc_qmap) {
-        if (size && !in_realloc)
-            quarantine(&o);
-        else if (!size)
-            unquarantine((uintptr_t)ptr, !in_realloc);
     }
     t->busy = 0;
 }
@@ -366,8 +395,9 @@ static void on_thread(enum vigil_thread_op op, uint64_t id)
     }
 }
 
-/* The live block that holds p, through the thread's cache. A cached block is valid while its
- * region's epoch has not moved: the epoch of p's region is read before the lookup, so a free
+/* The block that holds p (live, or held by the quarantine: tagged), through the thread's
+ * cache. A cached block is valid while its region's epoch has not moved (a free, and a held
+ * block's release, move it): the epoch of p's region is read before the lookup, so a free
  * that completes after it moves it; a block that starts in another region is validated by a
  * second lookup instead (a free between the lookup and the epoch's read would go unseen). */
 static int block_of(struct mc_thread *t, uintptr_t p, struct vigil_heap_object *out)
@@ -444,22 +474,11 @@ static void report(enum mc_kind kind, const struct vigil_mc_table *tab, uint32_t
     mc_report(&e);
 }
 
-/* The quarantined block that holds b, else a: 0, or -1. The held blocks are sparse: their
- * starts are looked for no further below than the largest block ever held. */
-static int held_block_of(uintptr_t b, uintptr_t a, struct vigil_heap_object *o)
-{
-    size_t limit = __atomic_load_n(&q_max_size, __ATOMIC_RELAXED);
-    if (!limit || (!vigil_heapmap_spans(mc_qmap, b) && !vigil_heapmap_spans(mc_qmap, a)))
-        return -1;
-    return vigil_heapmap_find_near(mc_qmap, b, limit, o) == 0 || (b != a && vigil_heapmap_find_near(mc_qmap, a, limit, o) == 0)
-               ? 0
-               : -1;
-}
-
-/* A use after free of the quarantined block o (its allocation stack, free_stack its free's). */
+/* A use after free of the held block o (its allocation stack; its free stack from the ring). */
 static void report_freed(const struct vigil_mc_table *tab, uint32_t k, uintptr_t a, size_t size,
-                         const struct vigil_heap_object *o, uint32_t free_stack, uintptr_t caller)
+                         const struct vigil_heap_object *o, uintptr_t caller)
 {
+    uint32_t free_stack = q_free_stack(o->start);
     uint32_t info = tab->checks[k].info;
     struct mc_error e = {.kind = MC_USE_AFTER_FREE, .module = tab->module, .local_site = tab->checks[k].site,
                          .addr = a, .size = (uint32_t)size, .is_store = !!(info & VIGIL_MC_STORE), .have_obj = 1,
@@ -502,11 +521,19 @@ static __attribute__((noinline)) void check(const struct vigil_mc_table *tab, ui
         return;
     }
     struct vigil_heap_object o, q;
-    if (block_of(t, b, &o) == 0) {
+    int in_b = block_of(t, b, &o) == 0;
+    if (in_b && o.tagged && a - o.start >= o.size && block_of(t, a, &q) == 0 && !q.tagged)
+        o = q;   /* a live block reached through a stale base next to it: its bytes are checked */
+    else if (in_b && o.tagged) {
+        /* in a held block: its memory is not in use, the access is after its free */
+        report_freed(tab, k, a, size, &o, caller);
+        t->busy = 0;
+        return;
+    } else if (in_b) {
         t->counts.in_blocks++;
         if (a < o.start || a + size > o.start + o.size) {
             /* an end pointer used with a negative offset reads the block it ends */
-            if (!(a < o.start && block_of(t, a, &q) == 0 && q.start + q.size == o.start))
+            if (!(a < o.start && block_of(t, a, &q) == 0 && !q.tagged && q.start + q.size == o.start))
                 report(a < o.start ? MC_UNDERFLOW : MC_OVERFLOW, tab, k, a, size, &o, 0, caller);
             t->busy = 0;
             return;
@@ -514,16 +541,13 @@ static __attribute__((noinline)) void check(const struct vigil_mc_table *tab, ui
         remember_block(b, &o);
     } else if (block_of(t, a, &o) == 0) {
         /* an access into a block through a base outside every block: its bytes are checked */
-    } else if (mc_qmap && held_block_of(b, a, &o) == 0) {
-        /* in a quarantined block: its memory is not in use, the access is after its free */
-        struct vigil_heap_object f;
-        uint32_t free_stack = o.stack;
-        o.stack = mc_cfg.freed && freed_block_of(o.start, &f) == 0 && f.size == o.size ? f.stack : 0;
-        report_freed(tab, k, a, size, &o, free_stack, caller);
-        t->busy = 0;
-        return;
+        if (o.tagged) {
+            report_freed(tab, k, a, size, &o, caller);
+            t->busy = 0;
+            return;
+        }
     } else {
-        if (vigil_heapmap_below(mc_heap, a, &o) == 0 && a >= o.start + o.size && a < slack_end(&o))
+        if (vigil_heapmap_below(mc_heap, a, &o) == 0 && !o.tagged && a >= o.start + o.size && a < slack_end(&o))
             /* a pointer that walked off the end of o (its base is past the end too) */
             report(MC_OVERFLOW, tab, k, a, size, &o, 0, caller);
         else if (mc_cfg.freed && (freed_block_of(b, &o) == 0 || (b != a && freed_block_of(a, &o) == 0)) &&
@@ -668,9 +692,9 @@ static int memcheck_init(void)
         freed_table = mc_map(sizeof *freed_table * (freed_mask + 1));
     }
     if (mc_cfg.quarantine && mc_cfg.quarantine_bytes) {
-        mc_qmap = vigil_heapmap_new(mc_cfg.depth);
         q_ring = mc_map(sizeof *q_ring * mc_cfg.quarantine);
-        if (!mc_qmap || !q_ring) {
+        q_on = q_ring != NULL;
+        if (!q_ring) {
             vigil_tool_message(&mc_tool, "cannot map its quarantine");
             return -1;
         }

@@ -229,7 +229,7 @@ static void write_finding(struct vigil_json *j, const struct vigil_loadmap *ms, 
     unsigned depth = e->have_obj ? vigil_heapmap_stack(mc_heap, e->obj.stack, &pcs) : 0;
     if (depth)
         write_stack(j, ms, "allocation", pcs, depth);
-    depth = e->free_stack && mc_qmap ? vigil_heapmap_stack(mc_qmap, e->free_stack, &pcs) : 0;
+    depth = e->free_stack ? vigil_heapmap_stack(mc_heap, e->free_stack, &pcs) : 0;
     if (depth)
         write_stack(j, ms, "free", pcs, depth);
     vigil_json_array_end(j);

@@ -397,6 +397,21 @@ ok = len(f) == 2 and all(sorted(s["label"] for s in x["stacks"]) == ["access", "
 sys.exit(0 if ok else 1)' "$rundir/memcheck.json" && ok "quarantine: each use after free with its access, allocation and free stacks" \
         || bad "quarantine: stacks: $(head -c 300 "$rundir/memcheck.json")"
 fi
+# The other programs with the quarantine on (held blocks are tagged in the heap map: the checks
+# of live blocks, threads' frees and reallocs must not change): the same labelled lines, nothing false.
+for name in heap_bounds lifetimes threads uninit_uses; do
+    [ -x "$WORK/$name" ] || continue
+    run "$name" "$WORK/out-$name-q" "tools=memcheck:mode=full:memcheck.quarantine=256"
+    if [ -z "$rundir" ] || [ ! -f "$rundir/memcheck.json" ]; then
+        bad "$name with the quarantine: no memcheck.json ($(head -c 200 "$WORK/out-$name-q.stderr"))"
+        continue
+    fi
+    v=$(verdict "$HERE/$name.c" "$rundir/memcheck.json")
+    read -r found missed falses <<<"$(head -n1 <<<"$v")"
+    [ "$missed" = 0 ] && [ "$falses" = 0 ] && cmp -s "$WORK/out-$name-q.stdout" "$WORK/$name.plain.stdout" &&
+        ok "$name with the quarantine: $found labelled line(s) found, no false report, stdout as plain's" ||
+        bad "$name with the quarantine: $(tail -n +2 <<<"$v" | tr '\n' ';')"
+done
 if "$VIGILCC" -O2 -g "$HERE/quarantine/double_free.c" -o "$WORK/dfree" 2>"$WORK/dfree.log" &&
     clang -O2 -g "$HERE/quarantine/double_free.c" -o "$WORK/dfree.plain" 2>>"$WORK/dfree.log"; then
     "$WORK/dfree.plain" x >"$WORK/dfree.plain.stdout" 2>/dev/null
