@@ -87,6 +87,7 @@ static inline size_t victim_of(const uint64_t *kt, size_t mask, size_t home, uin
 /* The cell of granule g (made when create is set), not locked; NULL when absent. The keys are
  * read relaxed, into locals: the caller locks the cell found and checks its key again, and an
  * acquiring load in the loop would make the compiler reload the table's globals at every probe. */
+__attribute__((noinline))   /* inlined into race_shadow_lock, its only caller, it cost more */
 static struct race_cell *find(uint64_t g, int create, size_t *index)
 {
     uint64_t *const kt = keys;
@@ -181,18 +182,22 @@ static void reset_locked(struct race_cell *c, uint64_t g)
     }
 }
 
-/* Slot i back to virgin if it holds a used cell of a granule in [g0, g1]. */
-static inline void reset_slot(size_t i, uint64_t g0, uint64_t g1)
+/* Slot i's used cell of granule g (key k) back to virgin, if the key is still g's. */
+__attribute__((noinline)) static void reset_slot_slow(size_t i, uint64_t g)
 {
-    uint64_t k = __atomic_load_n(&keys[i], __ATOMIC_RELAXED);
-    if (!(k & USED) || (k & ~USED) - 1 < g0 || (k & ~USED) - 1 > g1)
-        return;
-    uint64_t g = (k & ~USED) - 1;
     struct race_cell *c = cell_at(i);
     race_spin_lock(&c->lock);
     if ((__atomic_load_n(&keys[i], __ATOMIC_RELAXED) & ~USED) == g + 1)
         reset_locked(c, g);
     race_spin_unlock(&c->lock);
+}
+
+/* Slot i back to virgin if it holds a used cell of a granule in [g0, g1]. */
+static inline __attribute__((always_inline)) void reset_slot(size_t i, uint64_t g0, uint64_t g1)
+{
+    uint64_t k = __atomic_load_n(&keys[i], __ATOMIC_RELAXED);
+    if ((k & USED) && (k & ~USED) - 1 >= g0 && (k & ~USED) - 1 <= g1)
+        reset_slot_slow(i, (k & ~USED) - 1);
 }
 
 /* Every key of the table: cheaper than the chunks' lines when many pages have used cells. */
