@@ -9,10 +9,13 @@
  *
  * The keys live apart from the cells, and the eight granules of a 64-byte chunk have
  * neighbouring homes: the keys of a chunk share a cache line. A key's top bit says that its
- * cell left the virgin state. A reset (a block allocated again) reads the key lines of the
- * block's chunks and touches only the cells that were used, and skips the pages that hold no
- * used cell at all (counts per hashed 4 KiB page, changed under the cell's lock, so exact):
- * in a program whose accesses are sampled, almost every allocation skips everything. */
+ * cell left the virgin state. A reset (a block allocated again, a large one freed) skips the
+ * pages that hold no used cell (counts per hashed 4 KiB page, changed under the cell's lock, so
+ * never too low), and reads one line of keys per chunk of the other pages, touching only the
+ * cells that were used; when so many pages have used cells that their lines would hold more
+ * keys than the table, one pass over all keys instead. Its cost follows the pages with used
+ * cells, not the block's size: in a program whose accesses are sampled, almost every
+ * allocation reads only its pages' counts. */
 #include "raceint.h"
 
 #include <sys/mman.h>
@@ -84,6 +87,7 @@ static inline size_t victim_of(const uint64_t *kt, size_t mask, size_t home, uin
 /* The cell of granule g (made when create is set), not locked; NULL when absent. The keys are
  * read relaxed, into locals: the caller locks the cell found and checks its key again, and an
  * acquiring load in the loop would make the compiler reload the table's globals at every probe. */
+__attribute__((noinline))   /* inlined into race_shadow_lock, its only caller, it cost more */
 static struct race_cell *find(uint64_t g, int create, size_t *index)
 {
     uint64_t *const kt = keys;
@@ -178,32 +182,45 @@ static void reset_locked(struct race_cell *c, uint64_t g)
     }
 }
 
-static void reset_granule(uint64_t g)
+/* Slot i's used cell of granule g (key k) back to virgin, if the key is still g's. */
+__attribute__((noinline)) static void reset_slot_slow(size_t i, uint64_t g)
 {
-    size_t i;
-    if (!find(g, 0, &i) || !(__atomic_load_n(&keys[i], __ATOMIC_RELAXED) & USED))
-        return;
-    uint32_t index;
-    struct race_cell *c = race_shadow_lock(g, 0, &index);
-    if (c) {
+    struct race_cell *c = cell_at(i);
+    race_spin_lock(&c->lock);
+    if ((__atomic_load_n(&keys[i], __ATOMIC_RELAXED) & ~USED) == g + 1)
         reset_locked(c, g);
-        race_spin_unlock(&c->lock);
-    }
+    race_spin_unlock(&c->lock);
 }
 
-/* A block larger than a sixteenth of the table: one pass over the keys instead. */
+/* Slot i back to virgin if it holds a used cell of a granule in [g0, g1]. */
+static inline __attribute__((always_inline)) void reset_slot(size_t i, uint64_t g0, uint64_t g1)
+{
+    uint64_t k = __atomic_load_n(&keys[i], __ATOMIC_RELAXED);
+    if ((k & USED) && (k & ~USED) - 1 >= g0 && (k & ~USED) - 1 <= g1)
+        reset_slot_slow(i, (k & ~USED) - 1);
+}
+
+/* Every key of the table: cheaper than the chunks' lines when many pages have used cells. */
 static void reset_by_scan(uint64_t g0, uint64_t g1)
 {
-    for (size_t i = 0; i <= table_mask; i++) {
-        uint64_t k = __atomic_load_n(&keys[i], __ATOMIC_RELAXED);
-        if (!(k & USED) || (k & ~USED) - 1 < g0 || (k & ~USED) - 1 > g1)
-            continue;
-        uint64_t g = (k & ~USED) - 1;
-        struct race_cell *c = cell_at(i);
-        race_spin_lock(&c->lock);
-        if ((__atomic_load_n(&keys[i], __ATOMIC_RELAXED) & ~USED) == g + 1)
-            reset_locked(c, g);
-        race_spin_unlock(&c->lock);
+    for (size_t i = 0; i <= table_mask; i++)
+        reset_slot(i, g0, g1);
+}
+
+/* The granules of [g0, g1] in the 4 KiB page at page << 12: the cells of a 64-byte chunk's
+ * granules can only live in its home's line of keys, so one line per chunk is read. */
+static void reset_page(uintptr_t page, uint64_t g0, uint64_t g1)
+{
+    unsigned gs = race_cfg.granule_shift;
+    uint64_t lo = (uint64_t)(page << 12) >> gs, hi = (uint64_t)(((page + 1) << 12) - 1) >> gs;
+    if (lo < g0)
+        lo = g0;
+    if (hi > g1)
+        hi = g1;
+    for (uint64_t chunk = lo >> 3; chunk <= hi >> 3; chunk++) {
+        size_t line = home_of(chunk << 3) & ~(size_t)(PROBES - 1);
+        for (size_t n = 0; n < PROBES; n++)
+            reset_slot((line + n) & table_mask, lo, hi);
     }
 }
 
@@ -213,24 +230,27 @@ void race_shadow_reset(uintptr_t addr, size_t size)
         return;
     unsigned gs = race_cfg.granule_shift;
     uintptr_t end = addr + size;   /* exclusive */
-    if (((end - 1) >> gs) - (addr >> gs) > (table_mask + 1) / 16) {
-        /* a large block: a pass over the keys, unless none of its pages has a used cell (a
-         * block reset when it was freed, allocated again) */
-        uintptr_t page = addr >> 12;
-        while (page <= (end - 1) >> 12 && !__atomic_load_n(page_bucket(page), __ATOMIC_RELAXED))
-            page++;
-        if (page <= (end - 1) >> 12)
-            reset_by_scan(addr >> gs, (end - 1) >> gs);
+    uint64_t g0 = addr >> gs, g1 = (end - 1) >> gs;
+    uintptr_t p0 = addr >> 12, p1 = (end - 1) >> 12;
+    /* the cost of each way, in keys read: a pass over the table, or the lines of the chunks of
+     * the pages whose count says they hold a used cell (one count read per page) */
+    size_t scan_cost = table_mask + 1, page_keys = (4096 >> gs) / 8 * PROBES;
+    if (p1 - p0 >= scan_cost) {
+        reset_by_scan(g0, g1);
         return;
     }
-    for (uintptr_t page = addr >> 12; page <= (end - 1) >> 12; page++) {
-        if (!__atomic_load_n(page_bucket(page), __ATOMIC_RELAXED))
-            continue;
-        uintptr_t lo = page << 12 > addr ? page << 12 : addr;
-        uintptr_t hi = (page + 1) << 12 < end ? (page + 1) << 12 : end;
-        for (uint64_t g = lo >> gs; g <= (hi - 1) >> gs; g++)
-            reset_granule(g);
+    size_t used = 0;
+    for (uintptr_t page = p0; page <= p1; page++)
+        used += __atomic_load_n(page_bucket(page), __ATOMIC_RELAXED) != 0;
+    if (!used)
+        return;   /* in a sampled program, almost every block */
+    if (used * page_keys >= scan_cost) {
+        reset_by_scan(g0, g1);
+        return;
     }
+    for (uintptr_t page = p0; page <= p1; page++)
+        if (__atomic_load_n(page_bucket(page), __ATOMIC_RELAXED))
+            reset_page(page, g0, g1);
 }
 
 void race_shadow_clear(void)
