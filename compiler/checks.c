@@ -369,7 +369,8 @@ void xf_insert_checks(struct xfunc *f)
 /* The entry check of a function whose instrumented copy is outlined (outline.c): a countdown
  * without burst test, whose slow path tail-calls the outlined copy when a burst starts. A
  * caller inside a burst comes in through the burst entry instead (outline.c), which continues
- * the burst in the outlined copy or, at its end, tail-calls the function. */
+ * the burst in the outlined copy or, at its end, tail-calls the function (a giant function's
+ * always tail-calls it). */
 void xf_insert_outlined_entry_check(struct xfunc *f)
 {
     struct vigil_xform *x = f->x;
@@ -388,9 +389,17 @@ void xf_insert_outlined_entry_check(struct xfunc *f)
     LLVMBuildBr(b, check);
     x->stats->entry_checks++;
 
-    /* The burst entry: a function of its own, with the function's type. */
+    /* The burst entry: a function of its own, with the function's type. A giant function's
+     * outlined copy (f->big) runs to its return once entered, so a burst that followed a call
+     * there would coast through the whole call (bzip2's BZ2_decompress: a block's worth of
+     * input per call); its burst entry goes to the checking copy instead, whose entry check
+     * samples it on its own schedule (and pins), as for a call from outside a burst. */
     LLVMValueRef burst_fn = xf_new_burst_entry(f);
     LLVMSetCurrentDebugLocation2(b, NULL);
+    if (f->big) {
+        xf_build_tail_call(f, LLVMAppendBasicBlockInContext(x->ctx, burst_fn, "vigil.to.checking"), burst_fn, f->fn);
+        return;
+    }
     LLVMBasicBlockRef burst = LLVMAppendBasicBlockInContext(x->ctx, burst_fn, "vigil.burst");
     LLVMBasicBlockRef to_instr = LLVMAppendBasicBlockInContext(x->ctx, burst_fn, "vigil.to.instr");
     LLVMBasicBlockRef to_check = LLVMAppendBasicBlockInContext(x->ctx, burst_fn, "vigil.to.checking");

@@ -655,6 +655,34 @@ shlib_probe_registers_check() {
         why+="events with every guard '${counts[0]}', by default '${counts[1]}', without '${counts[2]}'; "
     if [ -z "$why" ]; then pass "e2e-cmd/shlib-probe-registers"; else fail "e2e-cmd/shlib-probe-registers" "$why"; fi
 }
+# ---- Bursts and giant functions (compiler/checks.c xf_insert_outlined_entry_check) ----
+# giant_functions' stages() is over VIGIL_CC_DUAL_MAX with more outermost loops than
+# VIGIL_CC_GIANT_LOOPS: its instrumented copy has no checks and runs to its return once entered,
+# so a burst of its caller does not follow the call (it would coast through the whole call);
+# its own entry check starts its bursts. interpret() is given transfers and inherits the burst,
+# as any other callee does. In mode=full main's burst lasts the whole run (300 calls of each).
+giant_burst_check() {
+    local d=$E2E_WORK/giant_burst why="" run out
+    local checker="python3 $ROOT/tests/e2e/report_check.py" src=$PROGS/giant_functions.c
+    build_program "$VIGILCC" -O2 giant_functions "$d"
+    if [ ! -x "$d/giant_functions" ]; then
+        fail "e2e-rates/giant-burst" "build failed: $(first_error "$d/build.log")"
+        return
+    fi
+    rm -rf "$d/out"
+    (cd "$d" && VIGIL_OPTIONS="mode=full:out=$d/out" timeout -k 5 "$E2E_TIMEOUT" ./giant_functions) >"$d/full.out" 2>/dev/null
+    run=$(find "$d/out" -name run.txt 2>/dev/null | head -n1)
+    if [ -z "$run" ]; then
+        why+="no run.txt; "
+    else
+        out=$($checker "$run" "$src" "stages entry execs == 300" "stages entry bursts == 300" \
+              "interpret entry execs == 300" "interpret entry bursts == 0" 2>&1) ||
+            why+="$(echo "$out" | tr '\n' ' ' | cut -c1-300); "
+        $checker "$run" "$src" "stages entry bursts == 0" >/dev/null 2>&1 &&
+            why+="negative control 'stages entry bursts == 0' was accepted; "
+    fi
+    if [ -z "$why" ]; then pass "e2e-rates/giant-burst"; else fail "e2e-rates/giant-burst" "$why"; fi
+}
 # ---- Local burst entries (compiler/outline.c, x86-64 ELF) ----
 # burst_calls' instrumented main calls a function of another unit, of a vigil-built archive
 # member, of a plain-built archive member, of libc and of a vigil-built shared library. The
@@ -775,6 +803,7 @@ if [ -z "$E2E_ONLY" ] && [ "$(basename "$VIGILCC")" = vigil-cc ]; then
     inlined_sites_check
     shlib_probe_registers_check
     burst_calls_check
+    giant_burst_check
     access_sizes_check
     cold_split_check
     report_checks
