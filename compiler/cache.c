@@ -616,25 +616,28 @@ static char *read_whole(const char *path, size_t *len)
     return buf;
 }
 
-/* Copies the verified object to output: through a temporary file renamed over it, or in place
- * when output is not a regular file (/dev/null). */
-static int write_output(const char *object, const char *output)
+/* Opens where output is written: a temporary file beside it (its name in tmp) that
+ * close_output renames over it, or output itself when it is not a regular file (/dev/null). */
+static int open_output(const char *output, char *tmp, size_t tmplen)
 {
     struct stat st;
     int in_place = lstat(output, &st) == 0 && !S_ISREG(st.st_mode);
-    char tmp[PATH_MAX + 64] = "";
     int fd = -1;
+    tmp[0] = 0;
     if (!in_place) {
-        snprintf(tmp, sizeof tmp, "%s.vigil-cache.%ld.tmp", output, (long)getpid());
+        snprintf(tmp, tmplen, "%s.vigil-cache.%ld.tmp", output, (long)getpid());
         fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     }
     if (fd < 0) {
         tmp[0] = 0;
         fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     }
-    if (fd < 0) return -1;
-    char hex[65];
-    int ok = copy_hashing(object, fd, hex) >= 0;
+    return fd;
+}
+
+/* Closes what open_output opened; ok: everything was written. 0, or -1 (no temporary left). */
+static int close_output(int fd, int ok, const char *tmp, const char *output)
+{
     ok = close(fd) == 0 && ok;
     if (tmp[0]) {
         if (ok && rename(tmp, output) != 0) ok = 0;
@@ -643,29 +646,22 @@ static int write_output(const char *object, const char *output)
     return ok ? 0 : -1;
 }
 
-/* The same from memory. */
+/* Copies the verified object (a file, or bytes already in memory) to output. */
+static int write_output(const char *object, const char *output)
+{
+    char tmp[PATH_MAX + 64];
+    int fd = open_output(output, tmp, sizeof tmp);
+    if (fd < 0) return -1;
+    char hex[65];
+    return close_output(fd, copy_hashing(object, fd, hex) >= 0, tmp, output);
+}
+
 static int write_output_bytes(const char *data, size_t len, const char *output)
 {
-    struct stat st;
-    int in_place = lstat(output, &st) == 0 && !S_ISREG(st.st_mode);
-    char tmp[PATH_MAX + 64] = "";
-    int fd = -1;
-    if (!in_place) {
-        snprintf(tmp, sizeof tmp, "%s.vigil-cache.%ld.tmp", output, (long)getpid());
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    }
-    if (fd < 0) {
-        tmp[0] = 0;
-        fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    }
+    char tmp[PATH_MAX + 64];
+    int fd = open_output(output, tmp, sizeof tmp);
     if (fd < 0) return -1;
-    int ok = write_all(fd, data, len) == 0;
-    ok = close(fd) == 0 && ok;
-    if (tmp[0]) {
-        if (ok && rename(tmp, output) != 0) ok = 0;
-        if (!ok) unlink(tmp);
-    }
-    return ok ? 0 : -1;
+    return close_output(fd, write_all(fd, data, len) == 0, tmp, output);
 }
 
 /* 1 on a hit (output written), 0 on a miss. */
