@@ -520,6 +520,16 @@ static void print_walks(struct ctx *c)
     }
 }
 
+/* KEY: sum / n, or null when nothing was measured. */
+static void json_mean(struct vigil_json *j, const char *key, uint64_t sum, uint64_t n)
+{
+    vigil_json_key(j, key);
+    if (n)
+        vigil_json_double(j, (double)sum / (double)n);
+    else
+        vigil_json_null(j);
+}
+
 static void json_walks(struct ctx *c, struct vigil_json *j)
 {
     const struct hs_profile *p = c->p;
@@ -552,18 +562,10 @@ static void json_walks(struct ctx *c, struct vigil_json *j)
             vigil_json_uint(j, l->calls);
             vigil_json_key(j, "measured");
             vigil_json_uint(j, l->measured);
-            vigil_json_key(j, "mean_wall_ns");
-            if (l->measured)
-                vigil_json_double(j, (double)l->wall_ns / (double)l->measured);
-            else
-                vigil_json_null(j);
+            json_mean(j, "mean_wall_ns", l->wall_ns, l->measured);
             vigil_json_key(j, "max_wall_ns");
             vigil_json_uint(j, l->wall_max_ns);
-            vigil_json_key(j, "mean_cycles");
-            if (l->measured)
-                vigil_json_double(j, (double)l->cycles / (double)l->measured);
-            else
-                vigil_json_null(j);
+            json_mean(j, "mean_cycles", l->cycles, l->measured);
             vigil_json_key(j, "recursive");
             vigil_json_uint(j, l->recursive);
             vigil_json_key(j, "tail");

@@ -90,6 +90,22 @@ static void *alloc_array(size_t n, size_t size)
     return calloc(n ? n : 1, size);
 }
 
+/* An index into a table of n entries, or -1 (none): a whole number in [-1, n). */
+static int is_index_or_none(const struct vigil_jv *v, size_t n)
+{
+    return v->type == VIGIL_JV_NUMBER && v->number >= -1 && v->number < (double)n &&
+           v->number == (double)(int64_t)v->number;
+}
+
+static int parse_frame(struct parse *ps, const struct vigil_jv *f, const struct hs_profile *p, struct hs_frame *out)
+{
+    const struct vigil_jv *m = f && f->type == VIGIL_JV_ARRAY && f->n == 2 ? &f->items[0] : NULL;
+    if (!m || !is_index_or_none(m, p->nmodules) || parse_hex(&f->items[1], &out->address) != 0)
+        return bad(ps, f, "a frame [MODULE, \"0xADDRESS\"] (MODULE -1 or one of the %zu modules)", p->nmodules);
+    out->module = (int)m->number;
+    return 0;
+}
+
 static int parse_stacks(struct parse *ps, const struct vigil_jv *arr, struct hs_profile *p)
 {
     p->stacks = alloc_array(arr->n, sizeof *p->stacks);
@@ -107,15 +123,9 @@ static int parse_stacks(struct parse *ps, const struct vigil_jv *arr, struct hs_
         if (!st->frames)
             return bad(ps, frames, "less data (out of memory)");
         p->nstacks++;   /* from here on, hs_profile_free frees its frames */
-        for (size_t k = 0; k < frames->n; k++, st->nframes++) {
-            const struct vigil_jv *f = &frames->items[k];
-            const struct vigil_jv *m = f->type == VIGIL_JV_ARRAY && f->n == 2 ? &f->items[0] : NULL;
-            if (!m || m->type != VIGIL_JV_NUMBER || !(m->number >= -1 && m->number < (double)p->nmodules) ||
-                m->number != (double)(int64_t)m->number || parse_hex(&f->items[1], &st->frames[k].address) != 0)
-                return bad(ps, f, "a frame [MODULE, \"0xADDRESS\"] (MODULE -1 or one of the %zu modules)",
-                           p->nmodules);
-            st->frames[k].module = (int)m->number;
-        }
+        for (size_t k = 0; k < frames->n; k++, st->nframes++)
+            if (parse_frame(ps, &frames->items[k], p, &st->frames[k]) != 0)
+                return -1;
     }
     return 0;
 }
@@ -145,8 +155,7 @@ static int parse_threads(struct parse *ps, const struct vigil_jv *arr, struct hs
             const struct vigil_jv *sv = r->type == VIGIL_JV_ARRAY && (r->n == 4 || r->n == 5) ? &r->items[2] : NULL;
             if (!sv || !is_uint(&r->items[0]) || !is_uint(&r->items[1]) || !is_uint(&r->items[3]) ||
                 (r->n == 5 && (!is_uint(&r->items[4]) || r->items[4].number < 1)) ||
-                sv->type != VIGIL_JV_NUMBER || !(sv->number >= -1 && sv->number < (double)p->nstacks) ||
-                sv->number != (double)(int64_t)sv->number)
+                !is_index_or_none(sv, p->nstacks))
                 return bad(ps, r, "a run [FIRST_US, LAST_US, STACK, SAMPLES] or [..., PERIOD_US] (STACK -1 or one "
                            "of the %zu stacks)", p->nstacks);
             struct hs_run *run = &th->runs[k];
@@ -163,15 +172,6 @@ static int parse_threads(struct parse *ps, const struct vigil_jv *arr, struct hs
     return 0;
 }
 
-static int parse_frame(struct parse *ps, const struct vigil_jv *f, const struct hs_profile *p, struct hs_frame *out)
-{
-    const struct vigil_jv *m = f && f->type == VIGIL_JV_ARRAY && f->n == 2 ? &f->items[0] : NULL;
-    if (!m || m->type != VIGIL_JV_NUMBER || !(m->number >= -1 && m->number < (double)p->nmodules) ||
-        m->number != (double)(int64_t)m->number || parse_hex(&f->items[1], &out->address) != 0)
-        return bad(ps, f, "a frame [MODULE, \"0xADDRESS\"] (MODULE -1 or one of the %zu modules)", p->nmodules);
-    out->module = (int)m->number;
-    return 0;
-}
 
 static int parse_level(struct parse *ps, const struct vigil_jv *o, const struct hs_profile *p, struct hs_plevel *l)
 {
