@@ -722,7 +722,7 @@ int cmd_plan(int argc, char **argv)
                     set_has(pr->pred ? &st.explored_true : &st.explored_false, (uint32_t)t, pr->site_index) ||
                     pr->counts.f == 0)
                     continue;
-                double sc = score_of(heuristic, pr, totals.num_f);
+                double sc = score_of(heuristic, pr, pr->num_f);
                 if (isnan(sc))
                     sc = -1e300;
                 if (!best || sc > best_score)
