@@ -4,10 +4,13 @@
  *
  *   monitored = explored = {}; plan = getInitialSet()
  *   each call:  monitored += plan (after waitForSufficientData)
- *               best = the branch predicate of highest score in monitored \ explored
+ *               best = the expandable predicate of highest score in monitored \ explored
  *               explored += best; plan = vicinity(best) \ monitored
  * getInitialSet: the sites of the blocks that depend on main's entry; vicinity(p): the sites of
- * the blocks that depend on p's edge (p = branch site s true/false). A call in such a block
+ * the blocks that depend on p's edge (p = branch site s true/false, or a case taken); for a
+ * call's result predicate (forward only), the callee's body: seed 002's design alternative of
+ * opening a callee when its result predicts failure (a wrong value is computed there, which
+ * no edge of the caller leads to). A call in such a block
  * brings in the callee's entry region (interprocedural CDG), recursively: a direct call its
  * callee's, a block that hands a function's address on (a callback, recorded as a call) that
  * function's, an indirect call every address-taken function's. A gate (a predicate true in
