@@ -4,10 +4,13 @@
  *
  *   monitored = explored = {}; plan = getInitialSet()
  *   each call:  monitored += plan (after waitForSufficientData)
- *               best = the branch predicate of highest score in monitored \ explored
+ *               best = the expandable predicate of highest score in monitored \ explored
  *               explored += best; plan = vicinity(best) \ monitored
  * getInitialSet: the sites of the blocks that depend on main's entry; vicinity(p): the sites of
- * the blocks that depend on p's edge (p = branch site s true/false). A call in such a block
+ * the blocks that depend on p's edge (p = branch site s true/false, or a case taken); for a
+ * call's result predicate (forward only), the callee's body: seed 002's design alternative of
+ * opening a callee when its result predicts failure (a wrong value is computed there, which
+ * no edge of the caller leads to). A call in such a block
  * brings in the callee's entry region (interprocedural CDG), recursively: a direct call its
  * callee's, a block that hands a function's address on (a callback, recorded as a call) that
  * function's, an indirect call every address-taken function's. A gate (a predicate true in
@@ -154,6 +157,22 @@ static void add_dependents(const struct program *p, const struct fn_graph *g, ui
     for (size_t k = 0; k < g->ndeps; k++)
         if (g->deps[k].from == from && g->deps[k].label == label)
             add_block(p, g, g->deps[k].block, visited, out);
+}
+
+/* The bodies of the functions called in block b of g (direct calls of functions with
+ * control-flow facts): where the value that a call's return predicate tests was computed.
+ * Their entry regions came in with b; this adds every other block. */
+static void add_callee_bodies(const struct program *p, const struct fn_graph *g, uint32_t b, uint8_t *visited,
+                              struct siteset *out)
+{
+    const struct vigil_cfg *cfg = &p->cfg[g->table];
+    for (uint32_t c = 0; c < cfg->ncalls; c++) {
+        if (cfg->calls[c].function != g->index || cfg->calls[c].block != b || !cfg->calls[c].callee[0])
+            continue;
+        const struct fn_graph *callee = find_function(p, cfg->calls[c].callee);
+        for (uint32_t k = 0; callee && k < callee->f->nblocks; k++)
+            add_block(p, callee, k, visited, out);
+    }
 }
 
 /* The CFG edge whose dependents a predicate's truth leads to: a branch's true or false edge,
@@ -708,6 +727,8 @@ int cmd_plan(int argc, char **argv)
             for (uint32_t i = 0; i < p.elf.tables[tt].nsites / 8 + 1; i++)
                 plan.bits[tt][i] &= (uint8_t)~st.monitored.bits[tt][i];
         size_t gate_sites = set_count(&p, &plan);
+        static char what_buf[1400];
+        char best_text[1200] = "";
         /* waitForSufficientData: the best candidate's t-test confidence must reach --confidence */
         for (;;) {
             const struct vigil_store_pred *best = NULL;
@@ -715,14 +736,17 @@ int cmd_plan(int argc, char **argv)
             for (size_t k = 0; k < n; k++) {
                 const struct vigil_store_pred *pr = &preds[k];
                 int t = table_of(&p, pr->tu_hash);
-                /* expandable: a branch predicate (with an edge), or a case taken (its edge has dependents) */
+                /* expandable: a branch predicate (with an edge), a case taken (its edge has
+                 * dependents), or forward, a call's result (the callee's body; one for all three
+                 * predicates of the site, recorded as explored true) */
+                int is_return = pr->kind == VIGIL_SITE_RETURN && !st.has_cause;
                 int expandable = (pr->kind == VIGIL_SITE_BRANCH && t >= 0 && !has_no_edge(&p, (uint32_t)t, pr->site_index)) ||
-                                 (pr->kind == VIGIL_SITE_CASE && pr->pred == 1);
+                                 (pr->kind == VIGIL_SITE_CASE && pr->pred == 1) || is_return;
                 if (t < 0 || !expandable || !set_has(&st.monitored, (uint32_t)t, pr->site_index) ||
-                    set_has(pr->pred ? &st.explored_true : &st.explored_false, (uint32_t)t, pr->site_index) ||
+                    set_has(pr->pred || is_return ? &st.explored_true : &st.explored_false, (uint32_t)t, pr->site_index) ||
                     pr->counts.f == 0)
                     continue;
-                double sc = score_of(heuristic, pr, totals.num_f);
+                double sc = score_of(heuristic, pr, pr->num_f);
                 if (isnan(sc))
                     sc = -1e300;
                 if (!best || sc > best_score)
@@ -743,7 +767,8 @@ int cmd_plan(int argc, char **argv)
                 break;
             }
             int t = table_of(&p, best->tu_hash);
-            set_add(best->pred ? &st.explored_true : &st.explored_false, (uint32_t)t, best->site_index);
+            int best_is_return = best->kind == VIGIL_SITE_RETURN;
+            set_add(best->pred || best_is_return ? &st.explored_true : &st.explored_false, (uint32_t)t, best->site_index);
             const struct vigil_cfg *cfg = &p.cfg[t];
             uint32_t fn = cfg->site_function[best->site_index], block = cfg->site_block[best->site_index];
             if (fn != VIGIL_CFG_NONE && block != VIGIL_CFG_NONE) {
@@ -751,15 +776,21 @@ int cmd_plan(int argc, char **argv)
                 memset(visited, 0, p.nfns);
                 if (st.has_cause)
                     add_backward(&p, g, block, &plan);
+                else if (best_is_return)
+                    add_callee_bodies(&p, g, block, visited, &plan);
                 else
                     add_dependents(&p, g, block, edge_of(&p, (uint32_t)t, best), visited, &plan);
             }
             for (size_t tt = 0; tt < p.elf.ntables; tt++)   /* vicinity \ monitored */
                 for (uint32_t i = 0; i < p.elf.tables[tt].nsites / 8 + 1; i++)
                     plan.bits[tt][i] &= (uint8_t)~st.monitored.bits[tt][i];
+            snprintf(best_text, sizeof best_text, "%s %s at %s:%u in %s", vigil_site_kind_name(best->kind),
+                     vigil_pred_name(best->kind, best->pred), best->file[0] ? best->file : "?", best->line,
+                     best->function[0] ? best->function : "?");
             if (strcmp(heuristic, "bfs") != 0 && set_count(&p, &plan) > gate_sites) {
-                what = ngates ? "vicinity of the best predicate and of gates (true in every run)"
-                              : "vicinity of the best predicate";
+                snprintf(what_buf, sizeof what_buf, "vicinity of the best predicate (%s%s)%s", best_text,
+                         best_is_return ? ": the callee's body" : "", ngates ? " and of gates (true in every run)" : "");
+                what = what_buf;
                 break;
             }
         }

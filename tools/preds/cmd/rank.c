@@ -29,7 +29,7 @@ static const char *const heuristic_names[] = {"failcount", "increase", "importan
 struct ranked {
     struct vigil_store_pred p;
     double score;
-    uint64_t num_f;          /* NumF when it was scored (eliminate: of the remaining runs) */
+    uint64_t num_f;          /* p's NumF when it was scored (eliminate: of the remaining runs) */
 };
 
 static double score_of(enum heuristic by, const struct vigil_store_pred *p, uint64_t num_f)
@@ -103,8 +103,8 @@ static int rank_all(struct vigil_store *s, enum heuristic by, struct ranked **ou
         if (preds[i].counts.f + preds[i].counts.s == 0)
             continue;   /* never true: no score means anything */
         r[k].p = preds[i];
-        r[k].num_f = totals->num_f;
-        r[k].score = score_of(by, &preds[i], totals->num_f);
+        r[k].num_f = preds[i].num_f;
+        r[k].score = score_of(by, &preds[i], preds[i].num_f);
         k++;
     }
     free(preds);
@@ -138,8 +138,8 @@ static int rank_eliminate(struct vigil_store *s, size_t top, struct ranked **out
         for (size_t i = 0; i < n; i++) {
             if (!(vigil_score_increase(&preds[i].counts) > 0))
                 continue;
-            struct ranked c = {.p = preds[i], .num_f = now.num_f,
-                               .score = vigil_score_importance(&preds[i].counts, now.num_f)};
+            struct ranked c = {.p = preds[i], .num_f = preds[i].num_f,
+                               .score = vigil_score_importance(&preds[i].counts, preds[i].num_f)};
             if (!(c.score > 0))
                 continue;
             if (isnan(best.score) || compare_ranked(&c, &best) < 0)

@@ -81,10 +81,17 @@ static const char *const schema[] = {
 };
 
 /* F(p), S(p), F(p observed), S(p observed) per predicate, over the runs not excluded. A run
- * observed a site when its observed count is > 0; p was true when its count is > 0. */
+ * observed a site when its observed count is > 0; p was true when its count is > 0. NumF of
+ * p: the failing runs that counted p's site, reached or not. A sampled run may see any site
+ * (its report lists the observed ones only); a complete or planned run lists every site it
+ * counted, with observed 0 when not reached. In a plan store each round counts other sites,
+ * and the failing runs of rounds that did not count a site say nothing about it. */
 static const char aggregate_sql[] =
-    "WITH r AS (SELECT run_id, failed FROM runs"
+    "WITH r AS (SELECT run_id, failed, collect FROM runs"
     "           WHERE run_id NOT IN (SELECT run_id FROM excluded_runs)),"
+    " counted AS (SELECT o.tu_hash, o.site_index, SUM(r.failed) AS num_f"
+    "       FROM observations o JOIN r ON r.run_id = o.run_id WHERE r.collect <> 'sampled'"
+    "       GROUP BY o.tu_hash, o.site_index),"
     " o AS (SELECT o.tu_hash, o.site_index, o.kind, o.c0, o.c1, o.c2, r.failed"
     "       FROM observations o JOIN r ON r.run_id = o.run_id WHERE o.observed > 0),"
     " p AS (SELECT tu_hash, site_index, kind, 0 AS pred, c0 AS n, failed FROM o"
@@ -94,10 +101,12 @@ static const char aggregate_sql[] =
     "  SUM(CASE WHEN p.n > 0 AND p.failed = 1 THEN 1 ELSE 0 END),"
     "  SUM(CASE WHEN p.n > 0 AND p.failed = 0 THEN 1 ELSE 0 END),"
     "  SUM(p.failed), SUM(1 - p.failed),"
-    "  s.function, s.file, s.line, ss.col, ss.source"
+    "  s.function, s.file, s.line, ss.col, ss.source,"
+    "  COALESCE(c.num_f, 0) + (SELECT COALESCE(SUM(failed), 0) FROM r WHERE collect = 'sampled')"
     " FROM p LEFT JOIN sites s ON s.tu_hash = p.tu_hash AND s.site_index = p.site_index"
     "  LEFT JOIN site_source ss ON ss.tu_hash = p.tu_hash AND ss.site_index = p.site_index"
-    " GROUP BY p.tu_hash, p.site_index, p.kind, p.pred, s.function, s.file, s.line, ss.col, ss.source"
+    "  LEFT JOIN counted c ON c.tu_hash = p.tu_hash AND c.site_index = p.site_index"
+    " GROUP BY p.tu_hash, p.site_index, p.kind, p.pred, s.function, s.file, s.line, ss.col, ss.source, c.num_f"
     " ORDER BY p.tu_hash, p.site_index, p.pred";
 
 static const char totals_sql[] =
@@ -448,7 +457,7 @@ static uint64_t to_u64(const char *s)
 static int add_pred(void *arg, int ncols, const char *const *cols)
 {
     struct pred_list *l = arg;
-    if (ncols != 13) {
+    if (ncols != 14) {
         l->bad = 1;
         return 1;
     }
@@ -477,6 +486,7 @@ static int add_pred(void *arg, int ncols, const char *const *cols)
     p->line = (uint32_t)to_u64(cols[10]);
     p->column = (uint32_t)to_u64(cols[11]);
     snprintf(p->source, sizeof p->source, "%s", cols[12] ? cols[12] : "");
+    p->num_f = to_u64(cols[13]);
     return 0;
 }
 

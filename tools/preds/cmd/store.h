@@ -94,6 +94,7 @@ struct vigil_store_pred {
     char tu_hash[17];
     uint32_t site_index, kind, pred;  /* pred: branch 0 false, 1 true; return 0 <0, 1 ==0, 2 >0 */
     struct vigil_pred_counts counts;
+    uint64_t num_f;                   /* NumF of p: failing runs that counted its site (see aggregate_sql) */
     char function[128], file[512];    /* "" when the site table was not available */
     uint32_t line, column;            /* column 0: unknown (also stores from before columns) */
     char source[VIGIL_STORE_SOURCE_MAX];   /* its source line's text, "" when unknown */

@@ -155,6 +155,32 @@ removed=$(sed -n 's/.*(\([0-9]*\) branch predicates left out).*/\1/p' "$T/rm1.er
 check "static removal: vigil-cc leaves out ${removed:-0} branch predicates of wordstat.c" test "${removed:-0}" -gt 0
 check "static removal: reconstructed counts rank exactly like complete counts" cmp -s "$T/rm0.json" "$T/rm1.json"
 
+# a plan store: the same runs in two rounds, the first counting the complete run's top
+# predictor's site, the second another site. Its NumF is the failing runs of the first round,
+# not of both, and it scores as in the complete store.
+read -r top_hash top_site top_score other_site < <(python3 -c '
+import json, sys
+ps = json.load(open(sys.argv[1]))["predicates"]
+other = [p["site_index"] for p in ps if p["site_index"] != ps[0]["site_index"]][0]
+print(ps[0]["tu_hash"], ps[0]["site_index"], repr(ps[0]["score"]), other)' "$T/rm0.json")
+nsites=$("$VIGIL" sites "$T/ws-rm0" | sed -n "s/^table 0 tu $top_hash .*(\([0-9]*\) sites)$/\1/p")
+for r in 1 2; do
+    site=$top_site; [ $r = 2 ] && site=$other_site
+    printf 'vigil-plan 1\nmodule %s %s\nsite %s %s\nend\n' "$top_hash" "$nsites" "$top_hash" "$site" >"$T/round$r.vplan"
+    for f in "$T"/inputs/in0[0-5]*; do
+        (VIGIL_PLAN=$T/round$r.vplan VIGIL_OPTIONS="tools=preds:mode=off:out=$T/out-numf$r" "$T/ws-rm0" <"$f" >/dev/null 2>&1) 2>/dev/null
+    done 2>/dev/null
+    "$VIGIL" ingest --quiet --db "$T/numf.db" "$T/out-numf$r" 2>/dev/null
+done
+"$VIGIL" rank --db "$T/numf.db" --json --top 1000 >"$T/numf.json"
+numf=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = [p for p in d["predicates"] if p["tu_hash"] == sys.argv[2] and p["site_index"] == int(sys.argv[3])][0]
+print(d["failing_runs"], p["NumF"], p["rank"], repr(p["score"]))' "$T/numf.json" "$top_hash" "$top_site")
+check "plan store: NumF of a site counted in 1 of 2 rounds is that round's failing runs (store, NumF, rank, score: $numf; complete store: $top_score)" \
+    python3 -c 'import sys; f, n, rank, score = sys.argv[1].split(); sys.exit(not (int(f) == 2 * int(n) and rank == "1" and abs(float(score) - float(sys.argv[2])) < 1e-9))' "$numf" "$top_score"
+
 # ---- PostgreSQL: a throwaway cluster ----
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 start_postgres() {
