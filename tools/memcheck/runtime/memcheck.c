@@ -66,10 +66,11 @@ uint32_t __vigil_memcheck_on;
 struct mc_counts mc_counts;              /* every thread's checks (relaxed atomics) */
 
 /* The fast path of a check (__vigil_memcheck_access, which says when it passes): the thread's
- * recent blocks, by base. hits counts the checks passed so. check() fills the entry when it finds the base in a live block; a free by the
- * thread clears the block's entries. A block that another thread frees stays until a check of
- * this thread misses its entry: the checks it passes meanwhile may miss an error, never report
- * a false one. Written by its own thread only. */
+ * recent blocks, by base. hits counts the checks passed so. check() fills the entry when it
+ * finds the base in a live block; a free by the thread clears the block's entries. A block
+ * that another thread frees stays until a check of this thread misses its entry: the checks it
+ * passes meanwhile may miss an error, never report a false one. Written by its own thread
+ * only. */
 #define LAST_BLOCKS 64
 struct mc_last {
     uint64_t hits;
