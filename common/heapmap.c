@@ -1,6 +1,6 @@
 /* Live heap objects (heapmap.h): a sharded map from an object's start to its size and
- * allocation stack (each shard an open-addressed table with backward-shift deletion under its
- * own spin lock), a short list of large objects, and a table of distinct allocation stacks
+ * allocation stack (each shard two open-addressed tables, for small and for larger objects, with
+ * backward-shift deletion, under its own spin lock), a short list of large objects, and a table of distinct allocation stacks
  * (created by compare-and-swap, never removed).
  *
  * The map keeps the allocator's locality: the objects of one 64 KiB region go to one shard, to
@@ -16,11 +16,17 @@
 #define SHARDS (1u << SHARD_BITS)
 #define SHARD_CAP_BITS 14
 #define REGION_SHIFT 16
-/* A home slot per 32 bytes of a region (glibc's smallest chunk): the objects of one region
- * take consecutive entries, about one per home, so a region's entries fill a few pages of the
- * table rather than a page per few objects, and a lookup probes one or two. (Coarser homes
- * sent dense small objects probing through runs of hundreds of entries.) */
+/* Two tables per shard, by the object's size. Small objects: a home slot per 32 bytes of a
+ * region (glibc's smallest chunk): the objects of one region take consecutive entries, about
+ * one per home, so a region's entries fill a few pages of the table rather than a page per few
+ * objects, and a lookup probes one or two. (Coarser homes sent dense small objects probing
+ * through runs of hundreds of entries.) Objects of BIG_MIN bytes or more: a home per BIG_MIN
+ * bytes (their starts are that far apart, so at most one per home). With 32-byte homes for
+ * every object, a page of the table covered 8 KiB of heap, whatever the objects' sizes: the
+ * table's resident pages were half the heap's (sqlite3's pages of 1 and 4 KiB). */
 #define HOME_SHIFT 5
+#define BIG_HOME_SHIFT 8
+#define BIG_MIN (1u << BIG_HOME_SHIFT)
 #define SHARD_CAP (1u << SHARD_CAP_BITS)
 #define LARGE_CAP 1024
 #define STACK_BITS 13
@@ -47,10 +53,14 @@ struct big {
     uint64_t size;
     uint32_t stack;
 };
+struct table {
+    uint32_t n;                  /* entries in use */
+    unsigned home_shift;         /* HOME_SHIFT or BIG_HOME_SHIFT */
+    struct obj *slot;            /* SHARD_CAP entries */
+};
 struct shard {
     uint32_t lock;
-    uint32_t n;
-    struct obj *slot;            /* SHARD_CAP entries */
+    struct table small, big;     /* objects under BIG_MIN bytes, and the others */
 };
 struct stack_entry {
     uint32_t depth;
@@ -112,7 +122,7 @@ static void *map_zeroed(size_t bytes)
 struct vigil_heapmap *vigil_heapmap_new(unsigned stack_depth)
 {
     struct vigil_heapmap *m = map_zeroed(sizeof *m);
-    struct obj *all = map_zeroed(sizeof(struct obj) * SHARDS * SHARD_CAP);
+    struct obj *all = map_zeroed(sizeof(struct obj) * 2 * SHARDS * SHARD_CAP);
     struct stack_entry *stacks = map_zeroed(sizeof(struct stack_entry) * STACK_CAP);
     uint64_t *stack_hash = map_zeroed(sizeof(uint64_t) * STACK_CAP);
     uint32_t *stack_id = map_zeroed(sizeof(uint32_t) * STACK_CAP);
@@ -120,12 +130,14 @@ struct vigil_heapmap *vigil_heapmap_new(unsigned stack_depth)
         if (stack_hash) munmap(stack_hash, sizeof(uint64_t) * STACK_CAP);
         if (stack_id) munmap(stack_id, sizeof(uint32_t) * STACK_CAP);
         if (m) munmap(m, sizeof *m);
-        if (all) munmap(all, sizeof(struct obj) * SHARDS * SHARD_CAP);
+        if (all) munmap(all, sizeof(struct obj) * 2 * SHARDS * SHARD_CAP);
         if (stacks) munmap(stacks, sizeof(struct stack_entry) * STACK_CAP);
         return NULL;
     }
-    for (unsigned i = 0; i < SHARDS; i++)
-        m->shards[i].slot = all + (size_t)i * SHARD_CAP;
+    for (unsigned i = 0; i < SHARDS; i++) {
+        m->shards[i].small = (struct table){.home_shift = HOME_SHIFT, .slot = all + (size_t)i * SHARD_CAP};
+        m->shards[i].big = (struct table){.home_shift = BIG_HOME_SHIFT, .slot = all + (size_t)(SHARDS + i) * SHARD_CAP};
+    }
     m->stacks = stacks;
     m->stack_hash = stack_hash;
     m->stack_id = stack_id;
@@ -259,11 +271,64 @@ static uintptr_t nearest_start(struct vigil_heapmap *m, uintptr_t addr, uintptr_
     }
 }
 
-static inline struct shard *shard_of(struct vigil_heapmap *m, uintptr_t ptr, size_t *home)
+static inline uint64_t region_hash(uintptr_t ptr)
 {
-    uint64_t h = hash64(ptr >> REGION_SHIFT);
-    *home = (size_t)((ptr >> HOME_SHIFT) + (h >> SHARD_BITS)) & (SHARD_CAP - 1);
+    return hash64(ptr >> REGION_SHIFT);
+}
+
+static inline struct shard *shard_of(struct vigil_heapmap *m, uint64_t h)
+{
     return &m->shards[h & (SHARDS - 1)];
+}
+
+/* ptr's home slot in t (a table of its shard); h: region_hash(ptr) */
+static inline size_t home_of(const struct table *t, uintptr_t ptr, uint64_t h)
+{
+    return (size_t)((ptr >> t->home_shift) + (h >> SHARD_BITS)) & (SHARD_CAP - 1);
+}
+
+/* The entry of the object at ptr in t, or NULL (under its shard's lock); h: region_hash(ptr). */
+static struct obj *table_find(struct table *t, uintptr_t ptr, uint64_t h)
+{
+    for (size_t i = home_of(t, ptr, h);; i = (i + 1) & (SHARD_CAP - 1)) {
+        struct obj *o = &t->slot[i];
+        if (o->ptr == ptr)
+            return o;
+        if (o->ptr == 0)
+            return NULL;
+    }
+}
+
+/* The entry of the object at ptr in either table of s (*t: which), or NULL. */
+static struct obj *shard_find(struct shard *s, uintptr_t ptr, uint64_t h, struct table **t)
+{
+    struct obj *o = table_find(&s->small, ptr, h);
+    *t = &s->small;
+    if (!o) {
+        o = table_find(&s->big, ptr, h);
+        *t = &s->big;
+    }
+    return o;
+}
+
+/* Remove entry o of t: backward-shift deletion moves up the entries that the hole would hide. */
+static void table_delete(struct table *t, struct obj *o)
+{
+    size_t hole = (size_t)(o - t->slot);
+    for (size_t j = (hole + 1) & (SHARD_CAP - 1);; j = (j + 1) & (SHARD_CAP - 1)) {
+        struct obj *e = &t->slot[j];
+        if (e->ptr == 0)
+            break;
+        size_t home = home_of(t, e->ptr, region_hash(e->ptr));
+        /* e may move to the hole when its home is not in (hole, j] (cyclically) */
+        int between = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (!between) {
+            t->slot[hole] = *e;
+            hole = j;
+        }
+    }
+    t->slot[hole] = (struct obj){0};
+    t->n--;
 }
 
 static void widen_span(struct vigil_heapmap *m, uintptr_t lo, uintptr_t hi)
@@ -288,19 +353,23 @@ int vigil_heapmap_add(struct vigil_heapmap *m, uintptr_t ptr, size_t size, const
         return 0;
     widen_span(m, ptr, ptr + size + 64);   /* and what an access just past the end reaches */
     uint32_t stack = stack_intern(m, pcs, depth);
-    size_t i;
-    struct shard *s = shard_of(m, ptr, &i);
+    uint64_t h = region_hash(ptr);
+    struct shard *s = shard_of(m, h);
+    struct table *t = size >= BIG_MIN ? &s->big : &s->small, *other = t == &s->big ? &s->small : &s->big;
     spin_lock(&s->lock);
-    if (s->n + 1 >= SHARD_CAP * 3 / 4) {
+    struct obj *was = table_find(other, ptr, h);   /* replaced by an object of the other table's sizes */
+    if (was)
+        table_delete(other, was);
+    if (t->n + 1 >= SHARD_CAP * 3 / 4) {
         spin_unlock(&s->lock);
         __atomic_fetch_add(&m->lost, 1, __ATOMIC_RELAXED);
         return -1;
     }
-    for (;; i = (i + 1) & (SHARD_CAP - 1)) {
-        struct obj *o = &s->slot[i];
+    for (size_t i = home_of(t, ptr, h);; i = (i + 1) & (SHARD_CAP - 1)) {
+        struct obj *o = &t->slot[i];
         if (o->ptr == ptr || o->ptr == 0) {
             if (o->ptr == 0)
-                s->n++;
+                t->n++;
             *o = (struct obj){.ptr = ptr, .size = size < UINT32_MAX ? (uint32_t)size : UINT32_MAX, .stack = stack};
             break;
         }
@@ -330,37 +399,18 @@ int vigil_heapmap_add(struct vigil_heapmap *m, uintptr_t ptr, size_t size, const
 
 size_t vigil_heapmap_remove(struct vigil_heapmap *m, uintptr_t ptr, struct vigil_heap_object *out)
 {
-    size_t i, size = 0;
+    size_t size = 0;
     uint32_t stack = 0;
-    struct shard *s = shard_of(m, ptr, &i);
+    uint64_t h = region_hash(ptr);
+    struct shard *s = shard_of(m, h);
+    struct table *t;
     spin_lock(&s->lock);
-    for (;; i = (i + 1) & (SHARD_CAP - 1)) {
-        struct obj *o = &s->slot[i];
-        if (o->ptr == 0)
-            break;
-        if (o->ptr != ptr)
-            continue;
+    struct obj *o = shard_find(s, ptr, h, &t);
+    if (o) {
         size = o->size;
         stack = o->stack;   /* with its tag bit */
-        /* backward-shift deletion: move up the entries that the hole would hide */
-        size_t hole = i;
-        for (size_t j = (i + 1) & (SHARD_CAP - 1);; j = (j + 1) & (SHARD_CAP - 1)) {
-            struct obj *e = &s->slot[j];
-            if (e->ptr == 0)
-                break;
-            size_t home;
-            shard_of(m, e->ptr, &home);
-            /* e may move to the hole when its home is not in (hole, j] (cyclically) */
-            int between = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-            if (!between) {
-                s->slot[hole] = *e;
-                hole = j;
-            }
-        }
-        s->slot[hole] = (struct obj){0};
-        s->n--;
+        table_delete(t, o);
         set_start(m, ptr, 0);
-        break;
     }
     spin_unlock(&s->lock);
     if (size > SCAN_LIMIT) {
@@ -381,19 +431,15 @@ size_t vigil_heapmap_remove(struct vigil_heapmap *m, uintptr_t ptr, struct vigil
 
 int vigil_heapmap_tag(struct vigil_heapmap *m, uintptr_t ptr, unsigned tagged, struct vigil_heap_object *out)
 {
-    size_t i;
-    struct shard *s = shard_of(m, ptr, &i);
+    uint64_t h = region_hash(ptr);
+    struct shard *s = shard_of(m, h);
+    struct table *t;
     struct obj was = {0};
     spin_lock(&s->lock);
-    for (;; i = (i + 1) & (SHARD_CAP - 1)) {
-        struct obj *o = &s->slot[i];
-        if (o->ptr == 0)
-            break;
-        if (o->ptr == ptr) {
-            was = *o;
-            o->stack = tagged ? o->stack | TAG_BIT : o->stack & ~TAG_BIT;
-            break;
-        }
+    struct obj *o = shard_find(s, ptr, h, &t);
+    if (o) {
+        was = *o;
+        o->stack = tagged ? o->stack | TAG_BIT : o->stack & ~TAG_BIT;
     }
     spin_unlock(&s->lock);
     if (!was.ptr)
@@ -418,22 +464,15 @@ int vigil_heapmap_tag(struct vigil_heapmap *m, uintptr_t ptr, unsigned tagged, s
 
 static int lookup(struct vigil_heapmap *m, uintptr_t ptr, struct obj *out)
 {
-    size_t i;
-    struct shard *s = shard_of(m, ptr, &i);
-    int found = 0;
+    uint64_t h = region_hash(ptr);
+    struct shard *s = shard_of(m, h);
+    struct table *t;
     spin_lock(&s->lock);
-    for (;; i = (i + 1) & (SHARD_CAP - 1)) {
-        struct obj *o = &s->slot[i];
-        if (o->ptr == 0)
-            break;
-        if (o->ptr == ptr) {
-            *out = *o;
-            found = 1;
-            break;
-        }
-    }
+    struct obj *o = shard_find(s, ptr, h, &t);
+    if (o)
+        *out = *o;
     spin_unlock(&s->lock);
-    return found;
+    return o != NULL;
 }
 
 static int large_find(struct vigil_heapmap *m, uintptr_t addr, int exact, struct vigil_heap_object *out)

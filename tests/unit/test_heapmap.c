@@ -111,6 +111,50 @@ int main(void)
     }
     CHECK(all, "1000 of 2000 objects removed, the others found");
 
+    /* objects of 256 bytes and more have a table of their own (a home per 256): mixed with small
+     * ones in one region, replaced by an object of the other size at the same start, removed
+     * with others of their table around them */
+    uintptr_t mixed = base + 131072;
+    for (int i = 0; i < 40; i++) {   /* 2048, 4104, ... bytes, each followed by a 32-byte one */
+        uintptr_t at = mixed + 8192 * (uintptr_t)i;
+        vigil_heapmap_add(m, at, i % 2 ? 4104 : 2048, pcs, 2);
+        vigil_heapmap_add(m, at + 4176, 32, NULL, 0);
+    }
+    int mixed_ok = vigil_heapmap_get(m, mixed, &o) == 0 && o.stack != 0;
+    uint32_t two_frames = o.stack;
+    for (int i = 0; i < 40; i++) {
+        uintptr_t at = mixed + 8192 * (uintptr_t)i;
+        size_t size = i % 2 ? 4104 : 2048;
+        mixed_ok &= vigil_heapmap_find(m, at + size - 1, &o) == 0 && o.start == at && o.size == size && o.stack == two_frames;
+        mixed_ok &= vigil_heapmap_find(m, at + 4176 + 31, &o) == 0 && o.start == at + 4176 && o.size == 32;
+        mixed_ok &= vigil_heapmap_find(m, at + size, &o) == -1;
+    }
+    CHECK(mixed_ok, "40 objects of 2048 and 4104 bytes and 40 of 32 in one region, each found by its last byte");
+    CHECK(vigil_heapmap_add(m, mixed, 100, NULL, 0) == 0 && vigil_heapmap_get(m, mixed, &o) == 0 && o.size == 100 &&
+              vigil_heapmap_find(m, mixed + 200, &o) == -1, "a 2048-byte object replaced by a 100-byte one");
+    CHECK(vigil_heapmap_add(m, mixed + 208, 256, NULL, 0) == 0 && vigil_heapmap_find(m, mixed + 208 + 255, &o) == 0 &&
+              o.start == mixed + 208 && vigil_heapmap_find(m, mixed + 99, &o) == 0 && o.start == mixed &&
+              vigil_heapmap_remove(m, mixed + 208, NULL) == 256, "a 256-byte object 208 bytes after it, the 100-byte one found");
+    CHECK(vigil_heapmap_add(m, mixed, 3000, NULL, 0) == 0 && vigil_heapmap_get(m, mixed, &o) == 0 && o.size == 3000 &&
+              vigil_heapmap_remove(m, mixed, NULL) == 3000 && vigil_heapmap_get(m, mixed, &o) == -1,
+          "and by a 3000-byte one again, removed once");
+    CHECK(vigil_heapmap_tag(m, mixed + 8192, 1, &was) == 0 && was.size == 4104 && vigil_heapmap_find(m, mixed + 8192 + 4000, &o) == 0 &&
+              o.tagged, "a 4104-byte object tagged");
+    for (int i = 1; i < 40; i += 2)
+        vigil_heapmap_remove(m, mixed + 8192 * (uintptr_t)i, NULL);
+    mixed_ok = 1;
+    for (int i = 1; i < 40; i++) {
+        uintptr_t at = mixed + 8192 * (uintptr_t)i;
+        int found = vigil_heapmap_find(m, at + 2000, &o) == 0;
+        mixed_ok &= i % 2 ? !found : found && o.start == at;
+        mixed_ok &= vigil_heapmap_get(m, at + 4176, &o) == 0;
+    }
+    CHECK(mixed_ok, "every other large one removed: the rest, and the small ones, found");
+    for (int i = 0; i < 40; i++) {
+        vigil_heapmap_remove(m, mixed + 8192 * (uintptr_t)i, NULL);
+        vigil_heapmap_remove(m, mixed + 8192 * (uintptr_t)i + 4176, NULL);
+    }
+
     /* an address in a MiB that never held an object */
     int stack_var;
     CHECK(vigil_heapmap_find(m, (uintptr_t)&stack_var, &o) == -1 &&

@@ -19,6 +19,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include <vigil/memcheck.h>
 
@@ -62,15 +65,13 @@ uint32_t __vigil_memcheck_on;
 
 struct mc_counts mc_counts;              /* every thread's checks (relaxed atomics) */
 
-/* The fast path of a check of 1 to 8 bytes (__vigil_memcheck_access): the access and its base
- * are in the block of the thread's entry for the base (block[((base >> 6) ^ (base >> 12)) %
- * LAST_BLOCKS]: line and page mixed, so page-aligned blocks spread) and, for a load whose value
- * is used, none of its used bytes equals the fill's byte at its address. hits counts the checks
- * passed so. check() fills the entry when it finds the base in a live block; a free by the
- * thread clears the block's entries. A block that another thread frees stays until a check of
- * this thread misses its entry: the checks it passes meanwhile may miss an error, never report
- * a false one. Written by its own thread only. */
-#define LAST_BLOCKS 16
+/* The fast path of a check (__vigil_memcheck_access, which says when it passes): the thread's
+ * recent blocks, by base. hits counts the checks passed so. check() fills the entry when it
+ * finds the base in a live block; a free by the thread clears the block's entries. A block
+ * that another thread frees stays until a check of this thread misses its entry: the checks it
+ * passes meanwhile may miss an error, never report a false one. Written by its own thread
+ * only. */
+#define LAST_BLOCKS 64
 struct mc_last {
     uint64_t hits;
     struct {
@@ -79,6 +80,8 @@ struct mc_last {
 };
 static __thread struct mc_last mc_last;
 static uint64_t fill_word;               /* by init: byte i is pattern[i] (the fill at a is byte a % 8) */
+static uint32_t uninit_mask;             /* by init: VIGIL_MC_UNINIT when fill is on, else 0 */
+static uint32_t once_mask;               /* by init: VIGIL_MC_ONCE when check_once and fill are on, else 0 */
 
 struct mc_config mc_cfg;                 /* from opts, by init */
 struct vigil_heapmap *mc_heap;           /* made by init */
@@ -338,17 +341,34 @@ static void on_alloc(void *ptr, size_t size, const struct vigil_stack *where)
     t->busy = 0;
 }
 
+/* The fast path's entries of the block at start, which the thread frees: an entry is indexed
+ * by a base in the block (__vigil_memcheck_access), so a block of size bytes (0: unknown) has
+ * its entries at the indexes of the 64-byte lines it spans; only a larger block (or one of
+ * unknown size) needs a look at every entry. */
+static void forget_block(uintptr_t start, size_t size)
+{
+    struct mc_last *l = &mc_last;
+    if (size && size <= 64 * LAST_BLOCKS) {
+        for (uintptr_t line = start >> 6; line <= (start + size - 1) >> 6; line++) {
+            unsigned i = (line ^ (line >> 6)) % LAST_BLOCKS;
+            if (l->block[i].start == start)
+                l->block[i].len = 0;
+        }
+        return;
+    }
+    for (int i = 0; i < LAST_BLOCKS; i++)
+        if (l->block[i].start == start)
+            l->block[i].len = 0;
+}
+
 static void on_free(void *ptr)
 {
     struct mc_thread *t = &mc_self;
     if (!ptr || t->busy)
         return;
     t->busy = 1;
-    for (int i = 0; i < LAST_BLOCKS; i++)
-        if (mc_last.block[i].start == (uintptr_t)ptr)
-            mc_last.block[i].len = 0;
     uintptr_t p = (uintptr_t)ptr;
-    struct vigil_heap_object o;
+    struct vigil_heap_object o = {0};
     size_t size = 0;
     int in_realloc = vigil_alloc_is_realloc();
     if (q_on && !in_realloc) {
@@ -370,6 +390,7 @@ static void on_free(void *ptr)
             size = 0;
         }
     }
+    forget_block(p, size ? size : o.size);
     __atomic_fetch_add(epoch_of(p), 1, __ATOMIC_RELEASE);
     if (in_realloc)
         t->realloc_old_size = size;
@@ -569,31 +590,28 @@ static __attribute__((noinline)) void check(const struct vigil_mc_table *tab, ui
     t->busy = 0;
 }
 
-/* The used bytes of a load of info's size (0 past its size): byte i is 0xff when used. By
- * init, per value of info's byte mask and size (index: mask | (size - 1) << 8; a mask of 0
- * means every byte of the size). */
-static uint64_t used_mask[8 * 256];
-
-/* Whether none of the used bytes of the size-byte load at a equals the fill's byte there (the
- * classic zero-byte test on the value xor the fill, with each unused byte set to 1). */
-static inline int fill_unlike(uintptr_t a, size_t size, uint32_t info)
+/* Bit i set when byte i of x and y are equal. */
+static inline unsigned equal_bytes(uint64_t x, uint64_t y)
 {
-    uint64_t value;
-    switch (size) {
-    case 1: { uint8_t v; __builtin_memcpy(&v, (const void *)a, 1); value = v; break; }
-    case 2: { uint16_t v; __builtin_memcpy(&v, (const void *)a, 2); value = v; break; }
-    case 4: { uint32_t v; __builtin_memcpy(&v, (const void *)a, 4); value = v; break; }
-    case 8: __builtin_memcpy(&value, (const void *)a, 8); break;
-    default: return 0;
-    }
-    uint64_t mask = used_mask[((info >> VIGIL_MC_BYTES_SHIFT) & 0xff) | (size - 1) << 8];
-    unsigned shift = (a & 7) * 8;
-    uint64_t expected = shift ? fill_word >> shift | fill_word << (64 - shift) : fill_word;
-    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    uint64_t x = ((value ^ expected) & mask) | (~mask & ones);
-    return ((x - ones) & ~x & highs) == 0;
+#ifdef __SSE2__
+    __m128i eq = _mm_cmpeq_epi8(_mm_cvtsi64_si128((long long)x), _mm_cvtsi64_si128((long long)y));
+    return (unsigned)_mm_movemask_epi8(eq) & 0xffu;
+#else
+    unsigned bits = 0;
+    for (int i = 0; i < 8; i++)
+        bits |= (unsigned)((uint8_t)(x >> 8 * i) == (uint8_t)(y >> 8 * i)) << i;
+    return bits;
+#endif
 }
 
+/* The fast path of a check (vigil/memcheck.h): the access and its base are in the block of
+ * the thread's entry for the base (block[((base >> 6) ^ (base >> 12)) % LAST_BLOCKS]: line and
+ * page mixed, so page-aligned blocks spread) and, for a load whose value is used, either its
+ * check-once flag is set or none of its used bytes equals the fill's byte at its address: the
+ * aligned 8-byte word that holds the load (an aligned word lies in one page) compared bytewise
+ * with fill_word, whose byte i is the fill at every address i mod 8. A load across two words,
+ * or of more than 8 bytes, goes to check(). A check-once load that passes is done, as in
+ * check(). */
 void __vigil_memcheck_access(const struct vigil_mc_table *t, uint32_t k, const void *addr, const void *base)
 {
     if (__builtin_expect(k >= t->n, 0))
@@ -601,17 +619,30 @@ void __vigil_memcheck_access(const struct vigil_mc_table *t, uint32_t k, const v
     uint32_t info = t->checks[k].info;
     size_t size = info & VIGIL_MC_SIZE_MAX;
     uintptr_t a = (uintptr_t)addr, b = base ? (uintptr_t)base : a;
-    if (size <= 8) {
-        struct mc_last *l = &mc_last;
-        unsigned i = ((b >> 6) ^ (b >> 12)) % LAST_BLOCKS;
-        uintptr_t start = l->block[i].start, len = l->block[i].len;
-        if (b - start < len && a - start < len && a - start + size <= len &&
-            (!(info & VIGIL_MC_UNINIT) || fill_unlike(a, size, info))) {
-            l->hits++;
-            return;
+    struct mc_last *l = &mc_last;
+    unsigned i = ((b >> 6) ^ (b >> 12)) % LAST_BLOCKS;
+    uintptr_t start = l->block[i].start, len = l->block[i].len;
+    if (b - start < len && a - start < len && a - start + size <= len) {
+        if (!(info & uninit_mask))
+            goto pass;
+        if ((info & once_mask) && __atomic_load_n(&t->once[k], __ATOMIC_RELAXED))
+            goto pass;
+        unsigned off = (unsigned)(a & 7);
+        if (off + size <= 8) {
+            uint64_t value;
+            __builtin_memcpy(&value, (const void *)(a - off), 8);
+            unsigned used = (info >> VIGIL_MC_BYTES_SHIFT ?: 0xffu) & ((1u << size) - 1);
+            if (!(equal_bytes(value, fill_word) >> off & used)) {
+                if (info & once_mask)
+                    __atomic_store_n(&t->once[k], 1, __ATOMIC_RELAXED);
+                goto pass;
+            }
         }
     }
     check(t, k, a, b, size, (uintptr_t)__builtin_return_address(0));
+    return;
+pass:
+    l->hits++;
 }
 
 void __vigil_memcheck_range(const struct vigil_mc_table *t, uint32_t k, const void *addr, const void *base,
@@ -674,15 +705,16 @@ static int memcheck_init(void)
         vigil_tool_message(&mc_tool, "memcheck.exclude_kinds=%s: %s", opts.exclude_kinds, err);
         return -1;
     }
-    if (excl_kinds & MC_MEM_SHARED)
+    if (excl_kinds & MC_MEM_SHARED) {
         read_maps();
+        /* the first address in no mapping read now is looked up again at once: a mapping
+         * the program makes right after start-up would otherwise wait out MAPS_REREAD_NS */
+        __atomic_store_n(&maps_read_ns, 0, __ATOMIC_RELAXED);
+    }
     for (int i = 0; i < 8; i++)
         fill_word |= (uint64_t)pattern[i] << (8 * i);
-    for (unsigned size = 1; size <= 8; size++)
-        for (unsigned used = 0; used < 256; used++)
-            for (unsigned i = 0; i < size; i++)
-                if (!used || (used >> i & 1))
-                    used_mask[used | (size - 1) << 8] |= 0xffull << (8 * i);
+    uninit_mask = mc_cfg.fill ? VIGIL_MC_UNINIT : 0;
+    once_mask = mc_cfg.check_once && mc_cfg.fill ? VIGIL_MC_ONCE : 0;
     vigil_want_alloc_stack(mc_cfg.depth);
     mc_heap = vigil_heapmap_new(mc_cfg.depth);
     if (mc_cfg.freed) {
