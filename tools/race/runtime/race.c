@@ -326,7 +326,8 @@ static void thread_init(struct race_thread *th)
     }
     uint64_t start = slot < RACE_SLOTS ? __atomic_load_n(&slot_last_epoch[slot], __ATOMIC_ACQUIRE) + 1 : 0;
     race_clock_init(&th->clk, slot, start);
-    if (slot < RACE_SLOTS && filters)   /* the window numbers start again: the last occupant's entries must go */
+    if (slot < RACE_SLOTS && filters && start > 1)   /* the slot had an occupant: its entries must go (the
+                                                      * window numbers start again); untouched rows stay unmapped */
         memset(&filters[(size_t)slot << FILTER_BITS], 0, sizeof *filters << FILTER_BITS);
     th->state = T_LIVE;
     th->clock_changed = 1;
@@ -600,8 +601,11 @@ static void forked_child(struct race_thread *th)
     memset(pending, 0, sizeof pending);
     memset(exits, 0, sizeof exits);
     for (unsigned s = 0; s < RACE_SLOTS; s++)
-        if (s != th->clk.slot)
+        if (s != th->clk.slot) {
+            if (filters && s < hw() && slot_used[s])   /* the parent's thread's filter: a new thread here starts the numbers again */
+                memset(&filters[(size_t)s << FILTER_BITS], 0, sizeof *filters << FILTER_BITS);
             slot_used[s] = 0;
+        }
     live_slots = th->clk.slot < RACE_SLOTS;
     th->pthread = (uint64_t)pthread_self();
 }
