@@ -36,6 +36,7 @@
  *
  * Single-threaded programs: until the first pthread_create every hook returns at once. */
 #include "raceint.h"
+#include "filter.h"
 
 #include <vigil/race.h>
 
@@ -162,6 +163,7 @@ struct race_thread {
     race_lockset win_any, win_write;       /* since the window began */
     uint64_t win_epoch;                    /* own epoch when it began */
     uint32_t win_gen;                      /* race_reset_gen when it began */
+    struct race_filter_window fwin;        /* the filter's number for the window (filter.h) */
     unsigned nheld;
     struct held held[MAX_HELD];
     uintptr_t stack_lo, stack_hi;
@@ -202,25 +204,18 @@ static struct exit_rec {
     uint64_t vc[RACE_SLOTS];
 } exits[EXITS];
 
-/* A filter per clock slot, direct-mapped by granule: the thread's last cell step on each
- * granule it met lately, while the step's window holds (the same own epoch, the same locks,
+/* A filter per clock slot, direct-mapped by granule (filter.h): the thread's last cell step on
+ * each granule it met lately, while the step's window holds (the same own epoch, the same locks,
  * no reset anywhere since the window began: race_reset_gen). Checking it reads nothing of the
- * shared table (the cell's key and generation were two cache misses per skipped access). A later access of the thread to that
- * granule that the step covers (its bytes, a read after a write, an atomic access after a
- * plain one) would find no race the recorded access does not: any access of another thread
- * that races with it also races with the record, and was checked against it or will be. So it
- * is skipped, cell lock and all. What is lost: the later access's own site and count (the
- * report names the earlier one), and its record when the history or the table dropped the
- * earlier one meanwhile (another location took the cell over). An acquisition leaves the epoch alone: the records from before it are
- * the more concurrent ones. */
+ * shared table. A later access of the thread to that granule that the step covers is skipped,
+ * cell lock and all: any access of another thread that races with it also races with the
+ * record, and was checked against it or will be. What is lost: the later access's own site and
+ * count (the report names the earlier one), and its record when the history or the table
+ * dropped the earlier one meanwhile (another location took the cell over). An acquisition
+ * leaves the epoch alone: the records from before it are the more concurrent ones. */
 #define FILTER_BITS 11
-struct filter_entry {
-    uint64_t g, epoch;
-    race_lockset held;
-    uint32_t gen;                          /* race_reset_gen when its window began */
-    uint8_t mask, write, atomic, used;
-};
-static struct filter_entry *filters;       /* [slot << FILTER_BITS | (g & mask)], mapped by init */
+static struct race_filter_entry *filters;  /* [slot << FILTER_BITS | (g & mask)], mapped by init; a slot's
+                                            * rows by its thread (cleared when a thread takes the slot) */
 
 /* Snapshots of threads' clocks, a ring per slot: a record names the snapshot of its thread's
  * clock when it was made (struct race_rec.snap), so that an access checked later than it
@@ -256,6 +251,7 @@ static inline void window_restart(struct race_thread *th)
     th->win_any = th->held_any;
     th->win_write = th->held_write;
     th->win_gen = __atomic_load_n(&race_reset_gen, __ATOMIC_RELAXED);
+    race_filter_window_begin(&th->fwin, th->win_epoch, th->win_any, th->win_write, th->win_gen);
     th->last_g = UINT64_MAX;
 }
 
@@ -330,6 +326,9 @@ static void thread_init(struct race_thread *th)
     }
     uint64_t start = slot < RACE_SLOTS ? __atomic_load_n(&slot_last_epoch[slot], __ATOMIC_ACQUIRE) + 1 : 0;
     race_clock_init(&th->clk, slot, start);
+    if (slot < RACE_SLOTS && filters && start > 1)   /* the slot had an occupant: its entries must go (the
+                                                      * window numbers start again); untouched rows stay unmapped */
+        memset(&filters[(size_t)slot << FILTER_BITS], 0, sizeof *filters << FILTER_BITS);
     th->state = T_LIVE;
     th->clock_changed = 1;
     window_restart(th);
@@ -602,8 +601,11 @@ static void forked_child(struct race_thread *th)
     memset(pending, 0, sizeof pending);
     memset(exits, 0, sizeof exits);
     for (unsigned s = 0; s < RACE_SLOTS; s++)
-        if (s != th->clk.slot)
+        if (s != th->clk.slot) {
+            if (filters && s < hw() && slot_used[s])   /* the parent's thread's filter: a new thread here starts the numbers again */
+                memset(&filters[(size_t)s << FILTER_BITS], 0, sizeof *filters << FILTER_BITS);
             slot_used[s] = 0;
+        }
     live_slots = th->clk.slot < RACE_SLOTS;
     th->pthread = (uint64_t)pthread_self();
 }
@@ -725,6 +727,78 @@ static int before_record(const struct race_rec *r, const struct race_access *a, 
     return a->epoch <= known;
 }
 
+/* What the granules of one batch share (on_accesses -> check_granule). */
+struct batch {
+    struct race_thread *th;
+    const struct race_clock *clock;
+    uint32_t snap, win;
+    int held_same;                         /* the window's two locksets are equal */
+    uint64_t checked;
+};
+
+/* The cell step of one granule of an access the filter did not skip (fe: its filter entry, NULL
+ * for a thread without a slot). */
+static inline void check_granule(struct batch *b, uint64_t g, uint32_t site, uint8_t mask, uint8_t write,
+                                 uint8_t atomic, int own_stack, struct race_filter_entry *fe)
+{
+    struct race_thread *th = b->th;
+    struct race_access a = {.tid = th->tid, .slot = th->clk.slot, .epoch = th->win_epoch, .snap = b->snap,
+                            .held = write ? th->win_write : th->win_any, .site = site, .mask = mask,
+                            .write = write, .atomic = atomic};
+    if (!fe) {   /* no slot: the last step only */
+        if (g == th->last_g && site == th->last_site && mask == th->last_mask && write == th->last_write &&
+            a.epoch == th->last_epoch && a.held == th->last_held && atomic == th->last_atomic)
+            return;   /* the same step again: it would find nothing new */
+        th->last_g = g, th->last_site = site, th->last_mask = mask, th->last_write = write;
+        th->last_atomic = atomic;
+        th->last_epoch = a.epoch, th->last_held = a.held;
+    }
+    /* The thread's own stack: only the cells another thread made (a local shared by address);
+     * its private locals, the bulk of accesses, get none. */
+    uint32_t index;
+    struct race_cell *cell = race_shadow_lock(g, !own_stack, &index);
+    if (!cell) {
+        if (own_stack)
+            RACE_TALLY(stack_skipped, 1);
+        return;
+    }
+    struct race_rec prev;
+    if ((int32_t)(cell->gen - th->win_gen) > 0) {
+        race_spin_unlock(&cell->lock);   /* reset since the window began: maybe the block's past */
+        RACE_TALLY(stale_skipped, 1);
+        return;
+    }
+    const unsigned gs = race_cfg.granule_shift, gsize = 1u << gs;
+    uintptr_t base = (uintptr_t)g << gs;
+    int was_virgin = cell->state == RACE_VIRGIN;
+    int same = fe && race_filter_same(fe, g, b->win, write, b->held_same);
+    int race = race_cell_step(cell, race_cfg.history, &a, b->clock, before_record, NULL, &prev);
+    if (was_virgin)
+        race_shadow_note_used(index, g);
+    race_spin_unlock(&cell->lock);
+    if (was_virgin && !own_stack)
+        note_foreign_stack(th, base);
+    b->checked++;
+    if (fe)
+        race_filter_note(fe, g, b->win, mask, write, atomic, same);
+    if (race) {
+        unsigned unit = gsize / 8, first = (unsigned)__builtin_ctz((unsigned)(prev.mask & a.mask));
+        struct race_side s1 = {.site = prev.site, .tid = prev.tid, .write = prev.write, .slot = prev.slot,
+                               .held = prev.held, .atomic = prev.atomic};
+        struct race_side s2 = {.site = a.site, .tid = a.tid, .write = write, .slot = (uint8_t)a.slot,
+                               .held = a.held, .atomic = atomic};
+        uintptr_t where = base + (uintptr_t)first * unit;
+        if (race_benign(where)) {
+            RACE_COUNT(benign, 1);
+            race_spin_lock(&cell->lock);
+            cell->benign = 1;
+            race_spin_unlock(&cell->lock);
+        } else {
+            race_report(where, &s1, &s2);
+        }
+    }
+}
+
 static void on_accesses(const struct vigil_access *acc, uint32_t n)
 {
     if (!__atomic_load_n(&race_multi, __ATOMIC_RELAXED))
@@ -733,18 +807,18 @@ static void on_accesses(const struct vigil_access *acc, uint32_t n)
     if (th->state != T_LIVE)
         return;
     const struct race_clock *clock = race_cfg.hb && th->clk.slot < RACE_SLOTS ? &th->clk : NULL;
-    const unsigned gs = race_cfg.granule_shift, gsize = 1u << gs, history = race_cfg.history;
-    const uint32_t snap = clock ? snapshot(th) : 0;
-    struct filter_entry *filter = th->clk.slot < RACE_SLOTS ? &filters[(size_t)th->clk.slot << FILTER_BITS] : NULL;
-    uint64_t checked = 0, filtered = 0;
+    struct batch b = {.th = th, .clock = clock, .snap = clock ? snapshot(th) : 0, .win = th->fwin.id,
+                      .held_same = th->win_write == th->win_any};
+    const unsigned gs = race_cfg.granule_shift, gsize = 1u << gs;
+    struct race_filter_entry *filter =
+        th->clk.slot < RACE_SLOTS ? &filters[(size_t)th->clk.slot << FILTER_BITS] : NULL;
+    uint64_t filtered = 0;
     uint32_t atomics = 0;
-    /* The window's fields, in locals: nothing in the loop changes them, and the cell locks'
-     * atomics would make the compiler load them again at every access. */
-    const uint32_t tid = th->tid, slot = th->clk.slot, win_gen = th->win_gen;
-    const uint64_t win_epoch = th->win_epoch;
-    const race_lockset win_write = th->win_write, win_any = th->win_any;
+    /* The window's fields, in locals: nothing in the loop changes them. */
+    const uint32_t win = b.win;
+    const int held_same = b.held_same;
     const uintptr_t stack_lo = th->stack_lo, stack_span = th->stack_hi - th->stack_lo;
-    const uint8_t *stack_shared = slot < RACE_SLOTS ? &slot_stack_shared[slot] : NULL;
+    const uint8_t *stack_shared = th->clk.slot < RACE_SLOTS ? &slot_stack_shared[th->clk.slot] : NULL;
     for (uint32_t k = 0; k < n; k++) {
         uintptr_t addr = (uintptr_t)acc[k].addr;
         uint32_t size = VIGIL_ACCESS_SIZE(&acc[k]);
@@ -759,84 +833,29 @@ static void on_accesses(const struct vigil_access *acc, uint32_t n)
             RACE_TALLY(stack_skipped, 1);   /* no other thread made a cell in this stack */
             continue;
         }
-        struct race_access a = {.tid = tid, .slot = slot, .epoch = win_epoch, .snap = snap,
-                                .held = write ? win_write : win_any, .site = acc[k].site, .write = write,
-                                .atomic = atomic};
-        uint64_t g0 = addr >> gs, g1 = (addr + size - 1) >> gs;
-        if (g1 - g0 >= MAX_GRANULES)
-            g1 = g0 + MAX_GRANULES - 1;
-        for (uint64_t g = g0; g <= g1; g++) {
-            uintptr_t base = (uintptr_t)g << gs;
-            unsigned off = g == g0 ? (unsigned)(addr - base) : 0;
-            uintptr_t end = addr + size < base + gsize ? addr + size : base + gsize;
-            a.mask = race_mask(off, (unsigned)(end - base - off), gsize);
-            struct filter_entry *fe = NULL;
-            int same_window = 0;
-            if (filter) {
+        /* the granules g to last, from byte off of the first (race_mask clips each at its end) */
+        uint64_t g = addr >> gs, last = (addr + size - 1) >> gs;
+        if (last - g >= MAX_GRANULES)
+            last = g + MAX_GRANULES - 1;
+        unsigned off = (unsigned)addr & (gsize - 1), left = size;
+        for (;;) {
+            uint8_t mask = race_mask(off, left, gsize);
+            struct race_filter_entry *fe = NULL;
+            if (filter)
                 fe = &filter[g & ((1u << FILTER_BITS) - 1)];
-                same_window = fe->used && fe->g == g && fe->epoch == a.epoch && fe->held == a.held && fe->gen == win_gen;
-                if (same_window && (a.mask & ~fe->mask) == 0 && write <= fe->write && atomic >= fe->atomic) {
-                    filtered++;
-                    continue;
-                }
-            } else {   /* no slot: the last step only */
-                if (g == th->last_g && a.site == th->last_site && a.mask == th->last_mask && write == th->last_write &&
-                    a.epoch == th->last_epoch && a.held == th->last_held && atomic == th->last_atomic)
-                    continue;   /* the same step again: it would find nothing new */
-                th->last_g = g, th->last_site = a.site, th->last_mask = a.mask, th->last_write = write;
-                th->last_atomic = atomic;
-                th->last_epoch = a.epoch, th->last_held = a.held;
-            }
-            /* The thread's own stack: only the cells another thread made (a local shared by
-             * address); its private locals, the bulk of accesses, get none. */
-            uint32_t index;
-            struct race_cell *cell = race_shadow_lock(g, !own_stack, &index);
-            if (!cell) {
-                if (own_stack)
-                    RACE_TALLY(stack_skipped, 1);
-                continue;
-            }
-            struct race_rec prev;
-            if ((int32_t)(cell->gen - win_gen) > 0) {
-                race_spin_unlock(&cell->lock);   /* reset since the window began: maybe the block's past */
-                RACE_TALLY(stale_skipped, 1);
-                continue;
-            }
-            int was_virgin = cell->state == RACE_VIRGIN;
-            int race = race_cell_step(cell, history, &a, clock, before_record, NULL, &prev);
-            if (was_virgin)
-                race_shadow_note_used(index, g);
-            race_spin_unlock(&cell->lock);
-            if (was_virgin && !own_stack)
-                note_foreign_stack(th, base);
-            checked++;
-            if (fe) {
-                if (same_window && fe->write == write && fe->atomic == atomic)
-                    fe->mask |= a.mask;   /* the records of both steps are in the cell */
-                else
-                    *fe = (struct filter_entry){.g = g, .epoch = a.epoch, .held = a.held, .gen = win_gen,
-                                                .mask = a.mask, .write = write, .atomic = atomic, .used = 1};
-            }
-            if (race) {
-                unsigned unit = gsize / 8, first = (unsigned)__builtin_ctz((unsigned)(prev.mask & a.mask));
-                struct race_side s1 = {.site = prev.site, .tid = prev.tid, .write = prev.write, .slot = prev.slot,
-                                       .held = prev.held, .atomic = prev.atomic};
-                struct race_side s2 = {.site = a.site, .tid = a.tid, .write = write, .slot = (uint8_t)slot,
-                                       .held = a.held, .atomic = atomic};
-                uintptr_t where = base + (uintptr_t)first * unit;
-                if (race_benign(where)) {
-                    RACE_COUNT(benign, 1);
-                    race_spin_lock(&cell->lock);
-                    cell->benign = 1;
-                    race_spin_unlock(&cell->lock);
-                } else {
-                    race_report(where, &s1, &s2);
-                }
-            }
+            if (fe && race_filter_covers(fe, g, win, mask, write, atomic, held_same))
+                filtered++;
+            else
+                check_granule(&b, g, acc[k].site, mask, write, atomic, own_stack, fe);
+            if (g == last)
+                break;
+            left -= gsize - off;
+            off = 0;
+            g++;
         }
     }
-    if (checked)
-        RACE_TALLY(checked, checked);
+    if (b.checked)
+        RACE_TALLY(checked, b.checked);
     if (filtered)
         RACE_TALLY(filtered, filtered);
     th->pending_atomics += atomics;
