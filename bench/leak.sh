@@ -41,23 +41,8 @@ programs=("$@")
 [ ${#programs[@]} = 0 ] && programs=(sqlite3 lua bzip2 gzip bc)
 command -v /usr/bin/time >/dev/null || real_die "/usr/bin/time missing: apt-get install time"
 
-# ASan builds live in their own cache directory (the build stamp includes the flags, but the
-# key does not tell plain from plain+ASan apart otherwise), sharing the fetched sources and the
-# sqlite3 amalgamation with the main cache: inside asan_build, real_fetch and
-# real_sqlite_amalgamation run against the main cache (a symlinked src/ does not work: find
-# does not descend into a symlinked starting point, so real_fetch found no tree).
-ASAN_DIR=$VIGIL_REAL_DIR/asan
-MAIN_REAL_DIR=$VIGIL_REAL_DIR
-mkdir -p "$ASAN_DIR/build"
-eval "$(declare -f real_fetch | sed '1s/^real_fetch /real_fetch_main /')"
-eval "$(declare -f real_sqlite_amalgamation | sed '1s/^real_sqlite_amalgamation /real_sqlite_amalgamation_main /')"
-asan_build() {
-    (
-        real_fetch() { VIGIL_REAL_DIR=$MAIN_REAL_DIR real_fetch_main "$@"; }
-        real_sqlite_amalgamation() { VIGIL_REAL_DIR=$MAIN_REAL_DIR real_sqlite_amalgamation_main "$@"; }
-        VIGIL_REAL_DIR=$ASAN_DIR REAL_CFLAGS="$REAL_CFLAGS -fsanitize=address" real_build "$1" plain
-    )
-}
+# ASan builds live in their own cache directory, $VIGIL_REAL_DIR/asan (real_side_build).
+asan_build() { real_side_build asan plain "-fsanitize=address" "$1"; }
 
 WORK=$(mktemp -d /tmp/vigil-bench-leak.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT

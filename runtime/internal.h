@@ -215,6 +215,8 @@ void __vigil_resolve_real_functions(void) HIDDEN;
 /* A synchronization event (tool.h, VIGIL_EV_SYNC) from this thread: delivered unless the thread
  * is inside the runtime; the caller has checked __vigil_wants(VIGIL_EV_SYNC). */
 void __vigil_sync_event(const void *object, enum vigil_sync_op op) HIDDEN;
+/* signals.c: during a tool signal function, the interrupted stack below its red zone, else NULL. */
+void *__vigil_signal_interrupted_stack(void) HIDDEN;
 
 /* ---- report.c ---- */
 enum vigil_report_end { VIGIL_END_EXIT, VIGIL_END_SIGNAL, VIGIL_END_FLUSH };

@@ -396,6 +396,38 @@ static int is_ours(const struct sigaction *sa)
     return (sa->sa_flags & SA_SIGINFO) && is_our_handler(sa->sa_sigaction);
 }
 
+/* While a tool's signal function runs on this thread: where the interrupted code's stack ends,
+ * below its red zone (x86-64: 128 bytes a leaf may use under its stack pointer), and its general
+ * registers. Below that lies the kernel's signal frame, whose saved vector registers hold
+ * whatever the code left there last (stale heap addresses a leak scan must not count), then the
+ * handlers' frames. NULL and 0 elsewhere. */
+void *__vigil_signal_interrupted_stack(void)
+{
+#if defined(__x86_64__)
+    if (in_tool_signal && tool_signal_context)
+        return (void *)((uintptr_t)((const ucontext_t *)tool_signal_context)->uc_mcontext.gregs[REG_RSP] - 128);
+#endif
+    return NULL;
+}
+
+size_t vigil_report_registers(uintptr_t *out, size_t max)
+{
+#if defined(__x86_64__)
+    if (!__vigil_report_in_progress() || !in_tool_signal || !tool_signal_context)
+        return 0;
+    const greg_t *regs = ((const ucontext_t *)tool_signal_context)->uc_mcontext.gregs;
+    size_t n = 0;
+    for (int r = REG_R8; r <= REG_RCX && n < max; r++)   /* r8-r15, rdi, rsi, rbp, rbx, rdx, rax, rcx */
+        out[n++] = (uintptr_t)regs[r];
+    if (n < max)
+        out[n++] = (uintptr_t)regs[REG_RSP];
+    return n;
+#else
+    (void)out, (void)max;
+    return 0;
+#endif
+}
+
 int vigil_signal_report(void)
 {
     if (!__vigil_is_our_process())

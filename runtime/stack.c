@@ -10,6 +10,7 @@
 
 #include <link.h>
 #include <pthread.h>
+#include <string.h>
 #include <sys/resource.h>
 
 /* The main thread's bounds without pthread_getattr_np, which reads /proc/self/maps through
@@ -85,6 +86,23 @@ static uint32_t text_miss_budget = 1;  /* misses that trigger the next refresh; 
                                           it when nothing was loaded meanwhile */
 static uint32_t text_unloading;        /* dlclose calls in progress (the dlclose hook): the
                                           table may hold segments being unmapped */
+static uint32_t text_generation;       /* bumped by each dlclose's start and end: return
+                                          addresses checked before may be unmapped code now */
+
+/* Return addresses this thread's walks found valid, direct-mapped by address: a program
+ * allocates from a few call chains again and again, and a hit skips the segment search and the
+ * decoding of the call before it (half of an allocation's stack walk). Emptied when
+ * text_generation moves. Written by the owning thread only. */
+#define KNOWN_RETURN_BITS 6
+static __thread struct {
+    uint32_t generation;
+    uintptr_t pc[1u << KNOWN_RETURN_BITS];
+} known_returns;
+
+static inline uintptr_t *known_return_slot(uintptr_t pc)
+{
+    return &known_returns.pc[(pc * 0x9E3779B97F4A7C15ull) >> (64 - KNOWN_RETURN_BITS)];
+}
 
 struct text_fill {
     struct text_ranges *t;
@@ -141,11 +159,13 @@ void __vigil_text_ranges_init(void)
 void __vigil_text_unload_begin(void)
 {
     __atomic_add_fetch(&text_unloading, 1, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&text_generation, 1, __ATOMIC_SEQ_CST);
 }
 
 void __vigil_text_unload_end(void)
 {
     refresh_text_ranges();   /* a refresh already under way leaves this one out: the next miss */
+    __atomic_add_fetch(&text_generation, 1, __ATOMIC_SEQ_CST);
     __atomic_sub_fetch(&text_unloading, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -203,16 +223,21 @@ static inline int after_call(uintptr_t pc, uintptr_t lo, uintptr_t hi)
 
 /* Whether pc can be a return address: inside an executable segment, just after a call.
  * [*lo, *hi) is the segment of the walk's previous frame: callers are mostly in the same
- * object, so the table is searched only when pc leaves it. */
-static inline int valid_return(uintptr_t pc, int may_refresh, uintptr_t *lo, uintptr_t *hi)
+ * object, so the table is searched only when pc leaves it. A valid pc is remembered in *known.
+ * Out of line: the walk's loop, mostly known return addresses, keeps its registers. */
+static inline int valid_return(uintptr_t pc, int may_refresh, uintptr_t *lo, uintptr_t *hi,
+                                                  uintptr_t *known)
 {
     if (pc - *lo >= *hi - *lo && !text_range_of(pc, lo, hi) && !text_miss(pc, may_refresh, lo, hi))
         return 0;
     /* While a dlclose unmaps an object, its segment may still be in the table: its bytes are
-     * not read then (the frame is kept on the range alone). */
+     * not read then (the frame is kept on the range alone, and not remembered). */
     if (unlikely(__atomic_load_n(&text_unloading, __ATOMIC_RELAXED)))
         return 1;
-    return after_call(pc, *lo, *hi);
+    if (!after_call(pc, *lo, *hi))
+        return 0;
+    *known = pc;
+    return 1;
 }
 
 uint32_t __vigil_walk_stack(void *frame, uintptr_t *pcs, uint32_t max, int may_refresh)
@@ -222,13 +247,20 @@ uint32_t __vigil_walk_stack(void *frame, uintptr_t *pcs, uint32_t max, int may_r
     if (!frame || !stack_bounds(&lo, &hi))
         return 0;
     uintptr_t fp = (uintptr_t)frame, text_lo = 0, text_hi = 0;
+    uint32_t generation = __atomic_load_n(&text_generation, __ATOMIC_ACQUIRE);
+    if (unlikely(known_returns.generation != generation)) {
+        memset(known_returns.pc, 0, sizeof known_returns.pc);
+        known_returns.generation = generation;
+    }
     int entry_frame = 0;   /* the record just read was a transfer entry's own */
     while (depth < max) {
-        if (fp < lo || fp > hi - 2 * sizeof(uintptr_t) || (fp & (sizeof(uintptr_t) - 1)))
+        if (fp - lo > hi - 2 * sizeof(uintptr_t) - lo || (fp & (sizeof(uintptr_t) - 1)))
             break;
         const uintptr_t *record = (const uintptr_t *)fp;   /* [saved frame pointer, return address] */
         uintptr_t pc = record[1], next = record[0];
-        if (pc < 4096 || (pc >= lo && pc < hi) || !valid_return(pc, may_refresh, &text_lo, &text_hi))
+        uintptr_t *known = known_return_slot(pc);
+        if (*known != pc &&
+            (pc < 4096 || (pc >= lo && pc < hi) || !valid_return(pc, may_refresh, &text_lo, &text_hi, known)))
             break;   /* no call returns there: a record of a function built without frame pointers */
         if (__vigil_in_transfer_entry(pc)) {
             /* f -> transfer entry -> <f>.vigil.xfer -> <f>.vigil.instr: the program made one

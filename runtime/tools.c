@@ -414,7 +414,8 @@ enum vigil_alloc_kind vigil_alloc_kind(void)
 
 void __vigil_deliver_alloc(void *p, size_t size, void *frame)
 {
-    __vigil_deliver_accesses();   /* this thread's accesses come before its allocation */
+    if (__vigil_thread.naccess)   /* this thread's accesses come before its allocation */
+        __vigil_deliver_accesses();
     struct vigil_stack where;
     where.depth = __vigil_walk_stack(frame, where.pc, alloc_stack_depth ? alloc_stack_depth : VIGIL_MAX_STACK, 1);
     __vigil_thread.hook_frame = frame;
@@ -424,7 +425,8 @@ void __vigil_deliver_alloc(void *p, size_t size, void *frame)
 
 void __vigil_deliver_free(void *p)
 {
-    __vigil_deliver_accesses();   /* before the object goes: its address may come back */
+    if (__vigil_thread.naccess)   /* before the object goes: its address may come back */
+        __vigil_deliver_accesses();
     DELIVER(VIGIL_EV_FREE, on_free, p);
 }
 

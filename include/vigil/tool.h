@@ -1,9 +1,11 @@
-/* The vigil tool interface, version 9 (3 adds batched accesses; 4 options tables, modules
+/* The vigil tool interface, version 10 (3 adds batched accesses; 4 options tables, modules
  * and their per-site counters; 5 synchronization events and atomic accesses; 6 what a new
  * allocation holds, vigil_alloc_kind, and vigil_site_of for the calls a tool's compiler part
  * places; 7 reports written while the program runs: the flush hook and vigil_signal_report;
  * 8 blocks a tool keeps from the allocator after their free: vigil_free_later, vigil_free_now;
- * 9 whether the tool needs bursts; the runtime accepts tools built for 1 to 9).
+ * 9 whether the tool needs bursts; 10 the interrupted code's registers and stack in a report a
+ * signal asked for: vigil_report_registers, vigil_report_frame from flush; the runtime
+ * accepts tools built for 1 to 10).
  *
  * A tool is a folder tools/<name>/ whose runtime part (tools/<name>/runtime/) fills a struct
  * vigil_tool and registers it with VIGIL_REGISTER_TOOL (docs/architecture.md, "Adding a
@@ -21,7 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define VIGIL_TOOL_API_VERSION 9
+#define VIGIL_TOOL_API_VERSION 10
 #define VIGIL_TOOL_ACCESSES_BEFORE_LOCKS 1   /* see on_accesses */
 
 struct vigil_option_set;                /* common/options.h */
@@ -245,8 +247,16 @@ FILE *vigil_report_open(const struct vigil_tool *tool, const char *filename);
  * called the runtime (its callee-saved registers are pushed just below it); below it only the
  * runtime's and the tools' own, whose uninitialized slots hold stale program data. When main
  * has returned (a vigil-cc main), the frame of main's caller instead: below it are only exit's
- * frames. NULL elsewhere. A leak scan of the calling thread's stack starts there. */
+ * frames. Version 10: from flush, in a report that a tool's signal function asked for
+ * (vigil_signal_report): the interrupted code's stack pointer less its red zone; below it the
+ * kernel's signal frame (saved vector registers: stale data) and the handlers' frames, and
+ * vigil_report_registers gives that code's registers. NULL elsewhere. A leak scan of the
+ * calling thread's stack starts there. */
 void *vigil_report_frame(void);
+/* Version 10: during a report a tool's signal
+ * function asked for, the interrupted code's general registers (at most max of them, the stack
+ * pointer last) into out; the count, 0 elsewhere (and on other architectures than x86-64). */
+size_t vigil_report_registers(uintptr_t *out, size_t max);
 /* Call fn (a signal handler's rules apply) when sig arrives from outside the process while the
  * program leaves sig at its default (call from init). The program keeps seeing SIG_DFL; a
  * handler it installs replaces fn, and the sig the process sends itself (raise, kill of its

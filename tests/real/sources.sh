@@ -331,3 +331,18 @@ real_build() {
     ) 9>"$dir.lock" || return 1
     echo "$bin"
 }
+
+# A build in a cache directory of its own (an ASan build, say: the cache key would not tell it
+# from the main build otherwise), sharing the fetched sources and the sqlite3 amalgamation with
+# the main cache. usage: real_side_build CACHE_SUBDIR VARIANT EXTRA_CFLAGS PROG -> the binary.
+real_side_build() {
+    local main=$VIGIL_REAL_DIR
+    (
+        eval "$(declare -f real_fetch | sed '1s/^real_fetch /real_fetch_main /')"
+        eval "$(declare -f real_sqlite_amalgamation | sed '1s/^real_sqlite_amalgamation /real_sqlite_amalgamation_main /')"
+        real_fetch() { VIGIL_REAL_DIR=$main real_fetch_main "$@"; }
+        real_sqlite_amalgamation() { VIGIL_REAL_DIR=$main real_sqlite_amalgamation_main "$@"; }
+        mkdir -p "$main/$1/build"
+        VIGIL_REAL_DIR=$main/$1 REAL_CFLAGS="$REAL_CFLAGS $3" real_build "$4" "$2"
+    )
+}

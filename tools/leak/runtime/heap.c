@@ -536,7 +536,7 @@ struct heap_obj *heap_insert(uintptr_t addr, size_t size, uint32_t site, uint32_
 /* Unlink the record of the object starting at addr and return it to the free list. The record's
  * first fields (address, size, site) are read anyway; the access history, which may sit on the
  * record's next cache line, only when `history` asks for it (a realloc's release). */
-static int remove_object(uintptr_t addr, struct heap_history *out, int history)
+static inline __attribute__((always_inline)) int remove_object(uintptr_t addr, struct heap_history *out, int history)
 {
     if (!addr || !atomic_load_explicit(&initialized, memory_order_acquire)) {
         atomic_fetch_add_explicit(&n_unknown_early, 1, memory_order_relaxed);

@@ -47,7 +47,44 @@ struct leak_site {
 };
 #define LEAK_SITE_UNKNOWN 0                  /* no stack, or the site table is full */
 int leak_sites_init(void);
-uint32_t leak_site_intern(const struct vigil_stack *st, uint32_t depth);
+/* The site of the first `depth` frames of st (LEAK_SITE_UNKNOWN for an empty stack or a full table).
+ * Each thread remembers the stacks it interned last, direct-mapped by their first two return
+ * addresses (an allocation wrapper's callers do not share an entry): a program allocates from
+ * a few sites again and again, and a hit costs a compare per frame, inline in the allocation
+ * hook, instead of the hash, the probe and the entry's compare. Deeper stacks (leak.depth
+ * above LEAK_RECENT_DEPTH) go to the table each time. */
+#define LEAK_RECENT_BITS 4
+#define LEAK_RECENT_DEPTH 8
+struct leak_recent_site {
+    uintptr_t pc[LEAK_RECENT_DEPTH];
+    uint32_t depth, idx;        /* depth 0: empty */
+};
+/* Written by the owning thread (leak_site_intern_slow). */
+extern __thread struct leak_recent_site leak_recent_sites[1u << LEAK_RECENT_BITS] __attribute__((visibility("hidden")));
+uint32_t leak_site_intern_slow(const struct vigil_stack *st, uint32_t depth);
+
+static inline struct leak_recent_site *leak_recent_of(const uintptr_t *pc, uint32_t depth)
+{
+    uintptr_t key = (pc[0] ^ (depth > 1 ? pc[1] * 0x9E3779B97F4A7C15ull : 0)) * 0x9E3779B97F4A7C15ull;
+    return &leak_recent_sites[key >> (8 * sizeof key - LEAK_RECENT_BITS)];
+}
+
+static inline uint32_t leak_site_intern(const struct vigil_stack *st, uint32_t depth)
+{
+    if (depth > st->depth)
+        depth = st->depth;
+    if (depth - 1 < LEAK_RECENT_DEPTH) {
+        const struct leak_recent_site *r = leak_recent_of(st->pc, depth);
+        if (r->depth == depth) {
+            uint32_t i = 0;
+            while (i < depth && r->pc[i] == st->pc[i])
+                i++;
+            if (i == depth)
+                return r->idx;
+        }
+    }
+    return leak_site_intern_slow(st, depth);
+}
 #define LEAK_MAX_SITES (1u << 16)       /* beyond this, allocations count under LEAK_SITE_UNKNOWN */
 extern struct leak_site *leak_site_entries;   /* written once by leak_sites_init */
 /* Inline: every sampled heap access bumps its site's counter. */

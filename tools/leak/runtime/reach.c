@@ -453,6 +453,7 @@ static void start_marking(struct heap_obj *o, void *arg)
 
 /* Callee-saved registers a function pushes below its frame pointer (x86-64: rbx, r12-r15). */
 #define SAVED_REGISTERS_BYTES (6 * sizeof(uintptr_t))
+#define INTERRUPTED_REGISTERS_MAX 32   /* room for the interrupted code's general registers */
 
 /* Scans from its own frame up: it must not be inlined into a caller whose locals hold program
  * pointers we do not want to count, and it spills callee-saved registers into its frame. In
@@ -469,8 +470,14 @@ static __attribute__((noinline)) void scan_current_stack(struct mark_state *m, u
     volatile uintptr_t here = 0;
     __builtin_unwind_init();
     uintptr_t lo = (uintptr_t)&here, report = (uintptr_t)vigil_report_frame();
-    if (report > lo + SAVED_REGISTERS_BYTES && report - lo < MAIN_STACK_GUESS)
-        lo = report - SAVED_REGISTERS_BYTES;
+    /* A report a signal asked for: the interrupted code's registers, then its stack from its red
+     * zone up, not the signal frame's saved vector registers below it. */
+    uintptr_t interrupted[INTERRUPTED_REGISTERS_MAX];
+    size_t nregs = vigil_report_registers(interrupted, INTERRUPTED_REGISTERS_MAX);
+    scan_words(m, interrupted, nregs);
+    uintptr_t saved = nregs ? 0 : SAVED_REGISTERS_BYTES;
+    if (report > lo + saved && report - lo < MAIN_STACK_GUESS)
+        lo = report - saved;
     if (lo >= stack_lo && lo < top) {
         m->st->root_bytes += scan_range(m, lo, top);
         return;

@@ -73,26 +73,13 @@ static uint64_t stack_hash(const uintptr_t *pc, uint32_t depth)
     return h ? h : 1;
 }
 
-/* Each thread remembers the stacks it interned last, direct-mapped by their first two return
- * addresses (an allocation wrapper's callers do not share an entry): a program allocates from
- * a few sites again and again, and a hit costs a compare per frame instead of the hash, the
- * probe and the entry's compare (a hundred instructions on bc). */
-#define RECENT_BITS 4
-#define RECENT_DEPTH 8          /* deeper stacks (leak.depth above 8) go to the table each time */
-static __thread struct recent_site {
-    uintptr_t pc[RECENT_DEPTH];
-    uint32_t depth, idx;        /* depth 0: empty */
-} recent_sites[1u << RECENT_BITS];
-
-static inline struct recent_site *recent_of(const uintptr_t *pc, uint32_t depth)
-{
-    uintptr_t key = (pc[0] ^ (depth > 1 ? pc[1] * 0x9E3779B97F4A7C15ull : 0)) * 0x9E3779B97F4A7C15ull;
-    return &recent_sites[key >> (8 * sizeof key - RECENT_BITS)];
-}
+__thread struct leak_recent_site leak_recent_sites[1u << LEAK_RECENT_BITS];   /* leak.h */
 
 static uint32_t intern_in_table(const struct vigil_stack *st, uint32_t depth);
 
-uint32_t leak_site_intern(const struct vigil_stack *st, uint32_t depth)
+/* A stack the thread's recent entry did not hold (leak_site_intern): the table, and the entry
+ * takes it. */
+uint32_t leak_site_intern_slow(const struct vigil_stack *st, uint32_t depth)
 {
     if (!site_entries || !st || st->depth == 0)
         return LEAK_SITE_UNKNOWN;
@@ -100,18 +87,11 @@ uint32_t leak_site_intern(const struct vigil_stack *st, uint32_t depth)
         depth = st->depth;
     if (depth > VIGIL_MAX_STACK)
         depth = VIGIL_MAX_STACK;
-    if (depth > RECENT_DEPTH)
+    if (depth > LEAK_RECENT_DEPTH)
         return intern_in_table(st, depth);
-    struct recent_site *r = recent_of(st->pc, depth);
-    if (r->depth == depth) {
-        uint32_t i = 0;
-        while (i < depth && r->pc[i] == st->pc[i])
-            i++;
-        if (i == depth)
-            return r->idx;
-    }
     uint32_t idx = intern_in_table(st, depth);
     if (idx != LEAK_SITE_UNKNOWN) {
+        struct leak_recent_site *r = leak_recent_of(st->pc, depth);
         memcpy(r->pc, st->pc, depth * sizeof(uintptr_t));
         r->depth = depth;
         r->idx = idx;
