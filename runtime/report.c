@@ -26,9 +26,9 @@ static int final_done;
 /* 1 once this process has flushed a report: only then may the final report replace an
  * existing <prog>.<pid> directory. Written by the report owner; reset in a fork child. */
 static int flushed_here;
-/* The frame of __vigil_write_report while it writes the final report, or the interrupted
- * code's stack during a report a tool's signal function asked for (vigil_report_frame):
- * written by the report owner only, NULL otherwise. */
+/* The frame of __vigil_write_report while it writes a report, or the interrupted code's stack
+ * during a report a tool's signal function asked for (vigil_report_frame): written by the
+ * report owner only, NULL otherwise. */
 static void *final_report_frame;
 /* Why the final report leaves the tools out (__vigil_report_without_tools), or NULL. Written
  * by a fatal signal's handler before it writes the report. */
@@ -519,8 +519,8 @@ int __vigil_write_report(enum vigil_report_end how, int status)
     th->in_runtime = 1;   /* the report's own work (and the tools' fini) raises no events */
     if (how != VIGIL_END_FLUSH)
         final_report_frame = th->live_stack_from ? th->live_stack_from : __builtin_frame_address(0);
-    else
-        final_report_frame = __vigil_signal_interrupted_stack();   /* NULL unless a tool's signal asked */
+    else   /* the interrupted code's stack when a tool's signal asked, else as the final report */
+        final_report_frame = __vigil_signal_interrupted_stack() ?: __builtin_frame_address(0);
     int r = write_report_locked(how, status);
     final_report_frame = NULL;
     if (how != VIGIL_END_FLUSH)

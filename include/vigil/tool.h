@@ -242,7 +242,7 @@ const char *vigil_tool_option(const struct vigil_tool *tool, const char *key);
 /* Open a file in this process's report directory for the tool's output (called from fini, or
  * from flush). The file becomes visible atomically with the rest of the report. NULL on failure. */
 FILE *vigil_report_open(const struct vigil_tool *tool, const char *filename);
-/* From fini, during the final report: the frame where the runtime's report writing begins
+/* From fini or flush, during a report: the frame where the runtime's report writing begins
  * (the stack grows down). Above it are the program's frames and those of the exit path that
  * called the runtime (its callee-saved registers are pushed just below it); below it only the
  * runtime's and the tools' own, whose uninitialized slots hold stale program data. When main
@@ -250,8 +250,9 @@ FILE *vigil_report_open(const struct vigil_tool *tool, const char *filename);
  * frames. Version 10: from flush, in a report that a tool's signal function asked for
  * (vigil_signal_report): the interrupted code's stack pointer less its red zone; below it the
  * kernel's signal frame (saved vector registers: stale data) and the handlers' frames, and
- * vigil_report_registers gives that code's registers. NULL elsewhere. A leak scan of the
- * calling thread's stack starts there. */
+ * vigil_report_registers gives that code's registers; in other reports written while the program
+ * runs (vigil_flush_report, a hook), the frame of the report writer, as in the final report.
+ * NULL outside a report. A leak scan of the calling thread's stack starts there. */
 void *vigil_report_frame(void);
 /* Version 10: during a report a tool's signal
  * function asked for, the interrupted code's general registers (at most max of them, the stack

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
         char *buf = malloc(1 << 20);
         void *(*volatile fill)(void *, int, size_t) = memset;   /* a call into the C library */
         time_t end = time(NULL) + 60;
-        for (long round = 0; time(NULL) < end && access(argv[1], F_OK) != 0; round++)
+        for (long round = 0; time(NULL) < end && access(argv[1], F_OK) != 0; round++) {
             for (int i = 0; i < 16; i++)
                 sum += cache[i][round % 64]++;
             for (int k = 0; k < 20; k++) {   /* half in memset, half in its own loop */
@@ -59,6 +59,7 @@ int main(int argc, char **argv)
                 for (int i = 0; i < 1 << 16; i += 16)
                     sum += (unsigned char)buf[i] * (unsigned)i;
             }
+        }
         free(buf);
         checksum = sum;
         printf("done\n");
