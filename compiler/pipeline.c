@@ -139,7 +139,9 @@ static int stage_front_end(struct vcc_job *job, struct source_job *sj)
      * -fomit-frame-pointer (which we then do not contradict at all) has the last word. */
     if (job->frame_pointers && a->omit_frame_pointer != 1) {
         vcc_cmd_push(&cmd, "-fno-omit-frame-pointer");
-        if (job->frame_pointers == VCC_FRAME_POINTERS_NONLEAF && !user_mentions(a, "omit-leaf-frame-pointer"))
+        /* A user's own -fno-omit-frame-pointer asks for every frame: leaves too. */
+        if (job->frame_pointers == VCC_FRAME_POINTERS_NONLEAF && a->omit_frame_pointer != 0 &&
+            !user_mentions(a, "omit-leaf-frame-pointer"))
             vcc_cmd_push(&cmd, "-momit-leaf-frame-pointer");
     }
     /* With the cache, the preprocessor run wrote the dependency file already. */

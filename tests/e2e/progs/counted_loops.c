@@ -1,9 +1,9 @@
 // Counted loops (compiler/loops.c): innermost call-free loops whose trip count is known where
 // they are entered run without back-edge checks when the countdown holds the whole trip. Their
 // sites must count every back-edge all the same, a loop of a rarely called function must stay
-// sampled at 100% and a hot one must fall to the floor. Each loop runs n (or n / 2) iterations
-// per call, so it takes n - 1 (n / 2 - 1) back-edges. The LINE markers are read by
-// tests/e2e/report_check.py.
+// sampled at 100% and a hot one must fall to the floor: hot_down runs n / 2 iterations per call
+// (n even), n / 2 - 1 back-edges, 40,000 calls: 19,960,000 back-edges with n = 1000. The LINE
+// markers are read by tests/e2e/report_check.py.
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -29,8 +29,8 @@ __attribute__((noinline)) static long hot_down(const int *a, int n) { /* LINE:ho
 }
 
 int main(int argc, char **argv) {
-    unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 300;   /* over the short-loop bound */
-    unsigned long calls = argc > 2 ? strtoul(argv[2], NULL, 10) : 20000;
+    unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000;   /* over the short-loop bound */
+    unsigned long calls = argc > 2 ? strtoul(argv[2], NULL, 10) : 40000;
     unsigned long rare_n = 29 + (unsigned long)argc;   /* 30 with no arguments */
     unsigned char *bytes = malloc(n + rare_n);
     int *ints = malloc(n * sizeof *ints);
