@@ -34,13 +34,9 @@ struct xl_loops {
 
 static int has_real_call(LLVMBasicBlockRef block)
 {
-    for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst; inst = LLVMGetNextInstruction(inst)) {
-        if (!LLVMIsACallInst(inst))
-            continue;
-        LLVMValueRef callee = LLVMGetCalledValue(inst);
-        if (!callee || !LLVMIsAFunction(callee) || LLVMGetIntrinsicID(callee) == 0)
-            return 1;   /* a call, inline asm included */
-    }
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst; inst = LLVMGetNextInstruction(inst))
+        if (xf_is_real_call(inst))
+            return 1;
     return 0;
 }
 
@@ -219,6 +215,197 @@ static void store_countdown(struct vigil_xform *x, LLVMValueRef local, uint32_t 
     xc_store_counter(x, site, LLVMBuildLoad2(x->builder, x->i32, local, ""));
 }
 
+/* Counted loops (shortloops.c plan_counted_loop): each edge into the loop, after loading the
+ * countdown, computes the back-edges B the loop takes this time; when B <= local, local -= B and
+ * a copy of the body without the check runs (its exits store local back like the loop's own);
+ * else the checked loop runs, and fires where it would have. The copy is made of the checking
+ * copy's body blocks as they are now: demoted, the latch's back-edge going to its check. */
+
+/* The back-edges per entry, as an i64, at the builder's position (see struct xf_counted). */
+static LLVMValueRef build_trip_count(struct vigil_xform *x, const struct xf_counted *c, LLVMValueRef start,
+                                     LLVMValueRef limit)
+{
+    LLVMBuilderRef b = x->builder;
+    LLVMTypeRef type = LLVMTypeOf(start);
+    int up = c->step > 0;
+    uint64_t size = up ? (uint64_t)c->step : (uint64_t)-c->step;
+    unsigned shift = 0;
+    while ((UINT64_C(1) << shift) != size)
+        shift++;
+    LLVMValueRef zero = LLVMConstInt(type, 0, 0), one = LLVMConstInt(type, 1, 0),
+                 by = LLVMConstInt(type, shift, 0);
+    LLVMValueRef distance = up ? LLVMBuildSub(b, limit, start, "") : LLVMBuildSub(b, start, limit, "");
+    LLVMValueRef trips;
+    if (c->pred == LLVMIntNE) {
+        /* Counter meets the limit: distance / step back-edges testing the counter, one fewer
+         * testing its next value (distance 0 then wraps: a count no countdown holds). */
+        trips = LLVMBuildLShr(b, distance, by, "");
+        if (c->tests_next)
+            trips = LLVMBuildSub(b, trips, one, "");
+    } else {
+        int strict = c->pred == LLVMIntULT || c->pred == LLVMIntSLT || c->pred == LLVMIntUGT || c->pred == LLVMIntSGT;
+        /* The values the counter goes on with: start + k*step for k >= 1 (tests_next) or k >= 0. */
+        LLVMValueRef inside = LLVMBuildICmp(b, c->pred, start, limit, "");
+        if (strict) {
+            /* while (x < limit): k*step < distance, k <= (distance - 1) / step */
+            trips = LLVMBuildLShr(b, LLVMBuildSub(b, distance, one, ""), by, "");
+        } else {
+            /* while (x <= limit): k <= distance / step */
+            trips = LLVMBuildLShr(b, distance, by, "");
+        }
+        if (!c->tests_next)
+            trips = LLVMBuildAdd(b, trips, one, "");
+        trips = LLVMBuildSelect(b, inside, trips, zero, "");   /* none when start is past the limit */
+    }
+    if (LLVMGetIntTypeWidth(type) < 64)
+        trips = LLVMBuildZExt(b, trips, x->i64, "");
+    return trips;
+}
+
+/* Whether every successor of the loop's body blocks is a body block, the loop's back-edge check
+ * (from its latch), or an edge block leaving the loop; sets *check. */
+static int counted_loop_shape(struct xfunc *f, struct xl_loops *loops, size_t site, LLVMBasicBlockRef *check)
+{
+    const struct ptrmap *body = &loops->body[site];
+    LLVMValueRef header = f->backedge_to.v[site], latch = f->backedge_from.v[site];
+    for (size_t j = 0; j < f->backedge_to.n; j++)
+        if (j != site && f->backedge_to.v[j] == header)
+            return 0;
+    for (size_t j = 0; j < f->inlined_heads.n; j++)
+        if (ptrmap_get(body, f->inlined_heads.v[j]))
+            return 0;
+    *check = NULL;
+    for (size_t k = 0; k < f->blocks.n; k++) {
+        if (!ptrmap_get(body, f->blocks.v[k]))
+            continue;
+        LLVMBasicBlockRef block = LLVMValueAsBasicBlock(f->blocks.v[k]);
+        for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst; inst = LLVMGetNextInstruction(inst))
+            if (LLVMIsAPHINode(inst))
+                return 0;
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(block);
+        LLVMOpcode op = LLVMGetInstructionOpcode(term);
+        if (op != LLVMBr && op != LLVMSwitch)
+            return 0;
+        for (unsigned i = 0; i < LLVMGetNumSuccessors(term); i++) {
+            LLVMBasicBlockRef succ = LLVMGetSuccessor(term, i);
+            LLVMValueRef value = LLVMBasicBlockAsValue(succ);
+            if (ptrmap_get(body, value))
+                continue;
+            LLVMValueRef target = original_target(loops, succ);
+            if (target == header && f->blocks.v[k] == latch && !ptrmap_get(&loops->edge_blocks, value) &&
+                (!*check || *check == succ))
+                *check = succ;
+            else if (!ptrmap_get(&loops->edge_blocks, value) || ptrmap_get(body, target))
+                return 0;
+        }
+    }
+    return *check != NULL;
+}
+
+static void version_counted_loop(struct xfunc *f, struct xl_loops *loops, size_t site, const struct xf_counted *c)
+{
+    struct vigil_xform *x = f->x;
+    LLVMBuilderRef b = x->builder;
+    const struct ptrmap *body = &loops->body[site];
+    LLVMBasicBlockRef header = LLVMValueAsBasicBlock(f->backedge_to.v[site]), check;
+    if (!counted_loop_shape(f, loops, site, &check))
+        return;
+    /* An entering block in another counted loop (its latch) gets a copy there, which would
+     * enter this loop too, where the start and limit frozen in the original do not reach. */
+    for (size_t k = 0; k < c->from.n; k++)
+        for (size_t j = 0; j < loops->n; j++)
+            if (j != site && loops->local[j] && ptrmap_get(&f->counted_headers, f->backedge_to.v[j]) &&
+                ptrmap_get(&loops->body[j], c->from.v[k]))
+                return;
+    /* The edge blocks that load the countdown on the way in from each entering block. */
+    struct valvec entries = {0}, starts = {0}, limits = {0};
+    for (size_t k = 0; k < c->from.n; k++) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(LLVMValueAsBasicBlock(c->from.v[k]));
+        for (unsigned i = 0; i < LLVMGetNumSuccessors(term); i++) {
+            LLVMBasicBlockRef succ = LLVMGetSuccessor(term, i);
+            LLVMValueRef succ_term = LLVMGetBasicBlockTerminator(succ);
+            if (!ptrmap_get(&loops->edge_blocks, LLVMBasicBlockAsValue(succ)) ||
+                LLVMGetInstructionOpcode(succ_term) != LLVMBr || LLVMIsConditional(succ_term) ||
+                LLVMGetSuccessor(succ_term, 0) != header)
+                continue;
+            int seen = 0;
+            for (size_t j = 0; j < entries.n && !seen; j++)
+                seen = entries.v[j] == LLVMBasicBlockAsValue(succ);
+            if (seen)
+                continue;
+            valvec_push(&entries, LLVMBasicBlockAsValue(succ));
+            valvec_push(&starts, c->start.v[k]);
+            valvec_push(&limits, c->limit.v[k]);
+        }
+    }
+    if (!entries.n)
+        goto out;
+    /* The copy, after the loop's last block. */
+    struct ptrmap copy;
+    ptrmap_init(&copy);
+    LLVMBasicBlockRef after = NULL;
+    for (size_t k = 0; k < f->blocks.n; k++)
+        if (ptrmap_get(body, f->blocks.v[k]))
+            after = LLVMValueAsBasicBlock(f->blocks.v[k]);
+    for (size_t k = 0; k < f->blocks.n; k++) {
+        if (!ptrmap_get(body, f->blocks.v[k]))
+            continue;
+        char name[128];
+        snprintf(name, sizeof name, "%s.counted", LLVMGetBasicBlockName(LLVMValueAsBasicBlock(f->blocks.v[k])));
+        LLVMBasicBlockRef next = LLVMGetNextBasicBlock(after);
+        LLVMBasicBlockRef block = next ? LLVMInsertBasicBlockInContext(x->ctx, next, name)
+                                       : LLVMAppendBasicBlockInContext(x->ctx, f->fn, name);
+        after = block;
+        ptrmap_put(&copy, f->blocks.v[k], LLVMBasicBlockAsValue(block));
+    }
+    unsigned loop_md = LLVMGetMDKindIDInContext(x->ctx, "llvm.loop", 9);
+    for (size_t k = 0; k < f->blocks.n; k++) {
+        if (!ptrmap_get(body, f->blocks.v[k]))
+            continue;
+        LLVMBasicBlockRef original = LLVMValueAsBasicBlock(f->blocks.v[k]);
+        LLVMPositionBuilderAtEnd(b, LLVMValueAsBasicBlock(ptrmap_get(&copy, f->blocks.v[k])));
+        for (LLVMValueRef inst = LLVMGetFirstInstruction(original); inst; inst = LLVMGetNextInstruction(inst)) {
+            LLVMValueRef clone = LLVMInstructionClone(inst);
+            xf_insert_keeping_loc(b, clone, "");
+            ptrmap_put(&copy, inst, clone);
+            int nops = LLVMGetNumOperands(clone);
+            for (int i = 0; i < nops; i++) {
+                LLVMValueRef op = LLVMGetOperand(clone, (unsigned)i), mapped = op ? ptrmap_get(&copy, op) : NULL;
+                if (mapped)
+                    LLVMSetOperand(clone, (unsigned)i, mapped);
+                else if (op && LLVMValueIsBasicBlock(op) && LLVMValueAsBasicBlock(op) == check)
+                    LLVMSetOperand(clone, (unsigned)i, ptrmap_get(&copy, LLVMBasicBlockAsValue(header)));
+            }
+            if (LLVMIsATerminatorInst(clone))
+                LLVMSetMetadata(clone, loop_md, NULL);   /* one loop per loop ID */
+        }
+    }
+    LLVMBasicBlockRef unchecked = LLVMValueAsBasicBlock(ptrmap_get(&copy, LLVMBasicBlockAsValue(header)));
+    ptrmap_free(&copy);
+    /* Each way in: local -= B when B <= local, into the copy; else the checked loop. */
+    LLVMValueRef local = loops->local[site];
+    for (size_t k = 0; k < entries.n; k++) {
+        LLVMBasicBlockRef entry = LLVMValueAsBasicBlock(entries.v[k]);
+        LLVMValueRef br = LLVMGetBasicBlockTerminator(entry);
+        LLVMPositionBuilderBefore(b, br);
+        LLVMValueRef trips = build_trip_count(x, c, starts.v[k], limits.v[k]);
+        LLVMValueRef count = LLVMBuildLoad2(b, x->i32, local, "");
+        LLVMValueRef zero = LLVMConstInt(x->i32, 0, 0);
+        LLVMValueRef held = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, count, zero, ""), zero, count, "");
+        LLVMValueRef fits = LLVMBuildICmp(b, LLVMIntULE, trips, LLVMBuildZExt(b, held, x->i64, ""), "");
+        LLVMValueRef less = LLVMBuildSub(b, count, LLVMBuildTrunc(b, trips, x->i32, ""), "");
+        LLVMBuildStore(b, LLVMBuildSelect(b, fits, less, count, ""), local);
+        LLVMInstructionEraseFromParent(br);
+        LLVMPositionBuilderAtEnd(b, entry);
+        LLVMBuildCondBr(b, fits, unchecked, header);
+    }
+    x->stats->counted_loops++;
+out:
+    valvec_free(&entries);
+    valvec_free(&starts);
+    valvec_free(&limits);
+}
+
 void xl_rewire(struct xfunc *f, struct xl_loops *loops, const uint32_t *sites)
 {
     LLVMSetCurrentDebugLocation2(f->x->builder, NULL);
@@ -241,6 +428,11 @@ void xl_rewire(struct xfunc *f, struct xl_loops *loops, const uint32_t *sites)
             }
             for_each_edge(f, loops, block, body, NULL, 1, store_countdown, local, sites[i]);
         }
+    }
+    for (size_t i = 0; i < loops->n; i++) {
+        const struct xf_counted *c = ptrmap_get(&f->counted_headers, f->backedge_to.v[i]);
+        if (loops->local[i] && c)
+            version_counted_loop(f, loops, i, c);
     }
 }
 

@@ -139,7 +139,9 @@ static int stage_front_end(struct vcc_job *job, struct source_job *sj)
      * -fomit-frame-pointer (which we then do not contradict at all) has the last word. */
     if (job->frame_pointers && a->omit_frame_pointer != 1) {
         vcc_cmd_push(&cmd, "-fno-omit-frame-pointer");
-        if (job->frame_pointers == VCC_FRAME_POINTERS_NONLEAF && !user_mentions(a, "omit-leaf-frame-pointer"))
+        /* A user's own -fno-omit-frame-pointer asks for every frame: leaves too. */
+        if (job->frame_pointers == VCC_FRAME_POINTERS_NONLEAF && a->omit_frame_pointer != 0 &&
+            !user_mentions(a, "omit-leaf-frame-pointer"))
             vcc_cmd_push(&cmd, "-momit-leaf-frame-pointer");
     }
     /* With the cache, the preprocessor run wrote the dependency file already. */
@@ -302,6 +304,7 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
         .merge_span = strtol(s->merge_span, NULL, 10) > 0 ? strtol(s->merge_span, NULL, 10) : 0,
         .loop_counters = vcc_setting_on(s->loop_counters),
         .loop_calls = vcc_setting_on(s->loop_calls),
+        .counted_loops = vcc_setting_on(s->counted_loops),
         .outline = vcc_setting_on(s->outline),
         .outline_loops = vcc_setting_on(s->outline_loops),
         .known_zeros = vcc_setting_on(s->known_zeros),
@@ -341,10 +344,10 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
     if (sj->cache) vcc_cache_module(sj->cache, &stats, NULL);
     if (job->debug)
         fprintf(stderr, "vigil-cc: note: %s: %u functions, %u transformed, %u skipped, "
-                        "%u entry (%u of inlined calls) and %u back-edge checks (%u batched, %u short loops without), %u outlined (%u with loops, %u big: entry only), %u probes (%u accesses merged into others), "
+                        "%u entry (%u of inlined calls) and %u back-edge checks (%u batched, %u of them counted, %u short loops without), %u outlined (%u with loops, %u big: entry only), %u probes (%u accesses merged into others), "
                         "%u predicate counters (%u branch predicates left out)\n",
                 sj->in->path, stats.functions_seen, stats.functions_transformed,
-                stats.functions_skipped, stats.entry_checks, stats.inlined_checks, stats.backedge_checks, stats.batched_checks, stats.short_loops, stats.outlined, stats.outlined_loops, stats.outlined_big, stats.probes, stats.merged_accesses,
+                stats.functions_skipped, stats.entry_checks, stats.inlined_checks, stats.backedge_checks, stats.batched_checks, stats.counted_loops, stats.short_loops, stats.outlined, stats.outlined_loops, stats.outlined_big, stats.probes, stats.merged_accesses,
                 stats.pred_counters, stats.pred_removed);
     return 0;
 }

@@ -183,27 +183,27 @@ static LLVMValueRef unmask(LLVMValueRef v, LLVMValueRef phi, LLVMValueRef next, 
     return x;
 }
 
-/* The most iterations the loop can run per entry when `term` (in the header or the latch)
- * tests the counter `phi` (start range `start`, step `step`, next value `next`); UINT64_MAX
- * when the test says nothing. */
-static uint64_t bound_from_test(LLVMValueRef term, const unsigned char *body, const struct ptrmap *index,
-                                LLVMBasicBlockRef header, LLVMBasicBlockRef latch, LLVMValueRef phi,
-                                LLVMValueRef next, int64_t step, struct range start)
+/* The exit test `term` (in the header or the latch) read as the condition under which the loop
+ * goes on: `*tested pred *limit`, tested the counter `phi` or its next value `next`, limit a
+ * value defined outside the loop (*mask: see unmask). 0 when term is no such test. */
+static int continue_condition(LLVMValueRef term, const unsigned char *body, const struct ptrmap *index,
+                              LLVMValueRef phi, LLVMValueRef next, LLVMIntPredicate *pred_out,
+                              LLVMValueRef *tested, LLVMValueRef *limit, uint64_t *mask)
 {
     if (LLVMGetInstructionOpcode(term) != LLVMBr || !LLVMIsConditional(term))
-        return UINT64_MAX;
+        return 0;
     LLVMValueRef cond = LLVMGetCondition(term);
     if (!LLVMIsAICmpInst(cond))
-        return UINT64_MAX;
+        return 0;
     LLVMBasicBlockRef on_true = LLVMGetSuccessor(term, 0), on_false = LLVMGetSuccessor(term, 1);
     int stay_true = block_in_loop(on_true, body, index), stay_false = block_in_loop(on_false, body, index);
     if (stay_true == stay_false)
-        return UINT64_MAX;   /* no exit here */
+        return 0;   /* no exit here */
     LLVMIntPredicate pred = LLVMGetICmpPredicate(cond);
     LLVMValueRef lhs = LLVMGetOperand(cond, 0), rhs = LLVMGetOperand(cond, 1);
-    uint64_t mask = UINT64_MAX;
-    lhs = unmask(lhs, phi, next, &mask);
-    rhs = unmask(rhs, phi, next, &mask);
+    *mask = UINT64_MAX;
+    lhs = unmask(lhs, phi, next, mask);
+    rhs = unmask(rhs, phi, next, mask);
     if (lhs != phi && lhs != next) {   /* counter on the right: mirror the comparison */
         LLVMValueRef t = lhs;
         lhs = rhs;
@@ -216,7 +216,7 @@ static uint64_t bound_from_test(LLVMValueRef term, const unsigned char *body, co
         pred = mirror[pred];
     }
     if ((lhs != phi && lhs != next) || in_loop(rhs, body, index))
-        return UINT64_MAX;
+        return 0;
     if (!stay_true) {   /* the condition under which the loop goes on */
         static const LLVMIntPredicate invert[] = {
             [LLVMIntEQ] = LLVMIntNE, [LLVMIntNE] = LLVMIntEQ, [LLVMIntUGT] = LLVMIntULE,
@@ -225,6 +225,24 @@ static uint64_t bound_from_test(LLVMValueRef term, const unsigned char *body, co
             [LLVMIntSLE] = LLVMIntSGT};
         pred = invert[pred];
     }
+    *pred_out = pred;
+    *tested = lhs;
+    *limit = rhs;
+    return 1;
+}
+
+/* The most iterations the loop can run per entry when `term` (in the header or the latch)
+ * tests the counter `phi` (start range `start`, step `step`, next value `next`); UINT64_MAX
+ * when the test says nothing. */
+static uint64_t bound_from_test(LLVMValueRef term, const unsigned char *body, const struct ptrmap *index,
+                                LLVMBasicBlockRef header, LLVMBasicBlockRef latch, LLVMValueRef phi,
+                                LLVMValueRef next, int64_t step, struct range start)
+{
+    LLVMIntPredicate pred;
+    LLVMValueRef lhs, rhs;
+    uint64_t mask;
+    if (!continue_condition(term, body, index, phi, next, &pred, &lhs, &rhs, &mask))
+        return UINT64_MAX;
     struct range limit = value_range(rhs, 6);
     if (limit.lo == 0 && entries_exclude_zero(header, latch, rhs))
         limit.lo = 1;
@@ -275,6 +293,36 @@ static uint64_t bound_from_test(LLVMValueRef term, const unsigned char *body, co
     return first_hi > bottom ? (first_hi - bottom) / size + 1 : 1;
 }
 
+/* Whether phi (an integer PHI of the loop's header, 64 bits at most) counts by a constant step:
+ * the latch brings next = `add phi, step`, 0 < |step| <= max_step. */
+static int induction_step(LLVMValueRef phi, LLVMBasicBlockRef latch, int64_t max_step, LLVMValueRef *next_out,
+                          int64_t *step)
+{
+    if (LLVMGetTypeKind(LLVMTypeOf(phi)) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(LLVMTypeOf(phi)) > 64)
+        return 0;
+    LLVMValueRef next = NULL;
+    for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
+        LLVMValueRef value = LLVMGetIncomingValue(phi, k);
+        if (LLVMGetIncomingBlock(phi, k) != latch)
+            continue;
+        if (next && next != value)
+            return 0;
+        next = value;
+    }
+    if (!next || !LLVMIsAInstruction(next) || LLVMGetInstructionOpcode(next) != LLVMAdd ||
+        (LLVMGetOperand(next, 0) != phi && LLVMGetOperand(next, 1) != phi))
+        return 0;
+    LLVMValueRef other = LLVMGetOperand(next, 0) == phi ? LLVMGetOperand(next, 1) : LLVMGetOperand(next, 0);
+    if (!LLVMIsAConstantInt(other))
+        return 0;
+    int64_t s = LLVMConstIntGetSExtValue(other);
+    if (s == 0 || s > max_step || s < -max_step)
+        return 0;
+    *next_out = next;
+    *step = s;
+    return 1;
+}
+
 /* The most iterations per entry of the loop at `header` with the single latch `latch`. */
 static uint64_t loop_bound(LLVMBasicBlockRef header, LLVMBasicBlockRef latch, const unsigned char *body,
                            const struct ptrmap *index)
@@ -282,35 +330,23 @@ static uint64_t loop_bound(LLVMBasicBlockRef header, LLVMBasicBlockRef latch, co
     uint64_t best = UINT64_MAX;
     for (LLVMValueRef phi = LLVMGetFirstInstruction(header); phi && LLVMIsAPHINode(phi);
          phi = LLVMGetNextInstruction(phi)) {
-        if (LLVMGetTypeKind(LLVMTypeOf(phi)) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(LLVMTypeOf(phi)) > 64)
+        LLVMValueRef next;
+        int64_t s;
+        if (!induction_step(phi, latch, 64, &next, &s))   /* steps of 1 to 64: the unroller's */
             continue;
-        LLVMValueRef next = NULL;
         struct range start = {UINT64_MAX, 0};
-        int ok = 1;
-        for (unsigned k = 0; ok && k < LLVMCountIncoming(phi); k++) {
+        for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
             LLVMValueRef value = LLVMGetIncomingValue(phi, k);
-            if (LLVMGetIncomingBlock(phi, k) == latch) {
-                ok = !next || next == value;
-                next = value;
-            } else {
-                struct range r = value_range(value, 6);
-                if (r.lo == 0 && r.hi > 0 && edge_excludes_zero(LLVMGetIncomingBlock(phi, k), header, value))
-                    r.lo = 1;
-                start.lo = min_u64(start.lo, r.lo);
-                start.hi = max_u64(start.hi, r.hi);
-            }
+            if (LLVMGetIncomingBlock(phi, k) == latch)
+                continue;
+            struct range r = value_range(value, 6);
+            if (r.lo == 0 && r.hi > 0 && edge_excludes_zero(LLVMGetIncomingBlock(phi, k), header, value))
+                r.lo = 1;
+            start.lo = min_u64(start.lo, r.lo);
+            start.hi = max_u64(start.hi, r.hi);
         }
-        if (!ok || !next || !LLVMIsAInstruction(next) || LLVMGetInstructionOpcode(next) != LLVMAdd ||
-            start.lo > start.hi)
+        if (start.lo > start.hi)
             continue;
-        LLVMValueRef other = LLVMGetOperand(next, 0) == phi ? LLVMGetOperand(next, 1) : LLVMGetOperand(next, 0);
-        if (LLVMGetOperand(next, 0) != phi && LLVMGetOperand(next, 1) != phi)
-            continue;
-        if (!LLVMIsAConstantInt(other))
-            continue;
-        int64_t s = LLVMConstIntGetSExtValue(other);
-        if (s == 0 || s > 64 || s < -64)
-            continue;   /* steps of 1 to 64: the unroller's */
         LLVMBasicBlockRef tests[] = {header, latch};
         for (int t = 0; t < 2; t++) {
             uint64_t bound = bound_from_test(LLVMGetBasicBlockTerminator(tests[t]), body, index, header, latch,
@@ -321,11 +357,101 @@ static uint64_t loop_bound(LLVMBasicBlockRef header, LLVMBasicBlockRef latch, co
     return best;
 }
 
+/* Counted loops: an innermost loop whose only exit is its latch's test of an induction variable
+ * against a value defined outside the loop takes a number of back-edges per entry that is known
+ * where it is entered (loops.c xl_version_counted_loops uses it). The start and the limit are
+ * frozen at the end of each block that enters the loop, so that they survive demotion as
+ * values of that block. */
+static int is_power_of_two(uint64_t v) { return v && !(v & (v - 1)); }
+
+static void plan_counted_loop(struct xfunc *f, LLVMBasicBlockRef header, LLVMBasicBlockRef latch,
+                              const unsigned char *body, const struct ptrmap *index, LLVMBasicBlockRef *blocks,
+                              size_t n)
+{
+    /* The latch is the only way out, by a conditional branch whose other side is the header. */
+    for (size_t i = 0; i < n; i++) {
+        if (!body[i])
+            continue;
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(blocks[i]);
+        unsigned nsucc = LLVMGetNumSuccessors(term);
+        for (unsigned k = 0; k < nsucc; k++)
+            if (!block_in_loop(LLVMGetSuccessor(term, k), body, index) && blocks[i] != latch)
+                return;
+        for (LLVMValueRef inst = LLVMGetFirstInstruction(blocks[i]); inst; inst = LLVMGetNextInstruction(inst))
+            if (xf_is_real_call(inst) || LLVMIsAAllocaInst(inst))
+                return;
+    }
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(latch);
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(header); phi && LLVMIsAPHINode(phi);
+         phi = LLVMGetNextInstruction(phi)) {
+        LLVMValueRef next, tested, limit;
+        int64_t step;
+        LLVMIntPredicate pred;
+        uint64_t mask;
+        if (!induction_step(phi, latch, INT64_C(1) << 20, &next, &step) ||
+            !continue_condition(term, body, index, phi, next, &pred, &tested, &limit, &mask) ||
+            mask != UINT64_MAX)
+            continue;
+        unsigned width = LLVMGetIntTypeWidth(LLVMTypeOf(phi));
+        uint64_t size = step > 0 ? (uint64_t)step : (uint64_t)-step;
+        if ((width != 32 && width != 64) || !is_power_of_two(size))
+            continue;
+        int up = step > 0;
+        int ok = pred == LLVMIntNE || (up ? (pred == LLVMIntULT || pred == LLVMIntSLT || pred == LLVMIntULE ||
+                                             pred == LLVMIntSLE)
+                                          : (pred == LLVMIntUGT || pred == LLVMIntSGT || pred == LLVMIntUGE ||
+                                             pred == LLVMIntSGE));
+        /* With a step above 1, `!=` ends the loop only if the counter meets the limit exactly. */
+        if (pred == LLVMIntNE && size > 1 && !known_multiple(limit, size))
+            ok = 0;
+        struct xf_counted *c = xf_calloc(1, sizeof *c);
+        for (unsigned k = 0; ok && k < LLVMCountIncoming(phi); k++) {
+            LLVMBasicBlockRef from = LLVMGetIncomingBlock(phi, k);
+            if (from == latch)
+                continue;
+            LLVMValueRef start = LLVMGetIncomingValue(phi, k);
+            if (pred == LLVMIntNE && size > 1 && !known_multiple(start, size))
+                ok = 0;
+            valvec_push(&c->from, LLVMBasicBlockAsValue(from));
+            valvec_push(&c->start, start);
+            valvec_push(&c->limit, limit);
+        }
+        if (!ok || !c->from.n) {
+            xf_free_counted(c);
+            continue;
+        }
+        LLVMBuilderRef b = f->x->builder;
+        for (size_t k = 0; k < c->from.n; k++) {
+            LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(LLVMValueAsBasicBlock(c->from.v[k])));
+            if (!LLVMIsAConstant(c->start.v[k]))
+                c->start.v[k] = LLVMBuildFreeze(b, c->start.v[k], "vigil.trip.start");
+            if (!LLVMIsAConstant(c->limit.v[k]))
+                c->limit.v[k] = LLVMBuildFreeze(b, c->limit.v[k], "vigil.trip.limit");
+        }
+        c->step = step;
+        c->pred = pred;
+        c->tests_next = tested == next;
+        ptrmap_put(&f->counted_headers, LLVMBasicBlockAsValue(header), c);
+        return;
+    }
+}
+
+void xf_free_counted(struct xf_counted *c)
+{
+    valvec_free(&c->from);
+    valvec_free(&c->start);
+    valvec_free(&c->limit);
+    free(c);
+}
+
 void xf_find_short_loops(struct xfunc *f)
 {
     ptrmap_init(&f->short_headers);
+    ptrmap_init(&f->counted_headers);
     long max = f->x->settings->short_loop_max;
-    if (max <= 0 || xf_has_indirectbr(f))
+    int counted = f->x->settings->counted_loops && f->x->settings->loop_counters &&
+                  f->x->settings->pred_counters != VIGIL_PRED_COUNTERS_BOTH;
+    if ((max <= 0 && !counted) || xf_has_indirectbr(f))
         return;
     size_t n = 0;
     for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f->fn); b; b = LLVMGetNextBasicBlock(b))
@@ -364,8 +490,10 @@ void xf_find_short_loops(struct xfunc *f)
         int innermost = 1;
         for (size_t i = 0; i < n && innermost; i++)
             innermost = !body[i] || ((!source[i] || i == l) && (!target[i] || i == h));
-        if (innermost && loop_bound(blocks[h], blocks[l], body, &index) <= (uint64_t)max)
+        if (innermost && max > 0 && loop_bound(blocks[h], blocks[l], body, &index) <= (uint64_t)max)
             ptrmap_put(&f->short_headers, to.v[e], (void *)1);
+        else if (innermost && counted)
+            plan_counted_loop(f, blocks[h], blocks[l], body, &index, blocks, n);
         free(body);
     }
     free(source);

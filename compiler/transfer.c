@@ -487,12 +487,30 @@ static void build_thunk(struct xfunc *f, struct xt_transfer *t)
  * by-value slots and the pointers to the shared ones, reads the resume point (and resets it,
  * so that a return leaves 0) and goes to the body's entry or through a reload of the state
  * to the header named; `leave` saves the state and returns. */
+/* f keeps its frame where leaves may go without (VIGIL_CC_FRAME_POINTERS=nonleaf): its calls
+ * of the transfer entry are inline assembly, which the back end does not count as calls, yet
+ * f stays on the stack while its instrumented copy runs, and the stacks that the tools' hooks
+ * walk from there go up through f's frame to its caller. */
+static void keep_frame(struct vigil_xform *x, LLVMValueRef fn)
+{
+    static const char key[] = "frame-pointer";
+    LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, key, sizeof key - 1);
+    unsigned len = 0;
+    const char *value = a ? LLVMGetStringAttributeValue(a, &len) : NULL;
+    if (!value || len != 8 || strncmp(value, "non-leaf", 8) != 0)
+        return;
+    LLVMRemoveStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, key, sizeof key - 1);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(x->ctx, key, sizeof key - 1, "all", 3));
+}
+
 void xt_outline_body(struct xfunc *f)
 {
     struct vigil_xform *x = f->x;
     LLVMBuilderRef b = x->builder;
     struct xt_transfer *t = xf_calloc(1, sizeof *t);
     f->transfer = t;
+    keep_frame(x, f->fn);
     for (LLVMValueRef inst = LLVMGetFirstInstruction(f->prologue); inst; inst = LLVMGetNextInstruction(inst)) {
         if (!LLVMIsAAllocaInst(inst))
             continue;

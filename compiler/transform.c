@@ -55,6 +55,14 @@ int xf_is_call_to_prefix(LLVMValueRef inst, const char *prefix)
     return LLVMIsACallInst(inst) && strncmp(xf_callee_name(inst), prefix, strlen(prefix)) == 0;
 }
 
+int xf_is_real_call(LLVMValueRef inst)
+{
+    if (!LLVMIsACallInst(inst))
+        return 0;
+    LLVMValueRef callee = LLVMGetCalledValue(inst);
+    return !callee || !LLVMIsAFunction(callee) || LLVMGetIntrinsicID(callee) == 0;   /* inline asm too */
+}
+
 int xf_is_noreturn_call(LLVMValueRef inst)
 {
     if (!LLVMIsACallInst(inst))
@@ -258,6 +266,10 @@ static const char *transform_function(struct vigil_xform *x, LLVMValueRef fn)
     valvec_free(&f.inlined_heads);
     valvec_free(&f.inlined_callees);
     ptrmap_free(&f.short_headers);
+    for (size_t i = 0; i < f.counted_headers.cap; i++)
+        if (f.counted_headers.keys[i])
+            xf_free_counted(f.counted_headers.values[i]);
+    ptrmap_free(&f.counted_headers);
     return how;
 }
 

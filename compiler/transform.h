@@ -39,6 +39,7 @@ struct vigil_transform_settings {
     long merge_span;         /* accesses of a block through one pointer within this many bytes: one probe (0: off) */
     int loop_counters;       /* batched countdown in innermost loops (default 1) */
     int loop_calls;          /* ... also in those that make calls (default 0) */
+    int counted_loops;       /* ... counted ones: trip count subtracted at entry, unchecked copy (default 1) */
     int outline;             /* loop-free functions: instrumented copy as its own function (default 1) */
     int outline_loops;       /* functions with loops too, left and re-entered at checks (transfer.c) */
     int known_zeros;         /* transfer.c's ways back mask the slots' known low zero bits (default 1) */
@@ -63,6 +64,7 @@ struct vigil_transform_stats {
     unsigned entry_checks, backedge_checks, probes;
     unsigned merged_accesses;/* loads and stores covered by another access's probe (probes.c) */
     unsigned batched_checks; /* back-edge checks counting down a local (loops.c) */
+    unsigned counted_loops;  /* of those, loops with an unchecked copy run when the trip count allows (loops.c) */
     unsigned inlined_checks; /* checks of conditional inlined calls (inlined.c), also in entry_checks */
     unsigned short_loops;    /* back-edges of short loops, left without a check (shortloops.c) */
     unsigned outlined;       /* functions whose instrumented copy is a function of its own */

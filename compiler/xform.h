@@ -87,6 +87,17 @@ struct vigil_xform {
     struct ptrmap inlined_sites;                 /* callee subprogram -> its inlined calls' site + 1 (inlined.c) */
 };
 
+/* A counted loop (shortloops.c): per entry, it takes the back-edge a number of times that the
+ * values at the end of each entering block give: the counter `start` (its value there) moves
+ * by `step` while `counter pred limit` (tests_next: the counter after the step) holds. */
+struct xf_counted {
+    int64_t step;                /* a power of two, up or down */
+    LLVMIntPredicate pred;       /* NE, or <, <= (up) or >, >= (down), signed or not */
+    int tests_next;
+    struct valvec from, start, limit;   /* per entering block: frozen there, or constants */
+};
+void xf_free_counted(struct xf_counted *c);
+
 /* One function being transformed. */
 struct xfunc {
     struct vigil_xform *x;
@@ -107,6 +118,7 @@ struct xfunc {
     void *tool_state[VIGIL_MAX_CC_TOOLS];  /* per active compiler tool (cctool.h, xcc_state) */
     struct valvec backedge_from, backedge_to;  /* back-edges (blocks as values) */
     struct ptrmap short_headers;         /* headers of loops left without checks (shortloops.c) */
+    struct ptrmap counted_headers;       /* header -> struct xf_counted (shortloops.c) */
     LLVMValueRef instr_fn;               /* outlined instrumented copy, or NULL (same function) */
     LLVMBasicBlockRef instr_prologue;    /* its entry block: clones of the prologue's slots */
     LLVMMetadataRef instr_subprogram;    /* its DISubprogram, NULL without debug info */
@@ -134,7 +146,7 @@ void xf_find_backedges(struct xfunc *f);   /* after xf_find_short_loops */
 unsigned char *xf_reach(const struct valvec *edges, size_t nblocks, size_t start, int with_start, size_t barrier);
 /* shortloops.c: headers of innermost loops of at most settings->short_loop_max iterations per
  * entry (into f->short_headers), read from the SSA form: before xf_demote. */
-void xf_find_short_loops(struct xfunc *f);
+void xf_find_short_loops(struct xfunc *f);   /* and f->counted_headers */
 void xf_clone_body(struct xfunc *f);
 LLVMBasicBlockRef xf_clone_block(struct xfunc *f, LLVMBasicBlockRef original);
 /* outline.c: the instrumented copy of a loop-free function as a function of its own. */
@@ -317,7 +329,8 @@ void xf_remove_fn_attribute(LLVMValueRef fn, const char *name);
  * left without a terminator (the caller ends it); NULL when a successor has PHIs. */
 LLVMBasicBlockRef xf_split_before(struct xfunc *f, LLVMValueRef inst, const char *name);
 int xf_is_call_to_prefix(LLVMValueRef inst, const char *prefix);
-int xf_is_noreturn_call(LLVMValueRef inst);   /* a call that never returns (abort, exit, assert's) */
+int xf_is_noreturn_call(LLVMValueRef inst);
+int xf_is_real_call(LLVMValueRef inst);   /* a call but of an intrinsic (inline asm included) */   /* a call that never returns (abort, exit, assert's) */
 const char *xf_callee_name(LLVMValueRef call);
 
 #endif

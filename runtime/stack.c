@@ -240,6 +240,25 @@ static inline int valid_return(uintptr_t pc, int may_refresh, uintptr_t *lo, uin
     return 1;
 }
 
+uintptr_t vigil_direct_call_target(uintptr_t ret)
+{
+#if defined(__x86_64__)
+    uintptr_t lo, hi;
+    if (!__atomic_load_n(&text_filled, __ATOMIC_ACQUIRE) || !text_range_of(ret, &lo, &hi) || ret - lo < 5 ||
+        __atomic_load_n(&text_unloading, __ATOMIC_RELAXED))
+        return 0;
+    const uint8_t *call = (const uint8_t *)ret - 5;
+    if (call[0] != 0xe8)
+        return 0;
+    int32_t rel;
+    __builtin_memcpy(&rel, call + 1, sizeof rel);
+    return ret + (uintptr_t)(intptr_t)rel;
+#else
+    (void)ret;
+    return 0;
+#endif
+}
+
 uint32_t __vigil_walk_stack(void *frame, uintptr_t *pcs, uint32_t max, int may_refresh)
 {
     uintptr_t lo, hi;

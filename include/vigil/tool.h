@@ -206,6 +206,11 @@ uint64_t vigil_now_ns(void);
 int vigil_site_lookup(vigil_site_t site, struct vigil_site_info *info);
 /* Capture the caller's return addresses (skip frames inside the runtime). */
 void vigil_capture_stack(struct vigil_stack *out, uint32_t max_depth);
+/* The target of the direct call (E8 rel32, x86-64) that ret returns from, or 0: ret is not
+ * inside a loaded object's executable segment (as last seen; never refreshed here) or does not
+ * follow such a call. Reads only those segments' code: safe in a signal handler. For a sampler
+ * that must tell a return address from any value on a stack (a leaf without a frame). */
+uintptr_t vigil_direct_call_target(uintptr_t ret);
 /* The depth of the stack on_alloc receives: the deepest any tool asked for (call from init),
  * VIGIL_MAX_STACK when no tool asks. Every frame costs a step of the walk on every allocation. */
 void vigil_want_alloc_stack(uint32_t depth);

@@ -367,13 +367,15 @@ check_valgrind() {
     if [ -z "$why" ]; then pass cc/valgrind-without-g; else fail cc/valgrind-without-g "$why"; fi
 }
 
-# ---- Frame pointers: kept by default, unless -fomit-frame-pointer or VIGIL_CC_FRAME_POINTERS=0 ----
+# ---- Frame pointers: kept by default (but in loop-free leaves), unless -fomit-frame-pointer or
+# VIGIL_CC_FRAME_POINTERS=0; a -fno-omit-frame-pointer of the command line keeps every one ----
 check_frame_pointers() {
     local why="" n
     cat >fp.c <<'SRC'
 int fp_callee(int x);
 int fp_caller(int x) { return fp_callee(x * 3) + fp_callee(x + 1); }
 int fp_leaf(int *p, int n) { int s = 0; for (int i = 0; i < n; i++) s += p[i] * i; return s; }
+int fp_tiny(int x) { return x * 7 + 1; }
 SRC
     # "mov %rsp,%rbp" in fp_caller's checking copy: it sets up a frame pointer
     frames() { objdump -d --no-show-raw-insn "$1" 2>/dev/null | awk -v fn="<${2:-fp_caller}>:" '$2 == fn { f = 1; next } /^$/ { f = 0 } f && /mov +%rsp,%rbp/ { n++ } END { print n + 0 }'; }
@@ -388,9 +390,16 @@ SRC
         [ "$(frames fp-off.o)" = 0 ] || why+="cache=$cache: a frame pointer with VIGIL_CC_FRAME_POINTERS=0; "
         [ "$(frames fp-last.o)" -ge 1 ] || why+="cache=$cache: -fno-omit-frame-pointer after -fomit-frame-pointer gives none; "
         VIGIL_CC_FRAME_POINTERS=nonleaf "$VIGILCC" -O2 -c fp.c -o fp-nonleaf.o 2>>fp.log || why+="nonleaf build fails; "
-        [ "$(frames fp-default.o fp_leaf)" -ge 1 ] || why+="cache=$cache: no frame pointer in a leaf by default; "
-        [ "$(frames fp-nonleaf.o fp_caller)" -ge 1 ] && [ "$(frames fp-nonleaf.o fp_leaf)" = 0 ] ||
-            why+="cache=$cache: nonleaf: $(frames fp-nonleaf.o fp_caller) in fp_caller, $(frames fp-nonleaf.o fp_leaf) in the leaf; "
+        [ "$(frames fp-default.o fp_leaf)" -ge 1 ] || why+="cache=$cache: no frame pointer in a leaf with a loop by default; "
+        [ "$(frames fp-default.o fp_tiny)" = 0 ] || why+="cache=$cache: a frame pointer in a loop-free leaf by default; "
+        [ "$(frames fp-last.o fp_tiny)" -ge 1 ] || why+="cache=$cache: -fno-omit-frame-pointer on the command line leaves a leaf without its frame; "
+        VIGIL_CC_FRAME_POINTERS=1 "$VIGILCC" -O2 -c fp.c -o fp-all.o 2>>fp.log || why+="VIGIL_CC_FRAME_POINTERS=1 build fails; "
+        [ "$(frames fp-all.o fp_tiny)" -ge 1 ] || why+="cache=$cache: VIGIL_CC_FRAME_POINTERS=1 leaves a leaf without its frame; "
+        # nonleaf: the loop-free leaf goes without; the leaf with a loop keeps its frame, since
+        # its instrumented copy runs while it stays on the stack (compiler/transfer.c keep_frame)
+        [ "$(frames fp-nonleaf.o fp_caller)" -ge 1 ] && [ "$(frames fp-nonleaf.o fp_tiny)" = 0 ] &&
+            [ "$(frames fp-nonleaf.o fp_leaf)" -ge 1 ] ||
+            why+="cache=$cache: nonleaf: $(frames fp-nonleaf.o fp_caller) in fp_caller, $(frames fp-nonleaf.o fp_tiny) in the loop-free leaf, $(frames fp-nonleaf.o fp_leaf) in the leaf with a loop; "
     done
     unset VIGIL_CC_CACHE
     n=$("$VIGILCC" --vigil-help 2>&1 | grep -c VIGIL_CC_FRAME_POINTERS)

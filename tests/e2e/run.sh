@@ -520,6 +520,54 @@ short_loops_check() {
         pass "e2e-cmd/short-loops"
     fi
 }
+# ---- Counted loops (compiler/loops.c): unchecked copies keep every site's counts and rates ----
+# Each loop's back-edge site must count and fire exactly as in a build without counted loops
+# (VIGIL_CC_COUNTED_LOOPS=0): the trip count is subtracted at entry only when the countdown
+# holds it, else the checked loop runs and fires where it would have. At -O2 without
+# vectorization, and at -O3 (hot_sum and rare_sum vectorized, stepping by 16 bytes). Without
+# unrolling, so that hot_down's one loop has one site.
+counted_loops_check() {
+    local d=$E2E_WORK/counted_loops src=$PROGS/counted_loops.c why="" opt mode run base counted
+    local checker="python3 $ROOT/tests/e2e/report_check.py"
+    mkdir -p "$d"
+    for opt in "-O2 -fno-vectorize -fno-slp-vectorize" "-O3 -fno-unroll-loops"; do
+        local tag=${opt%% *}
+        if ! (cd "$d" && VIGIL_DEBUG=1 $VIGILCC $opt -g -o "counted$tag" "$src" 2>"counted$tag.notes" &&
+              VIGIL_DEBUG=1 VIGIL_CC_COUNTED_LOOPS=0 $VIGILCC $opt -g -o "base$tag" "$src" 2>"base$tag.notes") \
+              >"$d/build$tag.log" 2>&1; then
+            why+="$tag: build failed: $(first_error "$d/build$tag.log"); "
+            continue
+        fi
+        counted=$(grep -o '[0-9]* of them counted' "$d/counted$tag.notes" | cut -d' ' -f1)
+        base=$(grep -o '[0-9]* of them counted' "$d/base$tag.notes" | cut -d' ' -f1)
+        [ "${counted:-0}" -ge 3 ] && [ "${base:-1}" = 0 ] ||
+            why+="$tag: ${counted:-no} loops counted (expected >= 3), ${base:-no} with VIGIL_CC_COUNTED_LOOPS=0 (expected 0); "
+        for mode in adaptive off; do
+            for b in counted base; do
+                rm -rf "$d/out.$b$tag.$mode"
+                (cd "$d" && VIGIL_OPTIONS="mode=$mode:out=$d/out.$b$tag.$mode" timeout -k 5 "$E2E_TIMEOUT" \
+                    "./$b$tag") >"$d/$b$tag.$mode.out" 2>/dev/null
+            done
+            cmp -s "$d/counted$tag.$mode.out" "$d/base$tag.$mode.out" || why+="$tag $mode: outputs differ; "
+            run=$(find "$d/out.counted$tag.$mode" -name run.txt 2>/dev/null | head -n1)
+            base=$(find "$d/out.base$tag.$mode" -name run.txt 2>/dev/null | head -n1)
+            if [ -z "$run" ] || [ -z "$base" ]; then
+                why+="$tag $mode: no run.txt; "
+                continue
+            fi
+            [ "$(grep -c '^site .* backedge' "$run")" -ge 5 ] && cmp -s <(grep '^site' "$run") <(grep '^site' "$base") ||
+                why+="$tag $mode: site lines differ from the build without counted loops: $(diff <(grep '^site' "$base") <(grep '^site' "$run") | grep '^[<>]' | head -4 | tr '\n' ' '); "
+        done
+        run=$(find "$d/out.counted$tag.adaptive" -name run.txt 2>/dev/null | head -n1)
+        [ -n "$run" ] || continue
+        out=$($checker "$run" "$src" "rare_sum entry execs == 3" "rare_sum backedge rate == 1" \
+              "hot_down backedge rate == 0.001" "hot_down backedge execs == 19960000" 2>&1) ||
+            why+="$tag: $(echo "$out" | tr '\n' ' ' | cut -c1-300); "
+        $checker "$run" "$src" "hot_down backedge rate > 0.001" >/dev/null 2>&1 &&
+            why+="$tag: negative control 'hot_down backedge rate > 0.001' was accepted; "
+    done
+    if [ -z "$why" ]; then pass "e2e-rates/counted-loops"; else fail "e2e-rates/counted-loops" "$why"; fi
+}
 # ---- Call probes: opt-in (VIGIL_CC_PROBE_CALLS=1), the count tool's call events ----
 # count_events DIR BINARY KIND [ARG...]: runs DIR/BINARY [ARG...] in mode=full with the count
 # tool (stdout in DIR/BINARY.out) and prints the events of KIND it counted (load, store, call,
@@ -809,6 +857,7 @@ if [ -z "$E2E_ONLY" ] && [ "$(basename "$VIGILCC")" = vigil-cc ]; then
     report_checks
     inlined_checks_check
     short_loops_check
+    counted_loops_check
     threaded_dispatch_check
     call_probes_check
     merged_accesses_check

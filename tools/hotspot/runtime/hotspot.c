@@ -201,6 +201,39 @@ static void close_clock(struct hs_self *s)
 
 /* ---- the signal handler ---- */
 
+/* Where a direct call's target may lie before the interrupted pc (the function holding it), and
+ * before a return address (its caller's start). Sizes of functions, generous: they only bound
+ * how far a wrong guess could reach. */
+#define HS_CALLEE_SPAN (64u << 10)
+#define HS_CALLER_SPAN (4u << 20)
+
+/* The caller that the frame-pointer chain skips when the PC is in a function that has not set
+ * up its frame: a leaf built without one (VIGIL_CC_FRAME_POINTERS=nonleaf), or any function in
+ * its prologue or after its epilogue. The frame register is then still the caller's, and the
+ * return address into the caller is at the stack pointer (or above the frame register just
+ * pushed). Taken only when validated twice: it follows a direct call of code at most
+ * HS_CALLEE_SPAN before pc, and it lies at most HS_CALLER_SPAN after the start of the function
+ * whose frame the register holds (named by the direct call that the frame's own return address
+ * follows). A leaf called through a pointer, or whose caller was, keeps the old short stack.
+ * Returns the frames written to *out (0 or 1). */
+static uint32_t frameless_caller(uintptr_t pc, uintptr_t sp, uintptr_t fp, uintptr_t hi, uintptr_t *out)
+{
+    const uintptr_t *top = (const uintptr_t *)sp;
+    uintptr_t slot = top[0] == fp ? sp + sizeof(uintptr_t) : sp;   /* just after `push %rbp` */
+    uintptr_t ret = hs_walk_real_return(*(const uintptr_t *)slot, slot);
+    uintptr_t callee = vigil_direct_call_target(ret);
+    if (!callee || callee > pc || pc - callee >= HS_CALLEE_SPAN)
+        return 0;
+    if (fp < sp || fp > hi - 16 || (fp & 7))
+        return 0;
+    uintptr_t framed = hs_walk_real_return(((const uintptr_t *)fp)[1], fp + sizeof(uintptr_t));
+    uintptr_t caller = vigil_direct_call_target(framed);
+    if (framed == ret || !caller || caller > ret || ret - caller >= HS_CALLER_SPAN)
+        return 0;   /* the chain's first frame already names it, or the caller is not known */
+    *out = ret;
+    return 1;
+}
+
 /* weight: the CPU time since the clock's last expiry in periods (1, or late/period). */
 static void take_sample(struct hs_self *s, const ucontext_t *uc, uint64_t weight)
 {
@@ -214,6 +247,8 @@ static void take_sample(struct hs_self *s, const ucontext_t *uc, uint64_t weight
     uintptr_t lo = sp, hi = s->hi;
     if (sp < s->lo || sp >= s->hi)
         hi = 0;
+    if (n < depth && hi >= 16 && sp <= hi - 16 && (sp & 7) == 0)
+        n += frameless_caller(pcs[0], sp, fp, hi, &pcs[n]);
     while (n < depth && fp >= lo && hi >= 16 && fp <= hi - 16 && (fp & 7) == 0) {
         const uintptr_t *frame = (const uintptr_t *)fp;
         uintptr_t next = frame[0], ret = hs_walk_real_return(frame[1], fp + sizeof(uintptr_t));

@@ -7,6 +7,9 @@
 #   callers       main -> work -> hot_a (~70%) / hot_b (~25%): hot_a first by self samples, hot_b
 #                 second, shares within wide margins, main;work;hot_a the top folded stack;
 #                 `vigil hot` text, --json, --folded and --trace checked for form (python3)
+#   leaf          main -> work -> mix, mix a tiny leaf: built with VIGIL_CC_FRAME_POINTERS=nonleaf
+#                 (no frame in mix) and with frames everywhere, mix's samples name work as
+#                 its caller (the return address at the stack pointer, validated)
 #   threads       two threads in two hot functions: both named, 3 threads sampled
 #   forks         parent and child each profiled in their own report
 #   many_threads  40 short threads: every one sampled, no descriptor left open
@@ -278,6 +281,27 @@ print(d['samples'], 'samples')")
 else
     bad "callers: does not build ($(head -c 300 "$WORK/callers.cc.log"))"
 fi
+
+# ---- a hot leaf without a frame ----
+# With the leaf's frame omitted, or in any function's prologue, the frame register is still the
+# caller's: the sample must take the caller from the stack pointer, not skip it.
+for fp in nonleaf 1; do
+    if VIGIL_CC_FRAME_POINTERS=$fp "$VIGILCC" -O2 -g "$HERE/leaf.c" -o "$WORK/leaf" 2>"$WORK/leaf.cc.log"; then
+        first=$(objdump -d --no-show-raw-insn "$WORK/leaf" | awk '/<mix>:/ {getline; print $2; exit}')
+        run leaf "tools=hotspot"
+        "$VIGIL" hot --folded "$rundir" >"$WORK/leaf.folded" 2>"$WORK/leaf.err"
+        r=$(awk '$1 ~ /;mix$/ {all += $2; if ($1 ~ /;main;work;mix$/) good += $2}
+                 END {printf "%d of %d samples in mix under work", good, all; exit !(all >= 50 && good >= 0.97 * all)}' \
+            "$WORK/leaf.folded")
+        st=$?
+        if [ "$fp" = nonleaf ] && [ "$first" = push ]; then
+            st=1 r="mix begins with push: the build kept its frame ($r)"
+        fi
+        check "leaf: VIGIL_CC_FRAME_POINTERS=$fp: mix's caller is work ($r)" $st "$r; $(grep ';mix ' "$WORK/leaf.folded" | head -3 | tr '\n' ' ')"
+    else
+        bad "leaf: VIGIL_CC_FRAME_POINTERS=$fp: does not build: $(head -c 300 "$WORK/leaf.cc.log")"
+    fi
+done
 
 # ---- threads ----
 if build threads; then
