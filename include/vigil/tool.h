@@ -4,8 +4,8 @@
  * places; 7 reports written while the program runs: the flush hook and vigil_signal_report;
  * 8 blocks a tool keeps from the allocator after their free: vigil_free_later, vigil_free_now;
  * 9 whether the tool needs bursts; 10 the interrupted code's registers and stack in a report a
- * signal asked for: vigil_report_registers, vigil_report_frame from flush; the runtime
- * accepts tools built for 1 to 10).
+ * signal asked for: vigil_report_registers, vigil_report_frame from flush, and
+ * vigil_direct_call_target; the runtime accepts tools built for 1 to 10).
  *
  * A tool is a folder tools/<name>/ whose runtime part (tools/<name>/runtime/) fills a struct
  * vigil_tool and registers it with VIGIL_REGISTER_TOOL (docs/architecture.md, "Adding a
@@ -206,7 +206,7 @@ uint64_t vigil_now_ns(void);
 int vigil_site_lookup(vigil_site_t site, struct vigil_site_info *info);
 /* Capture the caller's return addresses (skip frames inside the runtime). */
 void vigil_capture_stack(struct vigil_stack *out, uint32_t max_depth);
-/* The target of the direct call (E8 rel32, x86-64) that ret returns from, or 0: ret is not
+/* Version 10: the target of the direct call (E8 rel32, x86-64) that ret returns from, or 0: ret is not
  * inside a loaded object's executable segment (as last seen; never refreshed here) or does not
  * follow such a call. Reads only those segments' code: safe in a signal handler. For a sampler
  * that must tell a return address from any value on a stack (a leaf without a frame). */
