@@ -177,8 +177,14 @@ void __vigil_deliver_free(void *p) HIDDEN;
 void __vigil_deliver_lock(const void *lock, enum vigil_lock_op op) HIDDEN;
 void __vigil_deliver_thread(enum vigil_thread_op op, uint64_t id) HIDDEN;
 void __vigil_deliver_sync(const void *object, enum vigil_sync_op op) HIDDEN;
-/* This thread's buffered accesses to the tools (any caller; takes the guard itself). */
-void __vigil_deliver_accesses(void) HIDDEN;
+/* This thread's buffered accesses to the tools (any caller; takes the guard itself). Inline:
+ * most callers (allocation and free hooks) find the buffer empty. */
+void __vigil_deliver_buffered(void) HIDDEN;
+static inline void __vigil_deliver_accesses(void)
+{
+    if (__vigil_thread.naccess)
+        __vigil_deliver_buffered();
+}
 
 /* ---- stack.c ---- */
 /* Walk frame pointers from frame (a frame of this thread), with bounds checks; every return

@@ -223,8 +223,7 @@ static inline int after_call(uintptr_t pc, uintptr_t lo, uintptr_t hi)
 
 /* Whether pc can be a return address: inside an executable segment, just after a call.
  * [*lo, *hi) is the segment of the walk's previous frame: callers are mostly in the same
- * object, so the table is searched only when pc leaves it. A valid pc is remembered in *known.
- * Out of line: the walk's loop, mostly known return addresses, keeps its registers. */
+ * object, so the table is searched only when pc leaves it. A valid pc is remembered in *known. */
 static inline int valid_return(uintptr_t pc, int may_refresh, uintptr_t *lo, uintptr_t *hi,
                                                   uintptr_t *known)
 {

@@ -339,7 +339,7 @@ void __vigil_tools_names(char *buf, size_t len)
             t->hook(__VA_ARGS__);                                               \
     }
 
-void __vigil_deliver_accesses(void)
+void __vigil_deliver_buffered(void)
 {
     struct vigil_thread *th = &__vigil_thread;
     uint32_t n = th->naccess;
@@ -414,8 +414,7 @@ enum vigil_alloc_kind vigil_alloc_kind(void)
 
 void __vigil_deliver_alloc(void *p, size_t size, void *frame)
 {
-    if (__vigil_thread.naccess)   /* this thread's accesses come before its allocation */
-        __vigil_deliver_accesses();
+    __vigil_deliver_accesses();   /* this thread's accesses come before its allocation */
     struct vigil_stack where;
     where.depth = __vigil_walk_stack(frame, where.pc, alloc_stack_depth ? alloc_stack_depth : VIGIL_MAX_STACK, 1);
     __vigil_thread.hook_frame = frame;
@@ -425,8 +424,7 @@ void __vigil_deliver_alloc(void *p, size_t size, void *frame)
 
 void __vigil_deliver_free(void *p)
 {
-    if (__vigil_thread.naccess)   /* before the object goes: its address may come back */
-        __vigil_deliver_accesses();
+    __vigil_deliver_accesses();   /* before the object goes: its address may come back */
     DELIVER(VIGIL_EV_FREE, on_free, p);
 }
 
