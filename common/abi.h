@@ -11,8 +11,12 @@
  *                                       per dispatch site, not per site, so that the few pages
  *                                       they fill are all in use and nothing at run time reads
  *                                       the site table to tell an entry from a back-edge);
- *   - uint32_t counters[ndispatch]    : nCheck countdown of each dispatch site (zero at start:
- *                                       nCheck0 = 0, the first execution starts a burst);
+ *   - uint32_t counters[2 * ndispatch]: nCheck countdown of each dispatch site (zero at start:
+ *                                       nCheck0 = 0, the first execution starts a burst), then
+ *                                       the value each countdown was last set to (runtime: the
+ *                                       executions a countdown stands for, common/abi.h ABI 7);
+ *                                       thread-local (ABI 7, see below) or one array shared by
+ *                                       every thread;
  *   - struct __vigil_site_state[ndispatch]: zeroed cold state, owned by the runtime;
  *   - struct __vigil_module            : the descriptor below;
  *   - a constructor calling __vigil_register_module(&descriptor).
@@ -23,9 +27,17 @@
  *     counters[s] = c;                                          //   folds them into one `decl`
  *     if (c < 0) { if (__vigil_dispatch_enter(&m, s)) goto instrumented; else goto checking; }
  *     goto checking;
- * The countdown is racy on purpose, as gcov's counters are: threads sharing a site may lose
- * decrements, which only moves that site's next burst a little. It stays in 0..VIGIL_COUNTER_MAX
- * (the runtime never stores more), so "went negative" is "was 0".
+ * Thread-local countdowns (ABI 7, thread_counters not NULL): in code for an executable
+ * the array is thread_local (local-exec: the check stays one `addl $-1, %fs:off`), so threads
+ * running the same code do not write the same cache lines at every check; each thread's copy
+ * starts at 0 (its first pass through a check takes the slow path, which sets its countdown
+ * from the shared per-site schedule). The descriptor's counters pointer is then NULL and
+ * thread_counters() returns the calling thread's copy (the runtime's slow paths use it). Code
+ * for a shared library keeps one shared array (a dlopen'ed library cannot count on room in the
+ * static TLS block): its countdown is racy on purpose, as gcov's counters are: threads sharing
+ * a site may lose decrements, which only moves that site's next burst a little.
+ * A countdown stays in 0..VIGIL_COUNTER_MAX (the runtime never stores more), so "went
+ * negative" is "was 0".
  * A back-edge check of an innermost call-free loop counts down a register instead (loaded from
  * counters[s] on entering the loop, stored back on leaving it) and skips the burst test.
  * and in the instrumented copy (and instrumented_check above):
@@ -65,7 +77,7 @@
 #define VIGIL_ABI_H
 #include <stdint.h>
 
-#define VIGIL_ABI_VERSION 6
+#define VIGIL_ABI_VERSION 7
 
 #define VIGIL_COUNTER_MAX 0x7fffffffu  /* largest countdown the runtime stores (see above) */
 #define VIGIL_PRED_SLOTS 3         /* counters per site in pred_counts */
@@ -95,7 +107,8 @@ struct __vigil_module {
     uint32_t nsites;
     const unsigned char *site_blob;       /* encoded site table (common/sitefmt.h), or NULL: in the
                                              file's "vigil_sites" section, not loaded */
-    uint32_t *counters;                   /* ndispatch entries */
+    uint32_t *counters;                   /* 2 * ndispatch entries (see above), or NULL when
+                                             thread-local (thread_counters) */
     struct __vigil_site_state *state;     /* ndispatch entries */
     uint64_t tu_hash;                     /* identity of the table (same value as in the blob) */
     uint32_t base_id;                     /* (runtime) global site id = base_id + local index */
@@ -107,6 +120,8 @@ struct __vigil_module {
     const uint32_t *dispatch_sites;       /* ndispatch entries, see above */
     uint32_t ndispatch;
     uint32_t reserved;                    /* 0 */
+    uint32_t *(*thread_counters)(void);   /* (ABI 7) the calling thread's counters (2 * ndispatch
+                                             entries), or NULL: counters is shared */
 };
 
 #define VIGIL_DISPATCH_BACKEDGE 0x80000000u   /* dispatch_sites[d]: a back-edge check */

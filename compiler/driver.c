@@ -261,6 +261,12 @@ static int stage_settings(struct vcc_job *job)
         {"true", VCC_FRAME_POINTERS_ALL}, {"nonleaf", VCC_FRAME_POINTERS_NONLEAF}, {"0", VCC_FRAME_POINTERS_OFF},
         {"no", VCC_FRAME_POINTERS_OFF}, {"off", VCC_FRAME_POINTERS_OFF}, {"false", VCC_FRAME_POINTERS_OFF}, {NULL, 0}};
     job->frame_pointers = setting_word("VIGIL_CC_FRAME_POINTERS", s->frame_pointers, frame_pointers, "1, nonleaf or 0");
+    static const struct setting_word thread_counters[] = {
+        {"auto", VIGIL_THREAD_COUNTERS_AUTO}, {"1", VIGIL_THREAD_COUNTERS_ALL}, {"yes", VIGIL_THREAD_COUNTERS_ALL},
+        {"on", VIGIL_THREAD_COUNTERS_ALL}, {"true", VIGIL_THREAD_COUNTERS_ALL}, {"0", VIGIL_THREAD_COUNTERS_NONE},
+        {"no", VIGIL_THREAD_COUNTERS_NONE}, {"off", VIGIL_THREAD_COUNTERS_NONE}, {"false", VIGIL_THREAD_COUNTERS_NONE},
+        {NULL, 0}};
+    job->thread_counters = setting_word("VIGIL_CC_THREAD_COUNTERS", s->thread_counters, thread_counters, "auto, 1 or 0");
     return CONTINUE;
 }
 

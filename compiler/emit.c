@@ -20,7 +20,8 @@ _Static_assert(offsetof(struct __vigil_site_state, instr_execs) == 0, "instr_exe
 _Static_assert(offsetof(struct __vigil_module, counters) == 16 && offsetof(struct __vigil_module, tu_hash) == 32 &&
                offsetof(struct __vigil_module, next) == 48 && offsetof(struct __vigil_module, pred_enable) == 56 &&
                offsetof(struct __vigil_module, flags) == 72 && offsetof(struct __vigil_module, dispatch_sites) == 80 &&
-               offsetof(struct __vigil_module, ndispatch) == 88 && sizeof(struct __vigil_module) == 96,
+               offsetof(struct __vigil_module, ndispatch) == 88 &&
+               offsetof(struct __vigil_module, thread_counters) == 96 && sizeof(struct __vigil_module) == 104,
                "descriptor layout matches module_type on LP64");
 
 /* Priority of the registering constructor: before ordinary constructors (65535), so that
@@ -383,8 +384,8 @@ void xe_declare_runtime(struct vigil_xform *x)
 {
     LLVMTypeRef p = x->ptr, i32 = x->i32, i64 = x->i64;
     LLVMTypeRef fields[] = {i32, i32, p, vigil_pointer_to(i32), p, i64, i32, i32, p,
-                            vigil_pointer_to(x->i8), vigil_pointer_to(i64), i64, vigil_pointer_to(i32), i32, i32};
-    x->module_type = LLVMStructTypeInContext(x->ctx, fields, 15, 0);
+                            vigil_pointer_to(x->i8), vigil_pointer_to(i64), i64, vigil_pointer_to(i32), i32, i32, p};
+    x->module_type = LLVMStructTypeInContext(x->ctx, fields, 16, 0);
     LLVMTypeRef m = vigil_pointer_to(x->module_type);
 
     x->burst_left = LLVMGetNamedGlobal(x->module, "__vigil_burst_left");
@@ -525,6 +526,42 @@ static void add_constructor(struct vigil_xform *x, LLVMValueRef ctor)
     free(entries);
 }
 
+/* Thread-local countdowns (common/abi.h, ABI 7) where VIGIL_CC_THREAD_COUNTERS says: by default
+ * in code for an executable, whose TLS block is static (local-exec: the check stays one
+ * instruction); code for a shared library keeps the shared array, as a library loaded with
+ * dlopen after start-up may find no room in the static TLS block for initial-exec variables. */
+static int counters_per_thread(struct vigil_xform *x)
+{
+    switch (x->settings->thread_counters) {
+    case VIGIL_THREAD_COUNTERS_ALL:
+        return 1;
+    case VIGIL_THREAD_COUNTERS_NONE:
+        return 0;
+    default:
+        return code_for_executable(x->module);
+    }
+}
+
+/* `uint32_t *__vigil_thread_counters(void) { return counters; }`: the calling thread's copy,
+ * for the runtime's slow paths (descriptor field thread_counters). */
+static LLVMValueRef thread_counters_function(struct vigil_xform *x, LLVMValueRef counters)
+{
+    LLVMTypeRef type = LLVMFunctionType(vigil_pointer_to(x->i32), NULL, 0, 0);
+    LLVMValueRef fn = LLVMAddFunction(x->module, "__vigil_thread_counters", type);
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(x->ctx, nounwind, 0));
+    if (x->cold_section)
+        LLVMSetSection(fn, x->cold_section);   /* for slow paths only: not among the hot code */
+    LLVMBasicBlockRef saved = LLVMGetInsertBlock(x->builder);
+    LLVMPositionBuilderAtEnd(x->builder, LLVMAppendBasicBlockInContext(x->ctx, fn, "entry"));
+    LLVMSetCurrentDebugLocation2(x->builder, NULL);
+    LLVMBuildRet(x->builder, LLVMConstPointerCast(counters, vigil_pointer_to(x->i32)));
+    if (saved)
+        LLVMPositionBuilderAtEnd(x->builder, saved);
+    return fn;
+}
+
 static LLVMValueRef make_constructor(struct vigil_xform *x)
 {
     LLVMValueRef ctor = LLVMAddFunction(x->module, "__vigil_module_ctor", LLVMFunctionType(x->void_t, NULL, 0, 0));
@@ -588,7 +625,16 @@ int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen)
     }
     free(blob);
 
-    LLVMValueRef counters = replace_placeholder(x, x->counters, x->i32, x->ndispatch, "__vigil_counters");
+    /* Countdowns, then the value each was last set to (common/abi.h). */
+    LLVMValueRef counters = replace_placeholder(x, x->counters, x->i32, (uint64_t)x->ndispatch * 2, "__vigil_counters");
+    LLVMValueRef shared_counters = LLVMConstPointerCast(counters, vigil_pointer_to(x->i32));
+    LLVMValueRef thread_counters = LLVMConstNull(x->ptr);
+    if (counters_per_thread(x)) {
+        LLVMSetThreadLocal(counters, 1);
+        LLVMSetThreadLocalMode(counters, burst_tls_model(x->module));
+        thread_counters = LLVMConstPointerCast(thread_counters_function(x, counters), x->ptr);
+        shared_counters = LLVMConstNull(vigil_pointer_to(x->i32));
+    }
     LLVMValueRef state = replace_placeholder(x, x->state, x->i64, (uint64_t)x->ndispatch * 4, "__vigil_state");
     LLVMValueRef *dispatch = xf_calloc(x->ndispatch, sizeof *dispatch);
     for (uint32_t d = 0; d < x->ndispatch; d++)
@@ -612,7 +658,7 @@ int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen)
         LLVMConstInt(x->i32, VIGIL_ABI_VERSION, 0),
         LLVMConstInt(x->i32, nsites, 0),
         LLVMConstPointerCast(table, x->ptr),
-        LLVMConstPointerCast(counters, vigil_pointer_to(x->i32)),
+        shared_counters,
         LLVMConstPointerCast(state, x->ptr),
         LLVMConstInt(x->i64, x->hash, 0),
         LLVMConstInt(x->i32, 0, 0),
@@ -624,8 +670,9 @@ int xe_emit_tables(struct vigil_xform *x, char *err, size_t errlen)
         LLVMConstPointerCast(dispatch_sites, vigil_pointer_to(x->i32)),
         LLVMConstInt(x->i32, x->ndispatch, 0),
         LLVMConstInt(x->i32, 0, 0),
+        thread_counters,
     };
-    LLVMSetInitializer(x->descriptor, LLVMConstStructInContext(x->ctx, fields, 15, 0));
+    LLVMSetInitializer(x->descriptor, LLVMConstStructInContext(x->ctx, fields, 16, 0));
     add_constructor(x, make_constructor(x));
     emit_module_stubs(x);
     return 0;

@@ -315,6 +315,7 @@ static int stage_transform(struct vcc_job *job, struct source_job *sj)
         .split_cold = vcc_setting_on(s->split_cold) && !user_splits_sections(&job->args),
         .pred_counters = job->pred_counters,
         .pred_remove_redundant = vcc_setting_on(s->pred_remove_redundant),
+        .thread_counters = job->thread_counters,
         .source_name = sj->in->path,
         .config = job->config,
         .on_function = sj->cache ? vcc_cache_on_function : NULL,

@@ -20,6 +20,7 @@ struct vcc_job {
     int verbose, keep_temps, debug, verify;
     enum vcc_placement { VCC_PLACE_EARLY, VCC_PLACE_LATE, VCC_PLACE_POST } placement;
     int pred_counters;             /* enum vigil_pred_counters (transform.h) */
+    int thread_counters;           /* enum vigil_thread_counters (transform.h) */
     enum { VCC_FRAME_POINTERS_OFF, VCC_FRAME_POINTERS_ALL, VCC_FRAME_POINTERS_NONLEAF } frame_pointers;
     int orig_argc;
     char **orig_argv;              /* argv as vigil-cc got it (argv[0] excluded) */

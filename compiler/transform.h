@@ -27,6 +27,10 @@ struct vigil_function_report {
 
 struct vigil_ccconfig;
 
+/* VIGIL_CC_THREAD_COUNTERS: thread-local countdowns in code for an executable only, everywhere,
+ * or nowhere (common/abi.h, ABI 7). */
+enum vigil_thread_counters { VIGIL_THREAD_COUNTERS_AUTO, VIGIL_THREAD_COUNTERS_ALL, VIGIL_THREAD_COUNTERS_NONE };
+
 struct vigil_transform_settings {
     int debug;               /* VIGIL_DEBUG: one note per function left uninstrumented */
     int probe_accesses;      /* loads/stores (default 1) */
@@ -50,6 +54,7 @@ struct vigil_transform_settings {
     int split_cold;          /* x86-64 ELF: burst-only blocks out of the checking copy (coldsplit.c) */
     int pred_counters;       /* enum vigil_pred_counters (default NONE, seed 002) */
     int pred_remove_redundant; /* with pred_counters: leave out redundant branch predicates */
+    int thread_counters;     /* enum vigil_thread_counters: where the countdowns live (emit.c) */
     const char *source_name; /* the main source file, for the site table and the tu hash */
     /* VIGIL_CC_CONFIG (common/ccconfig.h), or NULL: [skip] functions are left as they are;
      * tools read their sections with xcc_config_match. */

@@ -45,7 +45,14 @@ static void pin_dispatch(struct __vigil_module *m, uint32_t d)
 {
     uint32_t site = m->dispatch_sites[d] & VIGIL_DISPATCH_SITE;
     RELAXED_STORE(&m->pred_enable[site], (uint8_t)(RELAXED_LOAD(&m->pred_enable[site]) | VIGIL_PRED_PINNED));
-    RELAXED_STORE(&m->counters[d], 0);   /* the next check goes to __vigil_dispatch_enter */
+    /* The next check goes to __vigil_dispatch_enter: this thread's, when the counters are
+     * thread-local; another thread's when its countdown next runs out. */
+    uint32_t *counters = __vigil_counters_here(m), *started = counters + m->ndispatch;
+    uint32_t left = RELAXED_LOAD(&counters[d]), from = RELAXED_LOAD(&started[d]);
+    if (left < from)
+        __atomic_fetch_add(&m->state[d].check_execs, from - left, __ATOMIC_RELAXED);
+    RELAXED_STORE(&counters[d], 0);
+    RELAXED_STORE(&started[d], 0);
 }
 
 /* The compiler adds a function's sites together, entry first: the function's dispatch sites

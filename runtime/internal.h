@@ -107,6 +107,15 @@ struct vigil_module_node *__vigil_modules(void) HIDDEN;
 int __vigil_ensure_registered(struct __vigil_module *m) HIDDEN;
 /* In a fork child: release the registration lock. */
 void __vigil_registry_after_fork(void) HIDDEN;
+/* The calling thread's counters of a registered module m (common/abi.h: 2 * ndispatch entries,
+ * the countdowns, then the value each countdown was last set to). */
+static inline uint32_t *__vigil_counters_here(const struct __vigil_module *m)
+{
+    return m->thread_counters ? m->thread_counters() : m->counters;
+}
+/* Adds the executions the calling thread's countdowns stand for, not yet in the sites' state
+ * (check_execs), to it: at its exit, so that they are not lost with its counters (sampler.c). */
+void __vigil_counters_fold_thread(void) HIDDEN;
 /* After dlclose: mark the modules whose object is gone. */
 void __vigil_modules_check_unloaded(void) HIDDEN;
 
@@ -135,6 +144,8 @@ struct vigil_thread {
     int in_realloc;          /* set by this thread's realloc hook around its free and alloc events */
     int alloc_kind;          /* enum vigil_alloc_kind of the allocation event being raised (heap_hooks.c) */
     int free_kept;           /* a tool keeps the block of the free event being raised (vigil_free_later) */
+    int counts_fold_armed;   /* this thread's countdowns are folded into the sites' state at
+                                its exit (sampler.c; thread-local counters only) */
     void *hook_frame;        /* frame of the hook delivering an event (stack capture starts there) */
     uintptr_t stack_lo, stack_hi;   /* this thread's stack bounds, 0 until first needed */
     uint32_t naccess;        /* buffered accesses (written by this thread only) */

@@ -68,10 +68,11 @@ static void reset_site_counts(void)
         if (n->unloaded)
             continue;
         struct __vigil_module *m = n->m;
+        const uint32_t *counters = __vigil_counters_here(m);   /* the forking thread's: the child's */
         for (uint32_t i = 0; i < m->ndispatch; i++) {
             struct __vigil_site_state *st = &m->state[i];
-            uint32_t counter = m->counters[i], ncheck0 = vigil_schedule_ncheck0(&__vigil_sched, st->level);
-            uint64_t pending = counter <= ncheck0 ? ncheck0 - counter : 0;
+            uint32_t counter = counters[i], started = counters[m->ndispatch + i];
+            uint64_t pending = counter <= started ? started - counter : 0;
             st->instr_execs = 0;
             st->bursts = 0;
             st->check_execs = (uint64_t)0 - pending;   /* cancels the pending countdown (mod 2^64) */

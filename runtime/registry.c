@@ -78,7 +78,9 @@ static const char *module_path(const struct __vigil_module *m, int *in_main_prog
 #define REGISTERED 1
 #define REFUSED 2
 
-/* mode=off samples nothing, not even a site's first execution: the module's counters start at
+/* mode=off samples nothing, not even a site's first execution: the module's counters (those of
+ * the registering thread, when they are thread-local: other threads' first checks take the
+ * slow path once) start at
  * their countdown, not at 0, so that no check takes its fired path. Each function's first
  * call used to go through that path into __vigil_dispatch_enter once; with the path split off
  * into .text.unlikely (vigil-cc's VIGIL_CC_SPLIT_COLD), the code of every function called
@@ -88,12 +90,15 @@ static const char *module_path(const struct __vigil_module *m, int *in_main_prog
 static void prime_counters(struct __vigil_module *m)
 {
     uint32_t start = vigil_schedule_prime(&__vigil_sched);
-    if (!start || !m->counters || !m->state)
+    uint32_t *counters = __vigil_counters_here(m);
+    if (!start || !counters || !m->state)
         return;
     for (uint32_t d = 0; d < m->ndispatch; d++) {
         uint32_t untouched = 0;
-        if (__atomic_compare_exchange_n(&m->counters[d], &untouched, start, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        if (__atomic_compare_exchange_n(&counters[d], &untouched, start, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            RELAXED_STORE(&counters[m->ndispatch + d], start);
             vigil_schedule_primed(&__vigil_sched, &m->state[d]);
+        }
     }
 }
 

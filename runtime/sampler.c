@@ -2,6 +2,8 @@
  * hits zero or a burst runs out; the fast paths are inline in the emitted code. */
 #include "internal.h"
 
+#include <pthread.h>
+
 /* Dispatch checks left in this thread's burst, 0 = not in a burst. Written by this thread
  * only: the emitted code counts it down, __vigil_dispatch_enter / __vigil_burst_end set it. */
 __thread uint32_t __vigil_burst_left __attribute__((tls_model("initial-exec")));
@@ -16,28 +18,94 @@ static inline int is_pinned(const struct __vigil_module *m, uint32_t d)
            (RELAXED_LOAD(&m->pred_enable[m->dispatch_sites[d] & VIGIL_DISPATCH_SITE]) & VIGIL_PRED_PINNED);
 }
 
+/* A refused module's checks stay cold: its countdown parked at the largest value. Only the
+ * fields of its own ABI are read: before ABI 6 its counters were per site, before 7 shared. */
+static void park_refused(struct __vigil_module *m, uint32_t d)
+{
+    uint32_t *counters = NULL, n = 0;
+    if (m->abi_version == VIGIL_ABI_VERSION) {
+        counters = __vigil_counters_here(m);
+        n = m->ndispatch;
+    } else if (m->abi_version < VIGIL_ABI_VERSION) {
+        counters = m->counters;
+        n = m->abi_version < 6 ? m->nsites : m->ndispatch;
+    }
+    if (counters && d < n)
+        RELAXED_STORE(&counters[d], VIGIL_COUNTER_MAX);
+}
+
+/* Thread-local counters: at a thread's exit the executions its countdowns stand for go into the
+ * sites' state (__vigil_counters_fold_thread), through a key destructor set on the thread's
+ * first slow path. The key is made once (counts_key_made: 0, 1 being made, 2 made, 3 failed). */
+static pthread_key_t counts_key;   /* written once by the first thread to arm, then read */
+static int counts_key_made;
+
+static void fold_at_exit(void *unused)
+{
+    (void)unused;
+    __vigil_counters_fold_thread();
+}
+
+static void arm_thread_fold(struct vigil_thread *th)
+{
+    th->counts_fold_armed = 1;
+    int state = __atomic_load_n(&counts_key_made, __ATOMIC_ACQUIRE);
+    if (state == 0) {
+        int expected = 0;
+        if (__atomic_compare_exchange_n(&counts_key_made, &expected, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            state = pthread_key_create(&counts_key, fold_at_exit) == 0 ? 2 : 3;
+            __atomic_store_n(&counts_key_made, state, __ATOMIC_RELEASE);
+        }
+    }
+    while (state == 1 || state == 0)   /* another thread is making it: a few instructions */
+        state = __atomic_load_n(&counts_key_made, __ATOMIC_ACQUIRE);
+    if (state == 2)
+        pthread_setspecific(counts_key, (void *)1);
+}
+
 uint32_t __vigil_dispatch_enter(struct __vigil_module *m, uint32_t d)
 {
     if (unlikely(!__vigil_ensure_registered(m)) || unlikely(d >= m->ndispatch)) {
-        /* A refused module: its checks stay cold. Before ABI 6 its counters were per site. */
-        uint32_t ncounters = m->abi_version == VIGIL_ABI_VERSION ? m->ndispatch : m->abi_version < 6 ? m->nsites : 0;
-        if (m->counters && d < ncounters)
-            RELAXED_STORE(&m->counters[d], VIGIL_COUNTER_MAX);
+        park_refused(m, d);
         return 0;
     }
+    uint32_t *counters = __vigil_counters_here(m), *started = counters + m->ndispatch;
+    if (m->thread_counters) {
+        struct vigil_thread *th = &__vigil_thread;
+        if (unlikely(!th->counts_fold_armed))
+            arm_thread_fold(th);
+    }
     if (is_pinned(m, d)) {
-        RELAXED_STORE(&m->counters[d], 0);   /* pinned (common/abi.h): every entry comes here */
+        RELAXED_STORE(&counters[d], 0);   /* pinned (common/abi.h): every entry comes here */
+        RELAXED_STORE(&started[d], 0);
         return 1;
     }
     const struct vigil_schedule *s = &__vigil_sched;
     struct __vigil_site_state *st = &m->state[d];
-    uint32_t ncheck0 = vigil_schedule_reset(s, st);
-    RELAXED_STORE(&m->counters[d], ncheck0);
+    uint32_t ncheck0 = vigil_schedule_reset(s, st, RELAXED_LOAD(&started[d]));
+    RELAXED_STORE(&counters[d], ncheck0);
+    RELAXED_STORE(&started[d], ncheck0);
     if (s->mode == VIGIL_MODE_OFF)
         return 0;
     __atomic_fetch_add(&st->bursts, 1, __ATOMIC_RELAXED);
     __vigil_burst_left = s->mode == VIGIL_MODE_FULL ? FULL_BURST : s->ninstr;
     return 1;
+}
+
+void __vigil_counters_fold_thread(void)
+{
+    for (struct vigil_module_node *n = __vigil_modules(); n; n = __atomic_load_n(&n->next, __ATOMIC_ACQUIRE)) {
+        struct __vigil_module *m = n->m;
+        if (RELAXED_LOAD(&n->unloaded) || !m->thread_counters)
+            continue;
+        uint32_t *counters = m->thread_counters(), *started = counters + m->ndispatch;
+        for (uint32_t d = 0; d < m->ndispatch; d++) {
+            uint32_t left = counters[d], from = started[d];
+            if (left < from)
+                __atomic_fetch_add(&m->state[d].check_execs, from - left, __ATOMIC_RELAXED);
+            started[d] = left;   /* counted: a second fold adds nothing */
+        }
+    }
 }
 
 /* A burst ends at check d. A pinned function stays in its instrumented copy all the same (a

@@ -103,15 +103,13 @@ double vigil_schedule_rate(const struct vigil_schedule *s, uint32_t level)
     return (double)s->ninstr / ((double)ncheck0 + (double)s->ninstr);
 }
 
-uint32_t vigil_schedule_reset(const struct vigil_schedule *s, struct __vigil_site_state *st)
+uint32_t vigil_schedule_reset(const struct vigil_schedule *s, struct __vigil_site_state *st, uint32_t started)
 {
     uint32_t before = __atomic_load_n(&st->resets, __ATOMIC_RELAXED);
     uint32_t after = before == UINT32_MAX ? before : before + 1;   /* saturate: never wrap to 100% */
     __atomic_store_n(&st->resets, after, __ATOMIC_RELAXED);
-    uint32_t old_level = vigil_schedule_level_after(s, before);
     uint32_t level = vigil_schedule_level_after(s, after);
-    uint64_t consumed = (uint64_t)vigil_schedule_ncheck0(s, old_level) + 1;
-    __atomic_fetch_add(&st->check_execs, consumed, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&st->check_execs, (uint64_t)started + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&st->level, (uint8_t)level, __ATOMIC_RELAXED);
     return vigil_schedule_ncheck0(s, level);
 }
@@ -127,13 +125,11 @@ void vigil_schedule_primed(const struct vigil_schedule *s, struct __vigil_site_s
     __atomic_store_n(&st->level, (uint8_t)vigil_schedule_level_after(s, 1), __ATOMIC_RELAXED);
 }
 
-uint64_t vigil_schedule_execs(const struct vigil_schedule *s, const struct __vigil_site_state *st,
-                              uint32_t counter)
+uint64_t vigil_schedule_execs(const struct __vigil_site_state *st, uint32_t started, uint32_t counter)
 {
     uint64_t execs = __atomic_load_n(&st->instr_execs, __ATOMIC_RELAXED) +
                      __atomic_load_n(&st->check_execs, __ATOMIC_RELAXED);
-    uint32_t ncheck0 = vigil_schedule_ncheck0(s, __atomic_load_n(&st->level, __ATOMIC_RELAXED));
-    if (counter <= ncheck0)
-        execs += ncheck0 - counter;   /* counted down since the last reset, not yet accounted */
+    if (counter <= started)
+        execs += started - counter;   /* counted down since the last reset, not yet accounted */
     return execs;
 }

@@ -50,18 +50,19 @@ uint32_t vigil_schedule_ncheck0(const struct vigil_schedule *s, uint32_t level);
  * (what the check starts at). Mode off: 0; mode full: 1. */
 double vigil_schedule_rate(const struct vigil_schedule *s, uint32_t level);
 /* One nCheck reset of a site: resets += 1 (saturating), level updated, the countdown consumed
- * since the previous reset (previous nCheck0 + 1) added to check_execs. Returns the new
- * counter value nCheck0. Uses relaxed atomics on *st: threads may race (a lost update at
- * worst), never a C11 data race. */
-uint32_t vigil_schedule_reset(const struct vigil_schedule *s, struct __vigil_site_state *st);
+ * since the previous reset (`started`, the value the countdown was set to, + 1) added to
+ * check_execs. Returns the new counter value nCheck0. Uses relaxed atomics on *st: threads may
+ * race (a lost update at worst), never a C11 data race. */
+uint32_t vigil_schedule_reset(const struct vigil_schedule *s, struct __vigil_site_state *st, uint32_t started);
 /* The countdown a site may start at instead of 0 (its first execution then goes unsampled), or
  * 0 when the mode samples first executions (all but off). With a non-zero result the caller
- * that stores it as the site's counter calls vigil_schedule_primed: the accounting then counts
+ * that stores it as the site's counter (and as the value the counter was set to) calls
+ * vigil_schedule_primed: the accounting then counts
  * from there, as after one reset that consumed nothing. */
 uint32_t vigil_schedule_prime(const struct vigil_schedule *s);
 void vigil_schedule_primed(const struct vigil_schedule *s, struct __vigil_site_state *st);
-/* Executions of a dispatch check so far, both copies, given its current counter value. */
-uint64_t vigil_schedule_execs(const struct vigil_schedule *s, const struct __vigil_site_state *st,
-                              uint32_t counter);
+/* Executions of a dispatch check so far, both copies, given the value its countdown was set to
+ * at the last reset and its current value. */
+uint64_t vigil_schedule_execs(const struct __vigil_site_state *st, uint32_t started, uint32_t counter);
 
 #endif

@@ -28,9 +28,9 @@ static unsigned level_changes(const struct vigil_schedule *s, uint32_t resets, u
 {
     struct __vigil_site_state st = {0};
     unsigned n = 0;
-    uint32_t prev = 0;
+    uint32_t prev = 0, started = 0;
     for (uint32_t k = 1; k <= resets; k++) {
-        vigil_schedule_reset(s, &st);
+        started = vigil_schedule_reset(s, &st, started);
         if (st.level != prev && n < max) {
             at[n] = k;
             levels[n++] = st.level;
@@ -69,8 +69,10 @@ static void test_defaults(void)
 
     /* Reset by reset around the decrement points: counter value returned and rate. */
     struct __vigil_site_state st = {0};
+    uint32_t started = 0;
     for (uint32_t k = 1; k <= 1001; k++) {
-        uint32_t c = vigil_schedule_reset(&s, &st);
+        uint32_t c = vigil_schedule_reset(&s, &st, started);
+        started = c;
         uint32_t want = k < 10 ? 0 : k < 100 ? 900 : k < 1000 ? 9900 : 99900;
         if (k == 9 || k == 10 || k == 99 || k == 100 || k == 999 || k == 1000 || k == 1001) {
             CHECK(c == want, "after reset %u nCheck0 %u, expected %u", k, c, want);
@@ -98,8 +100,7 @@ static void test_saturation(void)
     vigil_schedule_init(&s, &o);
     struct __vigil_site_state st = {0};
     st.resets = UINT32_MAX - 1;
-    vigil_schedule_reset(&s, &st);
-    uint32_t c = vigil_schedule_reset(&s, &st);
+    uint32_t c = vigil_schedule_reset(&s, &st, vigil_schedule_reset(&s, &st, 0));
     CHECK(st.resets == UINT32_MAX, "resets saturate, got %u", st.resets);
     CHECK(st.level == 4 && c == 99900, "a saturated site stays at the floor (level %u, %u)",
           st.level, c);
@@ -178,9 +179,9 @@ static void test_modes(void)
     o.bursty_rate = 0.01;
     vigil_schedule_init(&s, &o);
     struct __vigil_site_state st = {0};
-    uint32_t c1 = vigil_schedule_reset(&s, &st), c2 = 0;
+    uint32_t c1 = vigil_schedule_reset(&s, &st, 0), c2 = c1;
     for (int i = 0; i < 5000; i++)
-        c2 = vigil_schedule_reset(&s, &st);
+        c2 = vigil_schedule_reset(&s, &st, c2);
     CHECK(c1 == 9900 && c2 == 9900, "bursty 1%%: nCheck0 (1/r - 1) * 100 = 9900, got %u %u", c1, c2);
     CHECK(st.level == 1, "bursty: one level, got %u", st.level);
     CHECK(near(vigil_schedule_rate(&s, st.level), 0.01), "bursty rate %g",
@@ -194,12 +195,12 @@ static void test_modes(void)
     o = opts("off");
     vigil_schedule_init(&s, &o);
     memset(&st, 0, sizeof st);
-    c1 = vigil_schedule_reset(&s, &st);
+    c1 = vigil_schedule_reset(&s, &st, 0);
     CHECK(s.mode == VIGIL_MODE_OFF && c1 == VIGIL_COUNTER_MAX, "off: counter parked at %u", c1);
     CHECK(vigil_schedule_rate(&s, 1) == 0 && vigil_schedule_rate(&s, 0) == 0, "off: rate 0");
     /* 1000 executions after the first: still counted. */
-    CHECK(vigil_schedule_execs(&s, &st, VIGIL_COUNTER_MAX - 1000) == 1001, "off: execs %llu",
-          (unsigned long long)vigil_schedule_execs(&s, &st, VIGIL_COUNTER_MAX - 1000));
+    CHECK(vigil_schedule_execs(&st, c1, VIGIL_COUNTER_MAX - 1000) == 1001, "off: execs %llu",
+          (unsigned long long)vigil_schedule_execs(&st, c1, VIGIL_COUNTER_MAX - 1000));
 
     /* Primed at registration (runtime/registry.c): the counter starts at the countdown, the
      * first execution is not sampled, and executions are counted from there exactly. */
@@ -207,14 +208,14 @@ static void test_modes(void)
     uint32_t start = vigil_schedule_prime(&s);
     CHECK(start == VIGIL_COUNTER_MAX, "off: primed at %u", start);
     vigil_schedule_primed(&s, &st);
-    CHECK(vigil_schedule_execs(&s, &st, start - 3) == 3 && st.check_execs == 0 && st.resets == 1 && st.level == 1,
+    CHECK(vigil_schedule_execs(&st, start, start - 3) == 3 && st.check_execs == 0 && st.resets == 1 && st.level == 1,
           "off, primed: 3 executions counted as %llu (check_execs %llu, resets %u, level %u)",
-          (unsigned long long)vigil_schedule_execs(&s, &st, start - 3), (unsigned long long)st.check_execs,
+          (unsigned long long)vigil_schedule_execs(&st, start, start - 3), (unsigned long long)st.check_execs,
           st.resets, st.level);
     /* ... and after the counter ran out, a reset accounts for the whole countdown. */
-    vigil_schedule_reset(&s, &st);
-    CHECK(vigil_schedule_execs(&s, &st, VIGIL_COUNTER_MAX - 5) == (uint64_t)VIGIL_COUNTER_MAX + 1 + 5,
-          "off, primed, reset: execs %llu", (unsigned long long)vigil_schedule_execs(&s, &st, VIGIL_COUNTER_MAX - 5));
+    c1 = vigil_schedule_reset(&s, &st, start);
+    CHECK(vigil_schedule_execs(&st, c1, VIGIL_COUNTER_MAX - 5) == (uint64_t)VIGIL_COUNTER_MAX + 1 + 5,
+          "off, primed, reset: execs %llu", (unsigned long long)vigil_schedule_execs(&st, c1, VIGIL_COUNTER_MAX - 5));
     for (const char *mode_name = "adaptive";; mode_name = mode_name[0] == 'a' ? "bursty" : "full") {
         struct vigil_options other = opts(mode_name);
         struct vigil_schedule t;
@@ -227,8 +228,9 @@ static void test_modes(void)
     o = opts("full");
     vigil_schedule_init(&s, &o);
     memset(&st, 0, sizeof st);
+    c1 = 0;
     for (int i = 0; i < 100000; i++)
-        c1 = vigil_schedule_reset(&s, &st);
+        c1 = vigil_schedule_reset(&s, &st, c1);
     CHECK(c1 == 0 && vigil_schedule_rate(&s, st.level) == 1, "full: nCheck0 %u rate %g", c1,
           vigil_schedule_rate(&s, st.level));
 
@@ -247,7 +249,7 @@ static void test_emitted_code_model(void)
     struct vigil_schedule s;
     vigil_schedule_init(&s, &o);
     struct __vigil_site_state st = {0};
-    uint32_t counter = 0, burst_left = 0;
+    uint32_t counter = 0, started = 0, burst_left = 0;
     uint64_t tail_total = 0, tail_instr = 0;
     const uint64_t N = 50000000;
     for (uint64_t i = 0; i < N; i++) {
@@ -262,7 +264,7 @@ static void test_emitted_code_model(void)
                 in_burst = 0;
             }
         } else if (counter == 0) {                   /* __vigil_dispatch_enter */
-            counter = vigil_schedule_reset(&s, &st);
+            counter = started = vigil_schedule_reset(&s, &st, started);
             st.bursts++;
             burst_left = s.ninstr;
             in_burst = 1;
@@ -275,7 +277,7 @@ static void test_emitted_code_model(void)
             tail_instr += in_burst;
         }
     }
-    uint64_t execs = vigil_schedule_execs(&s, &st, counter);
+    uint64_t execs = vigil_schedule_execs(&st, started, counter);
     CHECK(execs == N, "execs accounted %llu, executed %llu", (unsigned long long)execs,
           (unsigned long long)N);
     CHECK(st.level == 4, "a hot check reaches the floor: level %u", st.level);
@@ -289,11 +291,54 @@ static void test_emitted_code_model(void)
     uint32_t rc = 0;
     for (int i = 0; i < 5; i++) {
         CHECK(rc == 0, "rare check: counter %u before execution %d", rc, i);
-        rc = vigil_schedule_reset(&s, &rare);
+        rc = vigil_schedule_reset(&s, &rare, rc);
     }
-    CHECK(near(vigil_schedule_rate(&s, rare.level), 1.0) && vigil_schedule_execs(&s, &rare, rc) == 5,
+    CHECK(near(vigil_schedule_rate(&s, rare.level), 1.0) && vigil_schedule_execs(&rare, rc, rc) == 5,
           "rare check: rate %g execs %llu", vigil_schedule_rate(&s, rare.level),
-          (unsigned long long)vigil_schedule_execs(&s, &rare, rc));
+          (unsigned long long)vigil_schedule_execs(&rare, rc, rc));
+}
+
+/* Thread-local countdowns (common/abi.h, ABI 7): each thread has its own countdown of a site,
+ * starting at 0, and all reset the site's shared state. Executions are accounted exactly: each
+ * reset adds what that thread's countdown stood for, and a thread's exit folds in what its
+ * countdown counted since (runtime/sampler.c, __vigil_counters_fold_thread). */
+static void test_per_thread_countdowns(void)
+{
+    struct vigil_options o = opts("adaptive");
+    struct vigil_schedule s;
+    vigil_schedule_init(&s, &o);
+    struct __vigil_site_state st = {0};
+    enum { THREADS = 3 };
+    uint32_t counter[THREADS] = {0}, started[THREADS] = {0}, burst_left[THREADS] = {0};
+    uint64_t executed = 0;
+    /* A thread joining late starts at 0: its first execution consumes 1, not the level's nCheck0. */
+    for (uint64_t i = 0; i < 3000000; i++) {
+        int t = i < 1000000 ? 0 : (int)(i % (i < 2000000 ? 2 : THREADS));
+        executed++;
+        if (burst_left[t] != 0) {
+            st.instr_execs++;
+            burst_left[t]--;
+        } else if (counter[t] == 0) {
+            uint64_t before = st.check_execs;
+            counter[t] = vigil_schedule_reset(&s, &st, started[t]);
+            CHECK(st.check_execs - before == (uint64_t)started[t] + 1, "reset adds the thread's own countdown");
+            if (i == 1000001)
+                CHECK(started[t] == 0 && st.check_execs - before == 1, "a new thread's first check consumes 1");
+            started[t] = counter[t];
+            burst_left[t] = s.ninstr;   /* the checks after this one, in the instrumented copy */
+        } else {
+            counter[t]--;
+        }
+    }
+    for (int t = 1; t < THREADS; t++) {   /* threads 1 and 2 exit: their countdowns are folded */
+        st.check_execs += started[t] - counter[t];
+        started[t] = counter[t];
+    }
+    uint64_t execs = vigil_schedule_execs(&st, started[0], counter[0]);
+    CHECK(execs == executed, "three threads: execs accounted %llu, executed %llu", (unsigned long long)execs,
+          (unsigned long long)executed);
+    CHECK(st.level >= 3 && st.level == vigil_schedule_level_after(&s, st.resets),
+          "the shared level follows every thread's resets: level %u after %u", st.level, st.resets);
 }
 
 int main(void)
@@ -303,5 +348,6 @@ int main(void)
     test_other_parameters();
     test_modes();
     test_emitted_code_model();
+    test_per_thread_countdowns();
     return CHECK_DONE("test_schedule");
 }
