@@ -599,6 +599,52 @@ call_probes_check() {
     cmp -s "$d/plain.out" "$d/default.out" && cmp -s "$d/plain.out" "$d/with_calls.out" || why+="output differs from plain; "
     if [ -z "$why" ]; then pass "e2e-cmd/call-probes"; else fail "e2e-cmd/call-probes" "$why"; fi
 }
+# ---- Threads running the same code: per-thread countdowns count every execution ----
+# Five threads (four workers, one ending by pthread_exit, then main) run the same functions.
+# In mode=off every site's executions must be exact: with one countdown array shared by all
+# threads, concurrent decrements were lost (a third of them on two cores). In adaptive mode
+# the checks' counts stay exact; executions inside bursts are counted by a plain increment of
+# the shared site state, and two threads bursting at one site at once may lose one, hence
+# the 1% margin of the hot loop. A thread's exit folds in what its countdowns counted.
+thread_counts_check() {
+    local d=$E2E_WORK/thread_counts src=$PROGS/thread_counts.c why="" mode run out
+    local checker="python3 $ROOT/tests/e2e/report_check.py"
+    mkdir -p "$d"
+    if ! (cd "$d" && $VIGILCC -O2 -g -o tc "$src" -lpthread && clang -O2 -o plain "$src" -lpthread) >"$d/build.log" 2>&1; then
+        fail "e2e-rates/thread-counts" "build failed: $(first_error "$d/build.log")"
+        return
+    fi
+    (cd "$d" && ./plain 4) >"$d/plain.out" 2>&1
+    rm -rf "$d/out.single"
+    (cd "$d" && VIGIL_OPTIONS="mode=off:out=$d/out.single" timeout -k 5 "$E2E_TIMEOUT" ./tc 1) >/dev/null 2>&1
+    run=$(find "$d/out.single" -name run.txt 2>/dev/null | head -n1)
+    local single_hot
+    single_hot=$(python3 "$ROOT/tests/e2e/report_check.py" "$run" "$src" "hot backedge execs < 0" 2>&1 | grep -o 'execs=[0-9]*' | head -n1 | cut -d= -f2)
+    if [ -z "$single_hot" ] || [ $((single_hot % 6000)) != 0 ]; then
+        fail "e2e-rates/thread-counts" "one worker: hot's loop counted ${single_hot:-nothing}, expected a multiple of its 6000 calls"
+        return
+    fi
+    for mode in off adaptive; do
+        rm -rf "$d/out.$mode"
+        (cd "$d" && VIGIL_OPTIONS="mode=$mode:out=$d/out.$mode" timeout -k 5 "$E2E_TIMEOUT" ./tc 4) >"$d/$mode.out" 2>&1
+        cmp -s "$d/plain.out" "$d/$mode.out" || why+="$mode: output differs from plain clang's; "
+        run=$(find "$d/out.$mode" -name run.txt 2>/dev/null | head -n1)
+        if [ -z "$run" ]; then
+            why+="$mode: no run.txt; "
+            continue
+        fi
+        # hot's loop (unrolled or not) runs the same count per call: 5 x 3000 calls here, 2 x
+        # 3000 in the run with one worker (single_hot, below).
+        out=$($checker "$run" "$src" "hot entry execs == 15000" "rare entry execs == 5" "leave entry execs == 1" \
+              "hot backedge execs in $((single_hot * 99 / 100 * 5 / 2))..$((single_hot * 5 / 2))" 2>&1) ||
+            why+="$mode: $(echo "$out" | tr '\n' ' ' | cut -c1-300); "
+        if [ "$mode" = off ]; then
+            out=$($checker "$run" "$src" "hot backedge execs == $((single_hot * 5 / 2))" "worker backedge execs == 11996" 2>&1) ||
+                why+="off: $(echo "$out" | tr '\n' ' ' | cut -c1-300); "
+        fi
+    done
+    if [ -z "$why" ]; then pass "e2e-rates/thread-counts"; else fail "e2e-rates/thread-counts" "$why"; fi
+}
 # ---- Computed gotos keep threaded dispatch (compiler/checks.c fold_check_into_dispatch) ----
 # The interpreter's back-edge check is folded into its computed goto, so the back end still
 # copies the dispatch into every handler; when a check expires without a burst (mode=off) the
@@ -858,6 +904,7 @@ if [ -z "$E2E_ONLY" ] && [ "$(basename "$VIGILCC")" = vigil-cc ]; then
     inlined_checks_check
     short_loops_check
     counted_loops_check
+    thread_counts_check
     threaded_dispatch_check
     call_probes_check
     merged_accesses_check
