@@ -75,29 +75,17 @@ command -v /usr/bin/time >/dev/null || real_die "/usr/bin/time missing: apt-get 
 for v in $(env | sed -n 's/^\(VIGIL_CC_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 unset VIGIL_OPTIONS VIGIL_PLAN ASAN_OPTIONS MSAN_OPTIONS
 
-# Side builds (ASan, MSan, the stats build) live in cache directories of their own (as
-# bench/leak.sh's ASan builds: the key would not tell them from the main builds otherwise),
-# sharing the fetched sources and the sqlite3 amalgamation with the main cache.
-MAIN_REAL_DIR=$VIGIL_REAL_DIR
-eval "$(declare -f real_fetch | sed '1s/^real_fetch /real_fetch_main /')"
-eval "$(declare -f real_sqlite_amalgamation | sed '1s/^real_sqlite_amalgamation /real_sqlite_amalgamation_main /')"
-side_build() {   # CACHE_SUBDIR VARIANT EXTRA_CFLAGS PROG: prints the binary
-    (
-        real_fetch() { VIGIL_REAL_DIR=$MAIN_REAL_DIR real_fetch_main "$@"; }
-        real_sqlite_amalgamation() { VIGIL_REAL_DIR=$MAIN_REAL_DIR real_sqlite_amalgamation_main "$@"; }
-        mkdir -p "$MAIN_REAL_DIR/$1/build"
-        VIGIL_REAL_DIR=$MAIN_REAL_DIR/$1 REAL_CFLAGS="$REAL_CFLAGS $3" real_build "$4" "$2"
-    )
-}
-asan_build() { side_build asan plain "-fsanitize=address" "$1"; }
+# Side builds (ASan, MSan, the stats build) live in cache directories of their own
+# (real_side_build, as bench/leak.sh's ASan builds).
+asan_build() { real_side_build asan plain "-fsanitize=address" "$1"; }
 msan_build() {
     (
         # bzip2's recipe asks for large files itself: 32 instead (bzip2 needs no file of 2 GiB)
         eval "$(declare -f real_recipe_bzip2 | sed 's/-D_FILE_OFFSET_BITS=64/-D_FILE_OFFSET_BITS=32/')"
-        side_build msan plain "-fsanitize=memory -D_FILE_OFFSET_BITS=32" "$1"
+        real_side_build msan plain "-fsanitize=memory -D_FILE_OFFSET_BITS=32" "$1"
     )
 }
-stats_build() { VIGIL_CC_MEMCHECK_STATS=1 VIGIL_CC_CACHE=0 side_build memcheck-stats vigil "" "$1"; }
+stats_build() { VIGIL_CC_MEMCHECK_STATS=1 VIGIL_CC_CACHE=0 real_side_build memcheck-stats vigil "" "$1"; }
 
 WORK=$(mktemp -d /tmp/vigil-bench-memcheck.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT

@@ -50,18 +50,9 @@ command -v /usr/bin/time >/dev/null || real_die "/usr/bin/time missing: apt-get 
 for v in $(env | sed -n 's/^\(VIGIL_CC_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 unset VIGIL_OPTIONS TSAN_OPTIONS
 
-# TSan builds: their own cache directory, the fetched sources shared with the main cache (as
-# bench/leak.sh does for ASan).
-TSAN_DIR=$VIGIL_REAL_DIR/tsan
-MAIN_REAL_DIR=$VIGIL_REAL_DIR
-mkdir -p "$TSAN_DIR/build"
-eval "$(declare -f real_fetch | sed '1s/^real_fetch /real_fetch_main /')"
-tsan_build() {
-    (
-        real_fetch() { VIGIL_REAL_DIR=$MAIN_REAL_DIR real_fetch_main "$@"; }
-        VIGIL_REAL_DIR=$TSAN_DIR REAL_CFLAGS="$REAL_CFLAGS -fsanitize=thread" real_build "$1" plain
-    )
-}
+# TSan builds: their own cache directory, $VIGIL_REAL_DIR/tsan (real_side_build, as bench/leak.sh
+# does for ASan).
+tsan_build() { real_side_build tsan plain "-fsanitize=thread" "$1"; }
 
 WORK=$(mktemp -d /tmp/vigil-bench-race.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
