@@ -66,8 +66,7 @@ def main():
             except RuntimeError as e:
                 bench.log(f"rss: build of {program} ({variant}) failed: {e}")
     plain_bins = {p: bins.get((p, "plain")) for p in programs}
-    commit = subprocess.run(["git", "-C", bench.ROOT, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True).stdout.strip()
+    commit = bench.commit()
     print(f"# bench/rss.py {' '.join(sys.argv[1:])}  {datetime.datetime.now().isoformat(timespec='seconds')}"
           f"  commit {commit}  vigil-cc {os.environ['VIGILCC']}")
     print("peak RSS (KB) medians; none: no VIGIL_OPTIONS; off, adaptive: VIGIL_OPTIONS=mode=M:out=DIR (a run report)")

@@ -43,6 +43,12 @@ def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
+def commit():
+    """The repository's HEAD, abbreviated ("" outside a git checkout)."""
+    return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True).stdout.strip()
+
+
 def shell_sources(command):
     """Run a bash command with tests/real/sources.sh sourced; returns stdout (stripped)."""
     result = subprocess.run(["bash", "-c", f'source "{SOURCES_SH}" && {command}'],
@@ -461,9 +467,7 @@ def main():
     emit("$ python3 bench/run.py " + " ".join(sys.argv[1:]))
     emit(f"vigil benchmark {datetime.datetime.now().isoformat(timespec='seconds')}  host {os.uname().nodename}"
          f"  cpus {os.cpu_count()}  runs {args.runs}  scale {args.scale}")
-    emit(f"plain: clang {cflags}   vigil: {vigilcc} {cflags}   (commit "
-         + subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL, text=True).stdout.strip() + ")")
+    emit(f"plain: clang {cflags}   vigil: {vigilcc} {cflags}   (commit {commit()})")
     selected = [w for w in workloads(args.scale, args.cg_scale) if w[1] in programs]
     chosen_inputs = {}
     if not args.no_verify:
