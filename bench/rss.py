@@ -25,11 +25,7 @@ VARIANTS = [("plain", None), ("none", None), ("off", "mode=off:out={out}"), ("ad
 
 
 def peak_rss_kb(binary, argv, stdin_path, options, out):
-    env = dict(os.environ)
-    env.pop("VIGIL_OPTIONS", None)
-    env.pop("VIGIL_PLAN", None)
-    if options is not None:
-        env["VIGIL_OPTIONS"] = options.format(out=out)
+    env = bench.run_env(None if options is None else options.format(out=out))
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     # Through GNU time, a small process: a child's ru_maxrss counts what its parent had before
     # the exec (this Python process), which would hide any program smaller than it.

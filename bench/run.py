@@ -49,6 +49,17 @@ def commit():
                           stderr=subprocess.DEVNULL, text=True).stdout.strip()
 
 
+def run_env(options=None):
+    """The environment of a measured run: this one without the caller's VIGIL_OPTIONS and
+    VIGIL_PLAN, and VIGIL_OPTIONS=options when options is not None."""
+    env = dict(os.environ)
+    env.pop("VIGIL_OPTIONS", None)
+    env.pop("VIGIL_PLAN", None)
+    if options is not None:
+        env["VIGIL_OPTIONS"] = options
+    return env
+
+
 def shell_sources(command):
     """Run a bash command with tests/real/sources.sh sourced; returns stdout (stripped)."""
     result = subprocess.run(["bash", "-c", f'source "{SOURCES_SH}" && {command}'],
@@ -278,10 +289,7 @@ def workloads(scale, small_scale=0.05):
 
 
 def run_once(binary, argv, stdin_path, mode, report_dir, timeout=900):
-    env = dict(os.environ)
-    env.pop("VIGIL_OPTIONS", None)
-    if mode is not None:
-        env["VIGIL_OPTIONS"] = f"mode={mode}:out={report_dir}"
+    env = run_env(None if mode is None else f"mode={mode}:out={report_dir}")
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     start = time.monotonic()
     proc = subprocess.Popen([binary] + argv, stdin=stdin, stdout=subprocess.DEVNULL,
@@ -379,11 +387,8 @@ def compile_cpu_seconds(program, plain_binary, compiler, cflags, timer):
 def output_digest(binary, argv, stdin_path, mode):
     """(exit status, SHA-1 of stdout) of one run."""
     import hashlib
-    env = dict(os.environ)
-    env.pop("VIGIL_OPTIONS", None)
     report_dir = tempfile.mkdtemp(prefix="vigil-bench-check-")
-    if mode is not None:
-        env["VIGIL_OPTIONS"] = f"mode={mode}:out={report_dir}"
+    env = run_env(None if mode is None else f"mode={mode}:out={report_dir}")
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     digest = hashlib.sha1()
     try:
@@ -400,11 +405,8 @@ def output_digest(binary, argv, stdin_path, mode):
 
 
 def cachegrind_instructions(binary, argv, stdin_path, mode):
-    env = dict(os.environ)
-    env.pop("VIGIL_OPTIONS", None)
     report_dir = tempfile.mkdtemp(prefix="vigil-bench-cg-")
-    if mode is not None:
-        env["VIGIL_OPTIONS"] = f"mode={mode}:out={report_dir}"
+    env = run_env(None if mode is None else f"mode={mode}:out={report_dir}")
     # valgrind's debuginfo reader gives up on binaries that mix DWARF 4 (the program, -gdwarf-4)
     # with DWARF 5 (libvigil): count instructions on a copy without debug info.
     stripped = os.path.join(report_dir, os.path.basename(binary))

@@ -31,11 +31,7 @@ VARIANTS = [("plain", None), ("none", None), ("off", "mode=off:out={out}")]
 
 
 def cpu_seconds(argv, stdin_path, options, out, pin):
-    env = dict(os.environ)
-    env.pop("VIGIL_OPTIONS", None)
-    env.pop("VIGIL_PLAN", None)
-    if options is not None:
-        env["VIGIL_OPTIONS"] = options.format(out=out)
+    env = bench.run_env(None if options is None else options.format(out=out))
     prefix = ["taskset", "-c", "0"] if pin else []
     with open(stdin_path, "rb") as stdin:
         before = os.times()
