@@ -36,6 +36,8 @@ REPO_ROOT=$(cd "$HERE/.." && pwd)
 REAL_CFLAGS=${REAL_CFLAGS:--O2 -gdwarf-4 -fno-omit-frame-pointer}
 # shellcheck source=../tests/real/sources.sh
 source "$REPO_ROOT/tests/real/sources.sh"
+# shellcheck source=lib.sh
+source "$HERE/lib.sh"
 RUNS=${RUNS:-7}
 PROGRAMS=${PROGRAMS:-lua bzip2}
 HOOKS=${HOOKS:-1}
@@ -141,9 +143,6 @@ measure() {
     esac
     tail -n1 "$WORK/times" | awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }'
 }
-
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a == a + 0) printf "%.3f", a / b; else print "nan" }'; }
 
 if [ -n "${VARIANTS:-}" ]; then
     read -r -a variants <<<"$VARIANTS"

@@ -26,6 +26,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO_ROOT=$(cd "$HERE/.." && pwd)
 # shellcheck source=../tests/real/sources.sh
 source "$REPO_ROOT/tests/real/sources.sh"
+# shellcheck source=lib.sh
+source "$HERE/lib.sh"
 RUNS=${RUNS:-5}
 SLOW_RUNS=${SLOW_RUNS:-1}
 BENCH_VALGRIND=${BENCH_VALGRIND:-1}
@@ -106,8 +108,6 @@ measure() {   # VARIANT BINARY PROGRAM
         || { echo "bench: $variant $prog failed: $(tail -n 3 "$WORK/stderr")" >&2; echo "nan nan"; return; }
     tail -n1 "$WORK/time"
 }
-
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 if [ -n "${VARIANTS:-}" ]; then
     read -r -a variants <<<"$VARIANTS"   # a subset, e.g. VARIANTS="plain valgrind" (plain is the reference)

@@ -53,6 +53,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO_ROOT=$(cd "$HERE/.." && pwd)
 # shellcheck source=../tests/real/sources.sh
 source "$REPO_ROOT/tests/real/sources.sh"
+# shellcheck source=lib.sh
+source "$HERE/lib.sh"
 RUNS=${RUNS:-5}
 SLOW_RUNS=${SLOW_RUNS:-1}
 PROGRAMS=${PROGRAMS:-bzip2 lua sqlite3}
@@ -75,29 +77,17 @@ command -v /usr/bin/time >/dev/null || real_die "/usr/bin/time missing: apt-get 
 for v in $(env | sed -n 's/^\(VIGIL_CC_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 unset VIGIL_OPTIONS VIGIL_PLAN ASAN_OPTIONS MSAN_OPTIONS
 
-# Side builds (ASan, MSan, the stats build) live in cache directories of their own (as
-# bench/leak.sh's ASan builds: the key would not tell them from the main builds otherwise),
-# sharing the fetched sources and the sqlite3 amalgamation with the main cache.
-MAIN_REAL_DIR=$VIGIL_REAL_DIR
-eval "$(declare -f real_fetch | sed '1s/^real_fetch /real_fetch_main /')"
-eval "$(declare -f real_sqlite_amalgamation | sed '1s/^real_sqlite_amalgamation /real_sqlite_amalgamation_main /')"
-side_build() {   # CACHE_SUBDIR VARIANT EXTRA_CFLAGS PROG: prints the binary
-    (
-        real_fetch() { VIGIL_REAL_DIR=$MAIN_REAL_DIR real_fetch_main "$@"; }
-        real_sqlite_amalgamation() { VIGIL_REAL_DIR=$MAIN_REAL_DIR real_sqlite_amalgamation_main "$@"; }
-        mkdir -p "$MAIN_REAL_DIR/$1/build"
-        VIGIL_REAL_DIR=$MAIN_REAL_DIR/$1 REAL_CFLAGS="$REAL_CFLAGS $3" real_build "$4" "$2"
-    )
-}
-asan_build() { side_build asan plain "-fsanitize=address" "$1"; }
+# Side builds (ASan, MSan, the stats build) live in cache directories of their own
+# (real_side_build, as bench/leak.sh's ASan builds).
+asan_build() { real_side_build asan plain "-fsanitize=address" "$1"; }
 msan_build() {
     (
         # bzip2's recipe asks for large files itself: 32 instead (bzip2 needs no file of 2 GiB)
         eval "$(declare -f real_recipe_bzip2 | sed 's/-D_FILE_OFFSET_BITS=64/-D_FILE_OFFSET_BITS=32/')"
-        side_build msan plain "-fsanitize=memory -D_FILE_OFFSET_BITS=32" "$1"
+        real_side_build msan plain "-fsanitize=memory -D_FILE_OFFSET_BITS=32" "$1"
     )
 }
-stats_build() { VIGIL_CC_MEMCHECK_STATS=1 VIGIL_CC_CACHE=0 side_build memcheck-stats vigil "" "$1"; }
+stats_build() { VIGIL_CC_MEMCHECK_STATS=1 VIGIL_CC_CACHE=0 real_side_build memcheck-stats vigil "" "$1"; }
 
 WORK=$(mktemp -d /tmp/vigil-bench-memcheck.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
@@ -175,10 +165,6 @@ measure() {
     sha1sum <"$WORK/output" | cut -c1-16 >"$WORK/sum.$variant.$prog${size:+.small}"
     echo "$(tail -n1 "$WORK/times") $(tail -n1 "$WORK/rss")" | awk '{ printf "%.3f %.3f %s\n", $1, $2 + $3, $4 }'
 }
-
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a == a + 0) printf "%.3f", a / b; else print "nan" }'; }
-geomean() { echo "$1" | awk '{ s = 0; n = 0; for (i = 1; i <= NF; i++) if ($i > 0) { s += log($i); n++ } if (n) printf "%.3f", exp(s / n); else print "nan" }'; }
 
 # findings VARIANT PROGRAM: "COUNT CHECKED" of the last run of VARIANT (after measure); the
 # report directories of a vigil run with findings are copied under $KEEP (made on the first).

@@ -53,6 +53,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO_ROOT=$(cd "$HERE/.." && pwd)
 # shellcheck source=../tests/real/sources.sh
 source "$REPO_ROOT/tests/real/sources.sh"
+# shellcheck source=lib.sh
+source "$HERE/lib.sh"
 unset VIGIL_OPTIONS VIGIL_PLAN VIGIL_CC_PRED_COUNTERS
 RUNS=${RUNS:-5}
 BZ_MB=${BZ_MB:-16}
@@ -228,9 +230,6 @@ measure() {
     echo "$(tail -n1 "$WORK/time" | awk '{ printf "%.3f", $1 + $2 }') $hash $status"
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-geomean() { awk '{ s = 0; n = 0; for (i = 1; i <= NF; i++) if ($i > 0) { s += log($i); n++ } printf "%.3f", n ? exp(s / n) : 0 }'; }
-
 echo "vigil preds benchmark $(date -Iseconds)  host $(uname -n)  cpus $(nproc)  runs $RUNS  (commit $(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null))"
 echo "plain: $PLAINCC $REAL_CFLAGS   vigil: VIGIL_CC_PRED_COUNTERS=1 $VIGILCC_REAL $REAL_CFLAGS"
 echo "CPU time (user+sys) medians in seconds; ratio = column / plain; columns: see the header of bench/preds.sh"
@@ -274,7 +273,7 @@ for prog in "${programs[@]}"; do
         base=$(median <"$WORK/t.plain")
         row=$(printf '%-17s' "$name"; for c in "${columns[@]}"; do printf '%8s' "$(median <"$WORK/t.$c")"; done)
         for c in "${columns[@]:1}"; do
-            rt=$(awk -v a="$(median <"$WORK/t.$c")" -v b="$base" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }')
+            rt=$(ratio "$(median <"$WORK/t.$c")" "$base")
             ratios[$c]+="$rt "
             bad=$(grep -cv "^$ref\$" "$WORK/h.$c")
             [ "$bad" = 0 ] || notes+=("$name $c: DIVERGED: stdout differs from plain's in $bad of $RUNS runs")
@@ -288,7 +287,7 @@ for prog in "${programs[@]}"; do
 done
 printf '%s\n' "${header//?/-}"
 row=$(printf '%-17s' geomean; printf '%8s' '' "${columns[@]:1}" | sed 's/[^ ]/ /g')
-for c in "${columns[@]:1}"; do row+=$(printf '%9sx' "$(echo "${ratios[$c]:-}" | geomean)"); done
+for c in "${columns[@]:1}"; do row+=$(printf '%9sx' "$(geomean "${ratios[$c]:-}")"); done
 echo "$row"
 echo
 printf '%s\n' "${notes[@]}"

@@ -33,6 +33,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO_ROOT=$(cd "$HERE/.." && pwd)
 # shellcheck source=../tests/real/sources.sh
 source "$REPO_ROOT/tests/real/sources.sh"
+# shellcheck source=lib.sh
+source "$HERE/lib.sh"
 RUNS=${RUNS:-5}
 ST_RUNS=${ST_RUNS:-9}
 SLOW_RUNS=${SLOW_RUNS:-1}
@@ -50,18 +52,9 @@ command -v /usr/bin/time >/dev/null || real_die "/usr/bin/time missing: apt-get 
 for v in $(env | sed -n 's/^\(VIGIL_CC_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 unset VIGIL_OPTIONS TSAN_OPTIONS
 
-# TSan builds: their own cache directory, the fetched sources shared with the main cache (as
-# bench/leak.sh does for ASan).
-TSAN_DIR=$VIGIL_REAL_DIR/tsan
-MAIN_REAL_DIR=$VIGIL_REAL_DIR
-mkdir -p "$TSAN_DIR/build"
-eval "$(declare -f real_fetch | sed '1s/^real_fetch /real_fetch_main /')"
-tsan_build() {
-    (
-        real_fetch() { VIGIL_REAL_DIR=$MAIN_REAL_DIR real_fetch_main "$@"; }
-        VIGIL_REAL_DIR=$TSAN_DIR REAL_CFLAGS="$REAL_CFLAGS -fsanitize=thread" real_build "$1" plain
-    )
-}
+# TSan builds: their own cache directory, $VIGIL_REAL_DIR/tsan (real_side_build, as bench/leak.sh
+# does for ASan).
+tsan_build() { real_side_build tsan plain "-fsanitize=thread" "$1"; }
 
 WORK=$(mktemp -d /tmp/vigil-bench-race.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
@@ -129,10 +122,6 @@ measure() {
     sha1sum <"$WORK/output" | cut -c1-16 >"$WORK/sum.$variant.$prog${size:+.small}"
     echo "$(tail -n1 "$WORK/times") $(tail -n1 "$WORK/rss")" | awk '{ printf "%.3f %.3f %s\n", $1, $2 + $3, $4 }'
 }
-
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a == a + 0) printf "%.3f", a / b; else print "nan" }'; }
-geomean() { echo "$1" | awk '{ s = 0; n = 0; for (i = 1; i <= NF; i++) if ($i > 0) { s += log($i); n++ } if (n) printf "%.3f", exp(s / n); else print "nan" }'; }
 
 # findings VARIANT PROGRAM: what the last run of VARIANT said (after measure)
 findings() {

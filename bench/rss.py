@@ -25,11 +25,7 @@ VARIANTS = [("plain", None), ("none", None), ("off", "mode=off:out={out}"), ("ad
 
 
 def peak_rss_kb(binary, argv, stdin_path, options, out):
-    env = dict(os.environ)
-    env.pop("VIGIL_OPTIONS", None)
-    env.pop("VIGIL_PLAN", None)
-    if options is not None:
-        env["VIGIL_OPTIONS"] = options.format(out=out)
+    env = bench.run_env(None if options is None else options.format(out=out))
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     # Through GNU time, a small process: a child's ru_maxrss counts what its parent had before
     # the exec (this Python process), which would hide any program smaller than it.
@@ -66,8 +62,7 @@ def main():
             except RuntimeError as e:
                 bench.log(f"rss: build of {program} ({variant}) failed: {e}")
     plain_bins = {p: bins.get((p, "plain")) for p in programs}
-    commit = subprocess.run(["git", "-C", bench.ROOT, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True).stdout.strip()
+    commit = bench.commit()
     print(f"# bench/rss.py {' '.join(sys.argv[1:])}  {datetime.datetime.now().isoformat(timespec='seconds')}"
           f"  commit {commit}  vigil-cc {os.environ['VIGILCC']}")
     print("peak RSS (KB) medians; none: no VIGIL_OPTIONS; off, adaptive: VIGIL_OPTIONS=mode=M:out=DIR (a run report)")

@@ -43,6 +43,23 @@ def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
+def commit():
+    """The repository's HEAD, abbreviated ("" outside a git checkout)."""
+    return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True).stdout.strip()
+
+
+def run_env(options=None):
+    """The environment of a measured run: this one without the caller's VIGIL_OPTIONS and
+    VIGIL_PLAN, and VIGIL_OPTIONS=options when options is not None."""
+    env = dict(os.environ)
+    env.pop("VIGIL_OPTIONS", None)
+    env.pop("VIGIL_PLAN", None)
+    if options is not None:
+        env["VIGIL_OPTIONS"] = options
+    return env
+
+
 def shell_sources(command):
     """Run a bash command with tests/real/sources.sh sourced; returns stdout (stripped)."""
     result = subprocess.run(["bash", "-c", f'source "{SOURCES_SH}" && {command}'],
@@ -272,10 +289,7 @@ def workloads(scale, small_scale=0.05):
 
 
 def run_once(binary, argv, stdin_path, mode, report_dir, timeout=900):
-    env = dict(os.environ)
-    env.pop("VIGIL_OPTIONS", None)
-    if mode is not None:
-        env["VIGIL_OPTIONS"] = f"mode={mode}:out={report_dir}"
+    env = run_env(None if mode is None else f"mode={mode}:out={report_dir}")
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     start = time.monotonic()
     proc = subprocess.Popen([binary] + argv, stdin=stdin, stdout=subprocess.DEVNULL,
@@ -373,11 +387,8 @@ def compile_cpu_seconds(program, plain_binary, compiler, cflags, timer):
 def output_digest(binary, argv, stdin_path, mode):
     """(exit status, SHA-1 of stdout) of one run."""
     import hashlib
-    env = dict(os.environ)
-    env.pop("VIGIL_OPTIONS", None)
     report_dir = tempfile.mkdtemp(prefix="vigil-bench-check-")
-    if mode is not None:
-        env["VIGIL_OPTIONS"] = f"mode={mode}:out={report_dir}"
+    env = run_env(None if mode is None else f"mode={mode}:out={report_dir}")
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     digest = hashlib.sha1()
     try:
@@ -394,11 +405,8 @@ def output_digest(binary, argv, stdin_path, mode):
 
 
 def cachegrind_instructions(binary, argv, stdin_path, mode):
-    env = dict(os.environ)
-    env.pop("VIGIL_OPTIONS", None)
     report_dir = tempfile.mkdtemp(prefix="vigil-bench-cg-")
-    if mode is not None:
-        env["VIGIL_OPTIONS"] = f"mode={mode}:out={report_dir}"
+    env = run_env(None if mode is None else f"mode={mode}:out={report_dir}")
     # valgrind's debuginfo reader gives up on binaries that mix DWARF 4 (the program, -gdwarf-4)
     # with DWARF 5 (libvigil): count instructions on a copy without debug info.
     stripped = os.path.join(report_dir, os.path.basename(binary))
@@ -461,9 +469,7 @@ def main():
     emit("$ python3 bench/run.py " + " ".join(sys.argv[1:]))
     emit(f"vigil benchmark {datetime.datetime.now().isoformat(timespec='seconds')}  host {os.uname().nodename}"
          f"  cpus {os.cpu_count()}  runs {args.runs}  scale {args.scale}")
-    emit(f"plain: clang {cflags}   vigil: {vigilcc} {cflags}   (commit "
-         + subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL, text=True).stdout.strip() + ")")
+    emit(f"plain: clang {cflags}   vigil: {vigilcc} {cflags}   (commit {commit()})")
     selected = [w for w in workloads(args.scale, args.cg_scale) if w[1] in programs]
     chosen_inputs = {}
     if not args.no_verify:

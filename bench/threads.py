@@ -31,11 +31,7 @@ VARIANTS = [("plain", None), ("none", None), ("off", "mode=off:out={out}")]
 
 
 def cpu_seconds(argv, stdin_path, options, out, pin):
-    env = dict(os.environ)
-    env.pop("VIGIL_OPTIONS", None)
-    env.pop("VIGIL_PLAN", None)
-    if options is not None:
-        env["VIGIL_OPTIONS"] = options.format(out=out)
+    env = bench.run_env(None if options is None else options.format(out=out))
     prefix = ["taskset", "-c", "0"] if pin else []
     with open(stdin_path, "rb") as stdin:
         before = os.times()
@@ -56,8 +52,7 @@ def main():
         os.environ["VIGILCC"] = bench.snapshot_vigil()
     programs = sorted({w[1] for w in WORKLOADS})
     bins = {(p, v): bench.build(p, v) for p in programs for v in ("plain", "vigil")}
-    commit = subprocess.run(["git", "-C", bench.ROOT, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True).stdout.strip()
+    commit = bench.commit()
     print(f"# bench/threads.py {' '.join(sys.argv[1:])}  {datetime.datetime.now().isoformat(timespec='seconds')}"
           f"  commit {commit}  cpus {os.cpu_count()}  vigil-cc {os.environ['VIGILCC']}")
     print("CPU time (user+sys, all threads) medians in seconds; none: no VIGIL_OPTIONS; off: mode=off with a report")

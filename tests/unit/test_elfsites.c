@@ -159,33 +159,48 @@ static void test_plain_and_bad_files(void)
     vigil_elf_sites_free(&s);
 }
 
-static void test_symbolize(void)
+/* Build <dir>/NAME.c (SOURCE) with clang -g OPT -no-pie (the address it prints at run time is
+ * then its link-time address), run it and read the address it prints into *address. Returns its
+ * symbolizer, or NULL when a step failed (a failed check says which). */
+static struct vigil_symbolizer *build_and_open(const char *name, const char *opt, const char *source,
+                                               unsigned long *address)
 {
     char src[256], bin[256], cmd[1024], out[300];
-    snprintf(src, sizeof src, "%s/sym.c", dir);
-    snprintf(bin, sizeof bin, "%s/sym", dir);
-    snprintf(out, sizeof out, "%s/sym.out", dir);
+    snprintf(src, sizeof src, "%s/%s.c", dir, name);
+    snprintf(bin, sizeof bin, "%s/%s", dir, name);
+    snprintf(out, sizeof out, "%s/%s.out", dir, name);
     FILE *f = fopen(src, "w");
-    fprintf(f, "#include <stdio.h>\n"
-               "#include <stdint.h>\n"
-               "int target(int x)\n"
-               "{\n"
-               "    return x * 2;\n"
-               "}\n"
-               "int main(void) { printf(\"%%lx\\n\", (unsigned long)(uintptr_t)&target); return target(0); }\n");
+    CHECK(f != NULL, "create %s", src);
+    if (!f)
+        return NULL;
+    fputs(source, f);
     fclose(f);
-    /* -no-pie: the printed run-time address is the link-time address */
-    snprintf(cmd, sizeof cmd, "clang -g -O0 -no-pie %s -o %s && %s > %s", src, bin, bin, out);
+    snprintf(cmd, sizeof cmd, "clang -g %s -no-pie %s -o %s && %s > %s", opt, src, bin, bin, out);
     if (run(cmd))
-        return;
+        return NULL;
     f = fopen(out, "r");
-    unsigned long address = 0;
-    CHECK(f && fscanf(f, "%lx", &address) == 1, "read the address of target");
+    *address = 0;
+    CHECK(f && fscanf(f, "%lx", address) == 1, "read the address %s printed", name);
     if (f)
         fclose(f);
     char err[512] = "";
     struct vigil_symbolizer *s = vigil_symbolizer_open(bin, err, sizeof err);
     CHECK(s != NULL, "open symbolizer: %s", err);
+    return s;
+}
+
+static void test_symbolize(void)
+{
+    unsigned long address;
+    struct vigil_symbolizer *s = build_and_open("sym", "-O0",
+        "#include <stdio.h>\n"
+        "#include <stdint.h>\n"
+        "int target(int x)\n"
+        "{\n"
+        "    return x * 2;\n"
+        "}\n"
+        "int main(void) { printf(\"%lx\\n\", (unsigned long)(uintptr_t)&target); return target(0); }\n",
+        &address);
     if (!s)
         return;
     struct vigil_source_location loc;
@@ -196,6 +211,7 @@ static void test_symbolize(void)
           "location at %lx: %s:%d", address, loc.file, loc.line);
     CHECK(vigil_symbolize(s, 0, &loc) == -1, "address 0 is unknown");
     vigil_symbolizer_close(s);
+    char err[512] = "";
     CHECK(vigil_symbolizer_open("/nonexistent/binary", err, sizeof err) == NULL &&
           strstr(err, "/nonexistent/binary") == err, "missing binary: \"%s\"", err);
 }
@@ -204,14 +220,11 @@ static void test_symbolize(void)
  * with its function and the line of its call. */
 static void test_symbolize_inlined(void)
 {
-    char src[256], bin[256], cmd[1024], out[300];
-    snprintf(src, sizeof src, "%s/inl.c", dir);
-    snprintf(bin, sizeof bin, "%s/inl", dir);
-    snprintf(out, sizeof out, "%s/inl.out", dir);
-    FILE *f = fopen(src, "w");
-    fprintf(f, "#include <stdio.h>\nvolatile int after;\n"                                     /* 1, 2 */
+    unsigned long address;
+    struct vigil_symbolizer *s = build_and_open("inl", "-O2",
+               "#include <stdio.h>\nvolatile int after;\n"                                     /* 1, 2 */
                "__attribute__((noinline)) void probe(void)\n"                                 /* 3 */
-               "{ printf(\"%%lx\\n\", (unsigned long)__builtin_return_address(0)); }\n"         /* 4 */
+               "{ printf(\"%lx\\n\", (unsigned long)__builtin_return_address(0)); }\n"          /* 4 */
                "static inline __attribute__((always_inline)) void inner(int x)\n"             /* 5 */
                "{\n"                                                                          /* 6 */
                "    if (x) { probe(); after++; }\n"                                            /* 7 */
@@ -224,19 +237,8 @@ static void test_symbolize_inlined(void)
                "{\n"                                                                          /* 14 */
                "    mid(x);\n"                                                                 /* 15 */
                "}\n"                                                                          /* 16 */
-               "int main(void) { outer(1); return 0; }\n");
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "clang -g -O2 -no-pie %s -o %s && %s > %s", src, bin, bin, out);
-    if (run(cmd))
-        return;
-    f = fopen(out, "r");
-    unsigned long address = 0;
-    CHECK(f && fscanf(f, "%lx", &address) == 1, "read the return address");
-    if (f)
-        fclose(f);
-    char err[512] = "";
-    struct vigil_symbolizer *s = vigil_symbolizer_open(bin, err, sizeof err);
-    CHECK(s != NULL, "open symbolizer: %s", err);
+               "int main(void) { outer(1); return 0; }\n",
+        &address);
     if (!s)
         return;
     struct vigil_source_location locs[VIGIL_MAX_INLINED];

@@ -18,6 +18,38 @@ finish() { echo "preds-users: $passed passed, $failed failed"; [ "$failed" -eq 0
 json_field() {   # file field: the first occurrence of "field": value in pretty JSON
     sed -n "s/^ *\"$2\": \"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" "$1" | head -1
 }
+top_of() {   # db: "tu_hash site_index predicate" of its top predictor
+    "$VIGIL" rank --db "$1" --top 1 --json 2>/dev/null |
+        awk -F'"' '/"tu_hash"/ {h=$4} /"site_index"/ {gsub(/[^0-9]/, "", $3); s=$3} /"predicate"/ {p=$4} END {print h, s, p}'
+}
+# Complete counts (preds.collect=all) of BINARY on each input DIR/in* (its stdin), reports in
+# $T/NAME, ingested into $T/NAME.db. usage: collect_all BINARY DIR NAME
+collect_all() {
+    local bin=$1 dir=$2 name=$3 f
+    for f in "$dir"/in*; do
+        (VIGIL_OPTIONS="tools=preds:preds.collect=all:mode=off:out=$T/$name" "$bin" <"$f" >/dev/null 2>&1)
+    done
+    "$VIGIL" ingest --quiet --db "$T/$name.db" "$T/$name" >/dev/null 2>&1
+}
+# The adaptive forward search from an empty store $T/NAME.db: `vigil plan`, each input DIR/in*
+# run under the plan, ingest; again until the top predictor is WANT, the search is complete or
+# ROUNDS rounds have run. Sets found (1: WANT reached) and it (the rounds run); vigil plan's
+# output is in $T/NAME.plan.out. usage: forward_search BINARY DIR NAME ROUNDS WANT
+forward_search() {
+    local bin=$1 dir=$2 name=$3 rounds=$4 want=$5 f
+    "$VIGIL" plan --db "$T/$name.db" --state "$T/$name.state" "$bin" -o "$T/$name.vplan" >"$T/$name.plan.out" 2>&1
+    found=0 it=0
+    while [ "$it" -lt "$rounds" ]; do
+        it=$((it + 1))
+        for f in "$dir"/in*; do
+            (VIGIL_PLAN=$T/$name.vplan VIGIL_OPTIONS="tools=preds:mode=off:out=$T/$name$it" "$bin" <"$f" >/dev/null 2>&1)
+        done
+        "$VIGIL" ingest --quiet --db "$T/$name.db" "$T/$name$it" >/dev/null 2>&1
+        [ "$(top_of "$T/$name.db")" = "$want" ] && found=1 && break
+        "$VIGIL" plan --db "$T/$name.db" --state "$T/$name.state" "$bin" -o "$T/$name.vplan" >>"$T/$name.plan.out" 2>&1 || break
+        grep -q 'search complete' "$T/$name.plan.out" && break
+    done
+}
 
 # ---- vigil run --label-by CMD ----
 cat >"$T/echo.c" <<'C'
@@ -142,31 +174,15 @@ fi
 ncase=$("$VIGIL" sites "$T/fields" | awk '$2 == "case"' | wc -l)
 check "switch: fields.c -O2 has case sites, one per successor of its switch ($ncase)" test "$ncase" -ge 6
 bash "$(dirname "$0")/fields-inputs.sh" 150 "$T/fin"
-for f in "$T"/fin/in*; do
-    (VIGIL_OPTIONS="tools=preds:preds.collect=all:mode=off:out=$T/fall" "$T/fields" <"$f" >/dev/null 2>&1)
-done
-"$VIGIL" ingest --quiet --db "$T/fall.db" "$T/fall" >/dev/null 2>&1
+collect_all "$T/fields" "$T/fin" fall
 "$VIGIL" rank --db "$T/fall.db" --top 10 >"$T/frank.txt" 2>&1
 check "switch: complete counts rank the branch in the buggy case first (fields.c:$BUG_LINE)" \
     sh -c "sed -n 3p $T/frank.txt | grep -q 'fields.c:$BUG_LINE'"
 check "switch: the case leading to it is counted (\"case taken\" at fields.c:$BUG_LINE)" \
     grep -q "case taken .*fields.c:$BUG_LINE" "$T/frank.txt"
-top_of() { "$VIGIL" rank --db "$1" --top 1 --json 2>/dev/null |
-    awk -F'"' '/"tu_hash"/ {h=$4} /"site_index"/ {gsub(/[^0-9]/, "", $3); s=$3} /"predicate"/ {p=$4} END {print h, s, p}'; }
 want=$(top_of "$T/fall.db")
-"$VIGIL" plan --db "$T/fa.db" --state "$T/fa.state" "$T/fields" -o "$T/fa.vplan" >"$T/faplan.out" 2>&1
-found=0 it=0
-while [ $it -lt 8 ] && [ $found = 0 ]; do
-    it=$((it + 1))
-    for f in "$T"/fin/in*; do
-        (VIGIL_PLAN=$T/fa.vplan VIGIL_OPTIONS="tools=preds:mode=off:out=$T/fa$it" "$T/fields" <"$f" >/dev/null 2>&1)
-    done
-    "$VIGIL" ingest --quiet --db "$T/fa.db" "$T/fa$it" >/dev/null 2>&1
-    [ "$(top_of "$T/fa.db")" = "$want" ] && found=1 && break
-    "$VIGIL" plan --db "$T/fa.db" --state "$T/fa.state" "$T/fields" -o "$T/fa.vplan" >>"$T/faplan.out" 2>&1 || break
-    grep -q 'search complete' "$T/faplan.out" && break
-done
-check "switch: the adaptive forward search reaches the complete run's top predictor ($want) in $it rounds ($(tail -1 "$T/faplan.out" | sed 's/.*; //'))" \
+forward_search "$T/fields" "$T/fin" fa 8 "$want"
+check "switch: the adaptive forward search reaches the complete run's top predictor ($want) in $it rounds ($(tail -1 "$T/fa.plan.out" | sed 's/.*; //'))" \
     test $found = 1
 
 # ---- forward search: past an assertion that always holds, into a qsort callback ----
@@ -202,28 +218,14 @@ check "callbacks: the block that hands by_value to qsort calls it in the control
 mkdir -p "$T/sin"
 awk 'BEGIN { srand(3505); for (i = 0; i < 80; i++) { f = sprintf("'"$T"'/sin/in%02d", i); n = 2 + int(rand() * 12)
     for (k = 0; k < n; k++) print int(rand() * 40) > f; close(f) } }'
-for f in "$T"/sin/in*; do
-    (VIGIL_OPTIONS="tools=preds:preds.collect=all:mode=off:out=$T/sall" "$T/sortck" <"$f" >/dev/null 2>&1)
-done
-"$VIGIL" ingest --quiet --db "$T/sall.db" "$T/sall" >/dev/null 2>&1
+collect_all "$T/sortck" "$T/sin" sall
 "$VIGIL" rank --db "$T/sall.db" --top 1 >"$T/srank.txt" 2>&1
 check "callbacks: complete counts rank the comparator's branch first (sortck.c:$CB_LINE)" grep -q "sortck.c:$CB_LINE" "$T/srank.txt"
 want=$(top_of "$T/sall.db")
-"$VIGIL" plan --db "$T/sp.db" --state "$T/sp.state" "$T/sortck" -o "$T/sp.vplan" >"$T/spplan.out" 2>&1
-found=0 it=0
-while [ $it -lt 6 ] && [ $found = 0 ]; do
-    it=$((it + 1))
-    for f in "$T"/sin/in*; do
-        (VIGIL_PLAN=$T/sp.vplan VIGIL_OPTIONS="tools=preds:mode=off:out=$T/sp$it" "$T/sortck" <"$f" >/dev/null 2>&1)
-    done
-    "$VIGIL" ingest --quiet --db "$T/sp.db" "$T/sp$it" >/dev/null 2>&1
-    [ "$(top_of "$T/sp.db")" = "$want" ] && found=1 && break
-    "$VIGIL" plan --db "$T/sp.db" --state "$T/sp.state" "$T/sortck" -o "$T/sp.vplan" >>"$T/spplan.out" 2>&1 || break
-    grep -q 'search complete' "$T/spplan.out" && break
-done
-check "gates and callbacks: the forward search passes the assertion and the loop every run enters, and reaches the comparator's predictor ($want) in $it rounds ($(tail -1 "$T/spplan.out" | sed 's/.*; //'))" \
+forward_search "$T/sortck" "$T/sin" sp 6 "$want"
+check "gates and callbacks: the forward search passes the assertion and the loop every run enters, and reaches the comparator's predictor ($want) in $it rounds ($(tail -1 "$T/sp.plan.out" | sed 's/.*; //'))" \
     sh -c "test -n '${want// /}' && test $found = 1"
-check "gates: vigil plan says it expanded the predicates every run took" grep -q 'gates (true in every run)' "$T/spplan.out"
+check "gates: vigil plan says it expanded the predicates every run took" grep -q 'gates (true in every run)' "$T/sp.plan.out"
 
 # ---- forward search: an indirect call leads to every address-taken function ----
 cat >"$T/indirect.c" <<'C'

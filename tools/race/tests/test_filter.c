@@ -3,18 +3,10 @@
  * them changes; an entry covers what its step's record covers (its bytes, a read after a write,
  * an atomic access after a plain one) in its own window only, and a read after a write only when
  * the window's locks are the same in both modes. */
+#include "../../../tests/unit/check.h"
 #include "tools/race/runtime/filter.h"
 
 #include <stdio.h>
-
-static int failures;
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            printf("check failed: %s:%d: %s\n", __FILE__, __LINE__, #cond);         \
-            failures++;                                                              \
-        }                                                                            \
-    } while (0)
 
 static void test_window_numbers(void)
 {
@@ -84,6 +76,5 @@ int main(void)
 {
     test_window_numbers();
     test_cover();
-    printf("%s\n", failures ? "FAILED" : "ok");
-    return failures != 0;
+    return CHECK_DONE("race/test_filter");
 }

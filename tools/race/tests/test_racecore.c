@@ -2,20 +2,12 @@
  * vector clocks (join, publish, ordering, slot reuse) and the cell state machine.
  */
 // unit-extra: tools/race/runtime/racecore.c
+#include "../../../tests/unit/check.h"
 #include "tools/race/runtime/racecore.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            printf("check failed: %s:%d: %s\n", __FILE__, __LINE__, #cond);         \
-            failures++;                                                              \
-        }                                                                            \
-    } while (0)
 
 static race_lockset ls(unsigned n, ...);
 #include <stdarg.h>
@@ -425,10 +417,5 @@ int main(void)
     test_cells();
     test_atomics();
     test_masks();
-    if (failures) {
-        printf("%d checks failed\n", failures);
-        return 1;
-    }
-    printf("racecore: all checks passed\n");
-    return 0;
+    return CHECK_DONE("race/test_racecore");
 }

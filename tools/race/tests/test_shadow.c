@@ -3,6 +3,7 @@
  * with used cells (few of them) or passes over the whole table (many), for blocks aligned or not.
  */
 // unit-extra: tools/race/runtime/shadow.c tools/race/runtime/racecore.c
+#include "../../../tests/unit/check.h"
 #include "tools/race/runtime/raceint.h"
 
 #include <stdio.h>
@@ -11,15 +12,6 @@
 struct race_config race_cfg;
 struct race_stats race_stats;
 __thread struct race_tally race_tally;
-
-static int failures;
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            printf("check failed: %s:%d: %s\n", __FILE__, __LINE__, #cond);         \
-            failures++;                                                              \
-        }                                                                            \
-    } while (0)
 
 /* Granule g's cell made and marked used (as an access's step leaves it). */
 static void touch(uint64_t g)
@@ -48,6 +40,17 @@ static int used(uint64_t g)
     return u;
 }
 
+/* The address of the first granule of [addr, addr + size) whose cell is used, 0 when none is. */
+static uintptr_t first_used(uintptr_t addr, size_t size)
+{
+    unsigned gs = race_cfg.granule_shift;
+    for (uintptr_t p = addr & ~(uintptr_t)4095; p < addr + size; p += 4096)
+        for (uintptr_t a = p; a < p + 4096; a += 1u << gs)
+            if (a >= addr && a < addr + size && used(a >> gs))
+                return a;
+    return 0;
+}
+
 /* Cells in every stride-th page of [addr, addr + size) (two granules each: the page's first and
  * one in its middle), and next to the block on both sides; reset; check. */
 static void one(uintptr_t addr, size_t size, size_t stride)
@@ -71,14 +74,11 @@ static void one(uintptr_t addr, size_t size, size_t stride)
     CHECK(race_tally.evicted == 0);
     race_shadow_reset(addr, size);
     CHECK(race_stats.resets == inside);
-    for (uintptr_t p = addr & ~(uintptr_t)4095; p < addr + size; p += 4096)
-        for (uintptr_t a = p; a < p + 4096; a += 1u << gs)
-            if (a >= addr && a < addr + size && used(a >> gs)) {
-                printf("check failed: block %#lx+%zu stride %zu: granule at %#lx still used\n",
-                       (unsigned long)addr, size, stride, (unsigned long)a);
-                failures++;
-                return;
-            }
+    uintptr_t still = first_used(addr, size);
+    CHECK(still == 0, "block %#lx+%zu stride %zu: granule at %#lx still used", (unsigned long)addr,
+          size, stride, (unsigned long)still);
+    if (still)
+        return;
     CHECK(used(g0 - 1));   /* a neighbour's cells are kept */
     CHECK(used(g1 + 1));
     /* a second reset finds nothing to do */
@@ -92,10 +92,10 @@ int main(void)
     race_cfg.table_bits = 16;
     for (unsigned gs = 3; gs <= 6; gs += 3) {
         race_cfg.granule_shift = gs;
-        if (race_shadow_init() != 0) {
-            printf("check failed: race_shadow_init\n");
-            return 1;
-        }
+        int init = race_shadow_init();
+        CHECK(init == 0, "granule shift %u", gs);
+        if (init != 0)
+            return CHECK_DONE("race/test_shadow");
         one(0x10000000, 256 * 1024, 1);       /* 64 pages, all with cells: their lines */
         one(0x10000000, 256 * 1024, 16);      /* 4 of 64 pages */
         one(0x20000010, 2 * 1024 * 1024, 1);  /* 513 pages with cells: a pass over the keys */
@@ -103,6 +103,5 @@ int main(void)
         one(0x30000c08, 100, 1);              /* a small block within one page */
         one(0x30000ff8, 4096 + 16, 1);        /* across three pages, unaligned */
     }
-    printf("%s\n", failures ? "FAILED" : "ok");
-    return failures != 0;
+    return CHECK_DONE("race/test_shadow");
 }
