@@ -131,6 +131,15 @@ LLVMBasicBlockRef xc_build_idle_path(struct vigil_xform *x, LLVMValueRef fn, uin
     return idle;
 }
 
+/* At the builder's position: state[s].instr_execs += 1 (relaxed load and store, no lock:
+ * common/abi.h), an execution of dispatch site s counted by the instrumented copy. */
+void xc_count_instr_exec(struct vigil_xform *x, uint32_t site)
+{
+    LLVMValueRef execs_ptr = gep_i32(x, x->state, x->i64, (uint64_t)xs_dispatch(x, site) * 4);
+    LLVMValueRef execs = xe_relaxed_load(x, x->i64, execs_ptr, 8);
+    xe_relaxed_store(x, LLVMBuildAdd(x->builder, execs, LLVMConstInt(x->i64, 1, 0), ""), execs_ptr, 8);
+}
+
 /* burst (a block of fn, empty): the thread is in a burst, or was until a callee ended it, or
  * runs a pinned function (common/abi.h):
  *   state[s].instr_execs += 1; b = burst_left;
@@ -149,9 +158,7 @@ void xc_build_burst_path(struct vigil_xform *x, LLVMValueRef fn, uint32_t site, 
     LLVMBasicBlockRef burst_end = LLVMAppendBasicBlockInContext(x->ctx, fn, name);
 
     LLVMPositionBuilderAtEnd(b, burst);
-    LLVMValueRef execs_ptr = gep_i32(x, x->state, x->i64, (uint64_t)xs_dispatch(x, site) * 4);
-    LLVMValueRef execs = xe_relaxed_load(x, x->i64, execs_ptr, 8);
-    xe_relaxed_store(x, LLVMBuildAdd(b, execs, LLVMConstInt(x->i64, 1, 0), ""), execs_ptr, 8);
+    xc_count_instr_exec(x, site);
     LLVMValueRef burst_left = LLVMBuildLoad2(b, x->i32, x->burst_left, "");
     LLVMValueRef more = LLVMBuildICmp(b, LLVMIntUGT, burst_left, one, "");
     xe_set_weights(x, LLVMBuildCondBr(b, more, burst_next, burst_end), LIKELY, UNLIKELY);

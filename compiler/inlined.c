@@ -368,10 +368,7 @@ static LLVMBasicBlockRef build_copy_count(struct xfunc *f, LLVMValueRef fn, uint
     snprintf(name, sizeof name, "vigil.inlined.burst.%u", site);
     LLVMBasicBlockRef count = LLVMAppendBasicBlockInContext(x->ctx, fn, name);
     LLVMPositionBuilderAtEnd(b, count);
-    LLVMValueRef index = LLVMConstInt(x->i64, (uint64_t)xs_dispatch(x, site) * (sizeof(struct __vigil_site_state) / 8), 0);
-    LLVMValueRef execs_ptr = LLVMBuildInBoundsGEP2(b, x->i64, x->state, &index, 1, "");
-    LLVMValueRef execs = xe_relaxed_load(x, x->i64, execs_ptr, 8);
-    xe_relaxed_store(x, LLVMBuildAdd(b, execs, LLVMConstInt(x->i64, 1, 0), ""), execs_ptr, 8);
+    xc_count_instr_exec(x, site);
     LLVMValueRef left = LLVMBuildLoad2(b, x->i32, x->burst_left, "");
     LLVMValueRef one = LLVMConstInt(x->i32, 1, 0);
     LLVMValueRef more = LLVMBuildICmp(b, LLVMIntUGT, left, one, "");

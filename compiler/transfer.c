@@ -854,9 +854,10 @@ void xt_insert_checks(struct xfunc *f)
         xl_note_check(loops, check, to);
         mask_known_zeros(f, t, i, backs[i]);
 
-        /* The copy: the burst goes on at `to`; when it has ended, the copy returns to f there,
-         * or coasts on at an inner loop: b = burst_left; if (b == 0) goto end; burst path. The
-         * coasting copy's outermost back-edges return to f. */
+        /* The copy: the burst goes on at `to`; when it has ended (in a callee), the copy counts
+         * this execution (f resumes past its check) and returns to f there, or coasts on at an
+         * inner loop: b = burst_left; if (b == 0) { count; goto end; } burst path. The coasting
+         * copy's outermost back-edges return to f. */
         LLVMBasicBlockRef to_clone = xf_clone_block(f, to), end;
         if (t->outermost[i]) {
             end = save_and_go(f, f->instr_fn, t->frame_param, &f->clones, i, t->leave, "vigil.leave.loop");
@@ -870,11 +871,15 @@ void xt_insert_checks(struct xfunc *f)
         }
         LLVMBasicBlockRef copy_check = LLVMAppendBasicBlockInContext(x->ctx, f->instr_fn, "vigil.check.loop");
         LLVMBasicBlockRef copy_burst = LLVMAppendBasicBlockInContext(x->ctx, f->instr_fn, "vigil.burst.loop");
+        LLVMBasicBlockRef copy_ended = LLVMAppendBasicBlockInContext(x->ctx, f->instr_fn, "vigil.ended.loop");
         LLVMSetCurrentDebugLocation2(b, loc ? xf_outlined_loc(f, loc) : NULL);
         LLVMPositionBuilderAtEnd(b, copy_check);
         LLVMValueRef left = LLVMBuildLoad2(b, x->i32, x->burst_left, "");
         LLVMValueRef ended = LLVMBuildICmp(b, LLVMIntEQ, left, LLVMConstInt(x->i32, 0, 0), "");
-        LLVMBuildCondBr(b, ended, xc_build_idle_path(x, f->instr_fn, f->entry_site, to_clone, end), copy_burst);
+        LLVMBuildCondBr(b, ended, copy_ended, copy_burst);
+        LLVMPositionBuilderAtEnd(b, copy_ended);
+        xc_count_instr_exec(x, site);
+        LLVMBuildBr(b, xc_build_idle_path(x, f->instr_fn, f->entry_site, to_clone, end));
         xc_build_burst_path(x, f->instr_fn, site, f->entry_site, copy_burst, to_clone, end);
         LLVMSetCurrentDebugLocation2(b, NULL);
         xc_redirect(LLVMGetBasicBlockTerminator(xf_clone_block(f, from)), to_clone, copy_check);

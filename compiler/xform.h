@@ -232,6 +232,7 @@ LLVMBasicBlockRef xc_build_countdown(struct xfunc *f, uint32_t site, LLVMMetadat
 /* burst (an empty block of fn): the burst goes on in `instrumented` or, at its end, to
  * `checking`; outside a burst the function whose entry site is pin_site stays in
  * `instrumented` when pinned (common/abi.h). */
+void xc_count_instr_exec(struct vigil_xform *x, uint32_t site);
 void xc_build_burst_path(struct vigil_xform *x, LLVMValueRef fn, uint32_t site, uint32_t pin_site,
                          LLVMBasicBlockRef burst, LLVMBasicBlockRef instrumented, LLVMBasicBlockRef checking);
 /* Where fn's code goes when no burst runs: a new block that stays in `instrumented` when the

@@ -624,6 +624,15 @@ thread_counts_check() {
         fail "e2e-rates/thread-counts" "one worker: hot's loop counted ${single_hot:-nothing}, expected a multiple of its 6000 calls"
         return
     fi
+    # One worker, then main: never two threads at once, so adaptive counts are exact too, the
+    # back-edge of worker's loop included (its bursts end inside hot, and the instrumented copy
+    # goes back to the checking copy past the check: it counts that execution itself).
+    rm -rf "$d/out.single-adaptive"
+    (cd "$d" && VIGIL_OPTIONS="mode=adaptive:out=$d/out.single-adaptive" timeout -k 5 "$E2E_TIMEOUT" ./tc 1) >/dev/null 2>&1
+    run=$(find "$d/out.single-adaptive" -name run.txt 2>/dev/null | head -n1)
+    out=$(python3 "$ROOT/tests/e2e/report_check.py" "$run" "$src" "hot backedge execs == $single_hot" \
+          "worker backedge execs == 2999" "worker backedge bursts >= 5" "hot entry execs == 6000" 2>&1) ||
+        why+="one worker, adaptive: $(echo "$out" | tr '\n' ' ' | cut -c1-300); "
     for mode in off adaptive; do
         rm -rf "$d/out.$mode"
         (cd "$d" && VIGIL_OPTIONS="mode=$mode:out=$d/out.$mode" timeout -k 5 "$E2E_TIMEOUT" ./tc 4) >"$d/$mode.out" 2>&1
