@@ -34,15 +34,22 @@ enum { S_HOT_ENTRY, S_HOT_LOOP, S_RARE, S_LOAD, S_STORE, S_BRANCH, S_RET, S_CALL
 /* The dispatch sites come first, so that a dispatch index is its site index here. */
 enum { NDISPATCH = S_RARE + 1 };
 static const uint32_t dispatch_sites[NDISPATCH] = {S_HOT_ENTRY, S_HOT_LOOP | VIGIL_DISPATCH_BACKEDGE, S_RARE};
-static uint32_t counters[NDISPATCH];
+/* Countdowns per thread (common/abi.h, ABI 7), as vigil-cc emits them in an executable's code:
+ * the countdowns, then the value each was last set to. */
+static __thread uint32_t counters[2 * NDISPATCH] __attribute__((tls_model("initial-exec")));
+static uint32_t *thread_counters(void)
+{
+    return counters;
+}
 static struct __vigil_site_state state[NDISPATCH] __attribute__((aligned(8)));
 static struct __vigil_module module = {
-    .abi_version = VIGIL_ABI_VERSION, .nsites = NSITES, .counters = counters, .state = state,
-    .dispatch_sites = dispatch_sites, .ndispatch = NDISPATCH,
+    .abi_version = VIGIL_ABI_VERSION, .nsites = NSITES, .state = state,
+    .dispatch_sites = dispatch_sites, .ndispatch = NDISPATCH, .thread_counters = thread_counters,
 };
-/* A second module, registered lazily by its first dispatch check. */
+/* A second module, registered lazily by its first dispatch check; countdowns shared by all
+ * threads, as in code for a shared library. */
 static const uint32_t dispatch_sites2[1] = {0};
-static uint32_t counters2[1];
+static uint32_t counters2[2];
 static struct __vigil_site_state state2[1] __attribute__((aligned(8)));
 static struct __vigil_module module2 = {
     .abi_version = VIGIL_ABI_VERSION, .nsites = 1, .counters = counters2, .state = state2,
@@ -52,7 +59,7 @@ static struct __vigil_module module2 = {
 /* A third module, never registered by anyone: its probes are the runtime's first sight of it. */
 enum { S3_ENTRY, S3_LOAD, S3_STORE, S3_BRANCH, S3_RET, S3_CALL, NSITES3 };
 static const uint32_t dispatch_sites3[1] = {S3_ENTRY};
-static uint32_t counters3[1];
+static uint32_t counters3[2];
 static struct __vigil_site_state state3[1] __attribute__((aligned(8)));
 static struct __vigil_module module3 = {
     .abi_version = VIGIL_ABI_VERSION, .nsites = NSITES3, .counters = counters3, .state = state3,
@@ -106,10 +113,11 @@ static int dispatch(struct __vigil_module *m, uint32_t s)
         }
         return (int)__vigil_burst_end(m, s);
     }
-    uint32_t c = __atomic_load_n(&m->counters[s], __ATOMIC_RELAXED);
+    uint32_t *counter = (m->thread_counters ? m->thread_counters() : m->counters) + s;
+    uint32_t c = __atomic_load_n(counter, __ATOMIC_RELAXED);
     if (c == 0)
         return (int)__vigil_dispatch_enter(m, s);
-    __atomic_store_n(&m->counters[s], c - 1, __ATOMIC_RELAXED);
+    __atomic_store_n(counter, c - 1, __ATOMIC_RELAXED);
     return 0;
 }
 
