@@ -406,11 +406,16 @@ static void on_free(void *ptr)
 }
 
 /* In a forked child, the only thread: a lock another thread of the parent held at the fork is
- * free (what it guarded is consistent enough: at worst a quarantined block is never released). */
+ * free, the heap map's too (each allocation, free and check takes one of those), else the
+ * child's first use of it spins forever. What a lock guarded is consistent enough: at worst a
+ * quarantined block is never released (heapmap.c says what its tables may keep). The runtime
+ * delivers this before the child's fork() returns. */
 static void on_thread(enum vigil_thread_op op, uint64_t id)
 {
     (void)id;
     if (op == VIGIL_THREAD_FORK_CHILD) {
+        if (mc_heap)
+            vigil_heapmap_after_fork(mc_heap);
         __atomic_store_n(&q_lock, 0, __ATOMIC_RELEASE);
         __atomic_store_n(&maps_lock, 0, __ATOMIC_RELEASE);
     }
