@@ -1,14 +1,21 @@
-/* Fork while another thread allocates: a worker mallocs and frees blocks of every size in a
- * tight loop (small ones, ones of a few KiB, now and then one over 1 MiB: every lock of the
- * heap map, its shards' and its large list's, is taken often), while the main thread forks
- * again and again. Each child, the only thread of its process, allocates blocks over many
- * 64 KiB regions (so over nearly every shard of the heap map), reads and frees them, and exits.
- * A lock the worker held at the fork stays taken in the child unless the child resets it:
- * the child then spins at its first allocation on that shard (without the reset, some 5% of
- * the children did). The parent waits for each child up to a deadline (then kills it, says so
- * and stops), so a hang shows in the output even without an outer timeout. The last child
- * also reads past the end of a block: its own report has that one error. */
+/* Fork while other threads allocate: two workers malloc and free blocks in a tight loop (of
+ * under and over 256 bytes, now and then one over 1 MiB: every lock of the heap map, its
+ * shards' and its large list's, is taken often), while the main thread forks again and
+ * again. Each child, the only thread of its process, reads a byte of each of 200
+ * blocks allocated before the worker started (8 MB over some 120 regions of 64 KiB: nearly
+ * every shard of the heap map, whose lookups lock them), allocates and frees a few blocks, and
+ * exits. A lock a worker held at the fork stays taken in the child unless the child frees
+ * it: the child then spins at its first use of that shard. The three threads share one CPU,
+ * so that the workers are preempted wherever they are (with CPUs of their own, or with one
+ * worker, a fork seldom came while a worker held a lock: only when the machine was busy);
+ * without the child's reset, 15-30% of the children hung.
+ *
+ * The parent waits for each child up to a deadline (then kills it, says so and stops), so a
+ * hang shows in the output even without an outer timeout. The last child also reads past the
+ * end of a block: its own report has that one error. */
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,28 +24,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#define FORKS 120
-#define CHILD_BLOCKS 192
-#define CHILD_DEADLINE_MS 10000
+#define FORKS 150
+#define POOL 200
+#define POOL_BLOCK 40000
+#define CHILD_DEADLINE_MS 5000
 
 static volatile int stop;
 static volatile long sink;
-
-__attribute__((noinline)) static long sum(const char *p, size_t n)
-{
-    long s = 0;
-    for (size_t i = 0; i < n; i += 512)
-        s += p[i];
-    return s;
-}
+static char *pool[POOL];   /* by main before the workers start; read by the children only */
 
 static void *worker(void *arg)
 {
     (void)arg;
     unsigned long i = 0;
     while (!stop) {
-        size_t size = 16 + (i * 7919) % 6000;
-        if (i % 512 == 0)
+        size_t size = 16 + (i * 7919) % 500;   /* small: the fill takes little of the loop */
+        if (i % 4096 == 0)
             size = (2u << 20) + 4096;   /* the large list */
         char *p = malloc(size);
         p[0] = (char)i;
@@ -57,23 +58,22 @@ __attribute__((noinline)) static int past_end(const char *p, size_t n)
 
 static int child(int last)
 {
-    static char *blocks[CHILD_BLOCKS];
     long s = 0;
-    for (int i = 0; i < CHILD_BLOCKS; i++) {
-        size_t size = 40000 + (size_t)i * 64;   /* together about 8 MiB: some 120 regions */
-        blocks[i] = malloc(size);
-        if (!blocks[i])
-            return 2;
-        memset(blocks[i], i, size);
-        s += sum(blocks[i], size);
+    for (int i = 0; i < POOL; i++)
+        s += pool[i][(i * 193) % POOL_BLOCK];
+    char *blocks[16];
+    for (int i = 0; i < 16; i++) {
+        blocks[i] = malloc(100 + (size_t)i * 700);
+        memset(blocks[i], i, 100);
+        s += blocks[i][i];
     }
     char *big = malloc((3u << 20) + 100);
     if (!big)
         return 2;
     memset(big, 1, 4096);
-    s += sum(big, 4096);
+    s += big[4095];
     free(big);
-    for (int i = 0; i < CHILD_BLOCKS; i++)
+    for (int i = 0; i < 16; i++)
         free(blocks[i]);
     char *small = malloc(24);
     memset(small, 3, 24);
@@ -93,9 +93,20 @@ static long now_ms(void)
 
 int main(void)
 {
-    pthread_t t;
-    if (pthread_create(&t, NULL, worker, NULL) != 0)
-        return 1;
+    int cpu = sched_getcpu();
+    if (cpu >= 0) {   /* the workers and the children inherit it */
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        sched_setaffinity(0, sizeof one, &one);
+    }
+    for (int i = 0; i < POOL; i++)
+        if (!(pool[i] = calloc(1, POOL_BLOCK)))   /* not read here: no check caches them */
+            return 1;
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        if (pthread_create(&t[i], NULL, worker, NULL) != 0)
+            return 1;
     int ok = 0, hung = 0, failed = 0;
     for (int k = 0; k < FORKS; k++) {
         fflush(stdout);
@@ -124,7 +135,10 @@ int main(void)
         }
     }
     stop = 1;
-    pthread_join(t, NULL);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    for (int i = 0; i < POOL; i++)
+        free(pool[i]);
     printf("forks %d: %d children exited 0, %d hung, %d failed\n", FORKS, ok, hung, failed);
     return hung || failed ? 3 : 0;
 }
