@@ -531,3 +531,19 @@ uint64_t vigil_heapmap_lost(const struct vigil_heapmap *m)
 {
     return __atomic_load_n(&m->lost, __ATOMIC_RELAXED);
 }
+
+/* The child has only the thread that forked, which held none of the locks (a map's functions
+ * do not fork). A table that another thread was changing at the fork stays as that thread left
+ * it, which the lookups still read right: an add has stored the entry or not (its start bit
+ * may be set without one: no object is found there); a deletion's backward shift copies an
+ * entry into the hole before it moves on and empties a slot only at its end, so every entry
+ * stays reachable from its home, one of them perhaps twice (the first copy is found, and is
+ * the one removed), and the block being removed may stay in the map: the runtime tells the
+ * tools of a free before the allocator has the block, so in the child it was never freed. The
+ * large list may have lost one entry (that object is then unknown, as when the list is full). */
+void vigil_heapmap_after_fork(struct vigil_heapmap *m)
+{
+    for (unsigned i = 0; i < SHARDS; i++)
+        __atomic_store_n(&m->shards[i].lock, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&m->large_lock, 0, __ATOMIC_RELAXED);
+}

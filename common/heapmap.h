@@ -58,5 +58,9 @@ unsigned vigil_heapmap_stack(struct vigil_heapmap *m, uint32_t id, const uintptr
 int vigil_heapmap_spans(const struct vigil_heapmap *m, uintptr_t addr);
 /* How many objects the map had no room for. */
 uint64_t vigil_heapmap_lost(const struct vigil_heapmap *m);
+/* In a fork child, before its first use there (the owner's VIGIL_THREAD_FORK_CHILD): free
+ * every lock of the map, which a thread of the parent that the child does not have may have
+ * held at the fork. */
+void vigil_heapmap_after_fork(struct vigil_heapmap *m);
 
 #endif

@@ -94,10 +94,8 @@ struct call {
     long instructions;
 };
 
-/* Immediate dominators of the body's blocks (index; the entry's is itself, SIZE_MAX when
- * unreachable), by the iterative algorithm of Cooper, Harvey and Kennedy over a reverse
- * postorder. */
-static size_t *dominators(size_t n, const struct valvec *succs, const struct valvec *preds)
+/* xform.h */
+size_t *xf_dominators(size_t n, const struct valvec *succs, const struct valvec *preds)
 {
     size_t *order = xf_calloc(n, sizeof *order), *rpo = xf_calloc(n, sizeof *rpo);
     size_t *stack = xf_calloc(n, sizeof *stack), *next = xf_calloc(n, sizeof *next);
@@ -282,7 +280,7 @@ void xf_find_inlined_calls(struct xfunc *f, int outermost_only)
             valvec_push(&preds[to - 1], (LLVMValueRef)(b + 1));
         }
     }
-    size_t *idom = dominators(n, succs, preds);
+    size_t *idom = xf_dominators(n, succs, preds);
     size_t *depth = xf_calloc(n, sizeof *depth);
     for (size_t b = 0; b < n; b++) {
         size_t d = 0;

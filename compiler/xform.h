@@ -144,6 +144,10 @@ void xf_back_edges(LLVMBasicBlockRef *blocks, size_t n, const struct ptrmap *ind
                    struct valvec *to);
 void xf_find_backedges(struct xfunc *f);   /* after xf_find_short_loops */
 unsigned char *xf_reach(const struct valvec *edges, size_t nblocks, size_t start, int with_start, size_t barrier);
+/* inlined.c: the immediate dominators of n blocks (by index; the entry, 0, is its own, SIZE_MAX:
+ * unreachable) from their successors and predecessors (lists of index + 1), by the iterative
+ * algorithm of Cooper, Harvey and Kennedy over a reverse postorder. Freed by the caller. */
+size_t *xf_dominators(size_t n, const struct valvec *succs, const struct valvec *preds);
 /* shortloops.c: headers of innermost loops of at most settings->short_loop_max iterations per
  * entry (into f->short_headers), read from the SSA form: before xf_demote. */
 void xf_find_short_loops(struct xfunc *f);   /* and f->counted_headers */

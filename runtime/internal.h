@@ -208,6 +208,9 @@ void __vigil_text_ranges_init(void) HIDDEN;
  * segment may be unmapped under it); after it, the table is read again. */
 void __vigil_text_unload_begin(void) HIDDEN;
 void __vigil_text_unload_end(void) HIDDEN;
+/* In a fork child: free the table's refresh try-lock (a thread the child lacks may have held
+ * it, and the child would never refresh the table). */
+void __vigil_text_after_fork(void) HIDDEN;
 /* Whether pc is a return address inside the runtime's transfer entry (sampler.c): that frame
  * and the thunk frame before it are vigil's, not the program's. Inline: the walk runs on every
  * sampled allocation. The entry keeps default visibility (instrumented shared libraries call it

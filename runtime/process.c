@@ -89,6 +89,7 @@ static void fork_child(void)
     p->start_unix_ns = __vigil_unix_ns();
     __vigil_report_after_fork();
     __vigil_registry_after_fork();
+    __vigil_text_after_fork();
     reset_site_counts();
     struct vigil_thread *th = &__vigil_thread;
     if (__vigil_wants(VIGIL_EV_THREAD) && !th->in_runtime) {

@@ -79,7 +79,7 @@ struct text_ranges {
 static struct text_ranges text_tables[2];
 static uint32_t text_published;        /* index of the table in use; written by refresh */
 static uint32_t text_filled;           /* 0 until the first refresh publishes a table */
-static uint32_t text_refreshing;       /* try-lock of refresh_text_ranges */
+static uint32_t text_refreshing;       /* try-lock of refresh_text_ranges (freed in a fork child) */
 static uint64_t text_objects_seen;     /* dlpi_adds at the last refresh (refresh only) */
 static uint32_t text_misses;           /* misses since the last refresh (relaxed, racy: a hint) */
 static uint32_t text_miss_budget = 1;  /* misses that trigger the next refresh; refresh doubles
@@ -167,6 +167,12 @@ void __vigil_text_unload_end(void)
     refresh_text_ranges();   /* a refresh already under way leaves this one out: the next miss */
     __atomic_add_fetch(&text_generation, 1, __ATOMIC_SEQ_CST);
     __atomic_sub_fetch(&text_unloading, 1, __ATOMIC_SEQ_CST);
+}
+
+void __vigil_text_after_fork(void)
+{
+    /* an unfinished refresh filled only the spare table, which it had not published */
+    __atomic_store_n(&text_refreshing, 0, __ATOMIC_RELAXED);
 }
 
 /* The executable segment holding pc: [*lo, *hi), or 0. */

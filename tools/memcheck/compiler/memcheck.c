@@ -49,13 +49,13 @@ static const char *const rule_names[R_RULES] = {
 /* This module's state: made on first use, printed and dropped by module_done. */
 struct mc_module {
     struct vigil_xform *x;
-    struct rt_fn access, range, index;
+    struct rt_fn access, range, index, value;
     LLVMValueRef on;                     /* the runtime's __vigil_memcheck_on */
     LLVMValueRef table;                  /* placeholder of the module's struct vigil_mc_table */
     uint32_t *checks;                    /* 2 per check: site, info */
     uint32_t nchecks, cap;
     uint64_t rule[R_RULES];
-    uint64_t uninit, once, partial, copies, array_checks;
+    uint64_t uninit, once, partial, copies, array_checks, deferred, deferred_checks;
     char *tested;                        /* VIGIL_CC_MEMCHECK_TESTED, or NULL */
     int configured;                      /* VIGIL_CC_CONFIG has [tested] or [memcheck.tested] */
 };
@@ -84,6 +84,11 @@ static struct mc_module *module_of(struct vigil_xform *x)
     cur->range.fn = LLVMGetNamedFunction(x->module, "__vigil_memcheck_range");
     if (!cur->range.fn)
         cur->range.fn = LLVMAddFunction(x->module, "__vigil_memcheck_range", cur->range.type);
+    LLVMTypeRef value_args[] = {x->ptr, x->i32, x->ptr, x->i64};
+    cur->value.type = LLVMFunctionType(x->void_t, value_args, 4, 0);
+    cur->value.fn = LLVMGetNamedFunction(x->module, "__vigil_memcheck_value");
+    if (!cur->value.fn)
+        cur->value.fn = LLVMAddFunction(x->module, "__vigil_memcheck_value", cur->value.type);
     cur->on = xe_runtime_i32(x, "__vigil_memcheck_on");
     cur->table = LLVMAddGlobal(x->module, x->i8, "__vigil_mc_table.placeholder");
     LLVMTypeRef index_args[] = {m, x->i32, x->i64, x->i64, x->i32};
@@ -216,64 +221,104 @@ static int is_intrinsic(LLVMValueRef call, const char *prefix)
     return name && strncmp(name, prefix, strlen(prefix)) == 0;
 }
 
-/* The first use of v that needs its value defined (enum vigil_mc_use), 0 when v is only
- * copied (stored, to memory other than a private slot whose loads are followed). */
-static unsigned use_of(LLVMValueRef v, int depth)
+/* The instructions where a loaded value is used (use_of's walk, when asked): each one that
+ * needs the value (or one made from it) defined, and the value it has there: the load, or the
+ * last load of a private slot the value was stored into or phi it went through on the way
+ * (either may hold other values too). indirect: the walk went too deep, or found more than
+ * USE_SITES: the sites do not say where the load's value is used. */
+#define USE_SITES 8
+struct use_sites {
+    LLVMValueRef inst[USE_SITES];
+    LLVMValueRef value[USE_SITES];   /* the load, or the load of a slot that holds its value */
+    unsigned n;
+    int indirect;
+    LLVMValueRef cur;                /* during the walk: what value[] gets */
+};
+
+static void add_site(struct use_sites *w, LLVMValueRef inst)
 {
-    if (depth > 4)
+    for (unsigned i = 0; i < w->n; i++)
+        if (w->inst[i] == inst)
+            return;
+    if (w->n == USE_SITES) {
+        w->indirect = 1;
+        return;
+    }
+    w->inst[w->n] = inst;
+    w->value[w->n++] = w->cur;
+}
+
+/* The first use of v that needs its value defined (enum vigil_mc_use), 0 when v is only
+ * copied (stored, to memory other than a private slot whose loads are followed). w (if not
+ * NULL) gets every such use. */
+static unsigned use_of(LLVMValueRef v, int depth, struct use_sites *w)
+{
+    if (depth > 4) {
+        if (w)
+            w->indirect = 1;
         return VIGIL_MC_USE_OTHER;
+    }
     unsigned found = 0;
-    for (LLVMUseRef u = LLVMGetFirstUse(v); u && found != VIGIL_MC_USE_BRANCH; u = LLVMGetNextUse(u)) {
+    for (LLVMUseRef u = LLVMGetFirstUse(v); u && (w || found != VIGIL_MC_USE_BRANCH); u = LLVMGetNextUse(u)) {
         LLVMValueRef user = LLVMGetUser(u);
-        unsigned kind = 0;
+        unsigned kind = 0, here = 0;   /* here: the user itself needs the value */
         if (!LLVMIsAInstruction(user))
             continue;
         switch (LLVMGetInstructionOpcode(user)) {
         case LLVMBr: case LLVMSwitch: case LLVMIndirectBr:
-            kind = VIGIL_MC_USE_BRANCH;
+            kind = here = VIGIL_MC_USE_BRANCH;
             break;
         case LLVMICmp: case LLVMFCmp:
-            kind = use_of(user, depth + 1);
+            kind = use_of(user, depth + 1, w);
             if (kind)
                 kind = VIGIL_MC_USE_BRANCH;   /* a comparison decides */
             break;
         case LLVMSelect:
-            kind = LLVMGetOperand(user, 0) == v ? VIGIL_MC_USE_BRANCH : use_of(user, depth + 1);
+            if (LLVMGetOperand(user, 0) == v)
+                kind = here = VIGIL_MC_USE_BRANCH;
+            else
+                kind = use_of(user, depth + 1, w);
             break;
         case LLVMGetElementPtr: case LLVMLoad:
-            kind = VIGIL_MC_USE_ADDRESS;
+            kind = here = VIGIL_MC_USE_ADDRESS;
             break;
         case LLVMStore:
             if (LLVMGetOperand(user, 1) == v) {
-                kind = VIGIL_MC_USE_ADDRESS;
+                kind = here = VIGIL_MC_USE_ADDRESS;
             } else if (LLVMIsAAllocaInst(LLVMGetOperand(user, 1)) && xf_is_private_slot(LLVMGetOperand(user, 1))) {
                 /* a value the transform keeps in a slot: its uses are those of the slot's loads */
-                LLVMValueRef slot = LLVMGetOperand(user, 1);
-                for (LLVMUseRef s = LLVMGetFirstUse(slot); s && !kind; s = LLVMGetNextUse(s))
-                    if (LLVMIsALoadInst(LLVMGetUser(s)))
-                        kind = use_of(LLVMGetUser(s), depth + 1);
+                LLVMValueRef slot = LLVMGetOperand(user, 1), cur = w ? w->cur : NULL;
+                for (LLVMUseRef s = LLVMGetFirstUse(slot); s && (w || !kind); s = LLVMGetNextUse(s))
+                    if (LLVMIsALoadInst(LLVMGetUser(s))) {
+                        if (w)
+                            w->cur = LLVMGetUser(s);
+                        unsigned k = use_of(LLVMGetUser(s), depth + 1, w);
+                        kind = kind ? kind : k;
+                    }
+                if (w)
+                    w->cur = cur;
             }
             break;
         case LLVMCall:
             if (is_intrinsic(user, "llvm.dbg.") || is_intrinsic(user, "llvm.lifetime.") ||
-                is_intrinsic(user, "llvm.assume"))
-                kind = 0;
+                is_intrinsic(user, "llvm.assume") || is_intrinsic(user, "__vigil_"))
+                kind = 0;   /* the runtime's probes are not the program's uses */
             else if (is_intrinsic(user, "llvm.mem"))
-                kind = VIGIL_MC_USE_ADDRESS;
+                kind = here = VIGIL_MC_USE_ADDRESS;
             else if (is_intrinsic(user, "llvm."))
-                kind = use_of(user, depth + 1);
+                kind = use_of(user, depth + 1, w);
             else
-                kind = VIGIL_MC_USE_CALL;
+                kind = here = VIGIL_MC_USE_CALL;
             break;
         case LLVMRet:
-            kind = VIGIL_MC_USE_RETURN;
+            kind = here = VIGIL_MC_USE_RETURN;
             break;
         case LLVMShl: case LLVMLShr: case LLVMAShr: case LLVMAnd: case LLVMOr:
             /* bit operations may keep only the defined bits (a bit buffer shifted and masked:
              * bzip2's bsBuff): without bit-precise tracking, only a load's own constant mask
              * (used_bytes) is followed */
             if (depth == 0 && LLVMGetInstructionOpcode(user) == LLVMAnd && LLVMIsAConstantInt(LLVMGetOperand(user, 1)))
-                kind = use_of(user, depth + 1);
+                kind = use_of(user, depth + 1, w);
             break;
         case LLVMTrunc: case LLVMZExt: case LLVMSExt: case LLVMBitCast: case LLVMPtrToInt: case LLVMIntToPtr:
         case LLVMFPTrunc: case LLVMFPExt: case LLVMFPToUI: case LLVMFPToSI: case LLVMUIToFP: case LLVMSIToFP:
@@ -282,16 +327,25 @@ static unsigned use_of(LLVMValueRef v, int depth)
         case LLVMFAdd: case LLVMFSub: case LLVMFMul: case LLVMFDiv: case LLVMFRem: case LLVMFNeg:
         case LLVMExtractElement: case LLVMInsertElement: case LLVMShuffleVector: case LLVMExtractValue:
         case LLVMInsertValue: case LLVMFreeze: case LLVMPHI:
-            if (LLVMGetInstructionOpcode(user) == LLVMUDiv || LLVMGetInstructionOpcode(user) == LLVMSDiv ||
-                LLVMGetInstructionOpcode(user) == LLVMURem || LLVMGetInstructionOpcode(user) == LLVMSRem)
-                kind = LLVMGetOperand(user, 1) == v ? VIGIL_MC_USE_BRANCH : use_of(user, depth + 1);
-            else
-                kind = use_of(user, depth + 1);
+            if ((LLVMGetInstructionOpcode(user) == LLVMUDiv || LLVMGetInstructionOpcode(user) == LLVMSDiv ||
+                 LLVMGetInstructionOpcode(user) == LLVMURem || LLVMGetInstructionOpcode(user) == LLVMSRem) &&
+                LLVMGetOperand(user, 1) == v)
+                kind = here = VIGIL_MC_USE_BRANCH;
+            else if (w && LLVMGetInstructionOpcode(user) == LLVMPHI) {
+                LLVMValueRef cur = w->cur;
+                w->cur = user;   /* its value may come from elsewhere too */
+                kind = use_of(user, depth + 1, w);
+                w->cur = cur;
+            } else {
+                kind = use_of(user, depth + 1, w);
+            }
             break;
         default:
-            kind = VIGIL_MC_USE_OTHER;
+            kind = here = VIGIL_MC_USE_OTHER;
             break;
         }
+        if (w && here)
+            add_site(w, user);
         if (kind && (!found || kind == VIGIL_MC_USE_BRANCH || (found == VIGIL_MC_USE_OTHER)))
             found = kind;
     }
@@ -390,17 +444,14 @@ static LLVMValueRef as_i64(struct vigil_xform *x, LLVMValueRef v, int is_signed)
                   : LLVMBuildTrunc(x->builder, v, x->i64, "");
 }
 
-/* A full check of check k at inst, size bytes (size_bytes when it is constant, else 0):
- * `if (__vigil_memcheck_on) access(table, k, ptr, base)` (or range(..., size)): when the tool is
- * off, a load and a branch. The runtime's own fast path decides most checks without a lookup.
- * When the block cannot be split, the call is made unconditionally (the runtime tests the flag). */
-static void full_check(struct xfunc *f, struct mc_module *mc, LLVMValueRef inst, LLVMValueRef ptr, LLVMValueRef base,
-                       LLVMValueRef size, uint64_t size_bytes, uint32_t k)
+/* `if (__vigil_memcheck_on) fn(args)` before inst (args made at the builder's place, before
+ * it): when the tool is off, a load and a branch. When the block cannot be split, the call is
+ * made unconditionally (the runtime tests the flag). */
+static void guarded_call(struct xfunc *f, struct mc_module *mc, LLVMValueRef inst, const struct rt_fn *fn,
+                         LLVMValueRef *args, unsigned nargs)
 {
     struct vigil_xform *x = f->x;
     LLVMBuilderRef b = x->builder;
-    LLVMValueRef args[] = {LLVMConstPointerCast(mc->table, x->ptr), LLVMConstInt(x->i32, k, 0),
-                           LLVMBuildPointerCast(b, ptr, x->ptr, ""), LLVMBuildPointerCast(b, base, x->ptr, ""), size};
     LLVMBasicBlockRef before = LLVMGetInstructionParent(inst);
     LLVMBasicBlockRef after = xf_split_before(f, inst, "vigil.mc");
     if (after) {
@@ -412,15 +463,219 @@ static void full_check(struct xfunc *f, struct mc_module *mc, LLVMValueRef inst,
         LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, on, LLVMConstInt(x->i32, 0, 0), ""), call, after);
         LLVMPositionBuilderAtEnd(b, call);
     }
-    xe_call(x, size_bytes ? &mc->access : &mc->range, args, size_bytes ? 4 : 5);
+    xe_call(x, fn, args, nargs);
     if (after)
         LLVMBuildBr(b, after);
 }
 
+/* A full check of check k at inst, size bytes (size_bytes when it is constant, else 0):
+ * access(table, k, ptr, base) (or range(..., size)), guarded. The runtime's own fast path
+ * decides most checks without a lookup. */
+static void full_check(struct xfunc *f, struct mc_module *mc, LLVMValueRef inst, LLVMValueRef ptr, LLVMValueRef base,
+                       LLVMValueRef size, uint64_t size_bytes, uint32_t k)
+{
+    struct vigil_xform *x = f->x;
+    LLVMBuilderRef b = x->builder;
+    LLVMValueRef args[] = {LLVMConstPointerCast(mc->table, x->ptr), LLVMConstInt(x->i32, k, 0),
+                           LLVMBuildPointerCast(b, ptr, x->ptr, ""), LLVMBuildPointerCast(b, base, x->ptr, ""), size};
+    guarded_call(f, mc, inst, size_bytes ? &mc->access : &mc->range, args, size_bytes ? 4 : 5);
+}
+
+/* Whether a load's value fits the i64 that __vigil_memcheck_value takes: an integer of at
+ * most 64 bits, a pointer, a float or a double. */
+static int value_fits(LLVMValueRef load)
+{
+    LLVMTypeRef t = LLVMTypeOf(load);
+    switch (LLVMGetTypeKind(t)) {
+    case LLVMIntegerTypeKind: return LLVMGetIntTypeWidth(t) <= 64;
+    case LLVMPointerTypeKind: case LLVMFloatTypeKind: case LLVMDoubleTypeKind: return 1;
+    default: return 0;
+    }
+}
+
+/* The loaded value as an i64, at the builder's place (value_fits). */
+static LLVMValueRef value_bits(struct vigil_xform *x, LLVMValueRef v)
+{
+    LLVMBuilderRef b = x->builder;
+    LLVMTypeRef t = LLVMTypeOf(v);
+    switch (LLVMGetTypeKind(t)) {
+    case LLVMPointerTypeKind: return LLVMBuildPtrToInt(b, v, x->i64, "");
+    case LLVMFloatTypeKind: return LLVMBuildZExt(b, LLVMBuildBitCast(b, v, x->i32, ""), x->i64, "");
+    case LLVMDoubleTypeKind: return LLVMBuildBitCast(b, v, x->i64, "");
+    default: return as_i64(x, v, 0);
+    }
+}
+
+/* The control flow of the function that holds the instrumented copy, as it is before the
+ * checks split its blocks: made when a load that may be checked at its uses needs it. */
+struct cfg {
+    LLVMValueRef fn;
+    struct ptrmap index;                 /* block (as a value) -> index + 1 */
+    size_t n;
+    struct valvec *succs;                /* per block: successors' index + 1 */
+    size_t *idom;                        /* xf_dominators */
+};
+
+static void cfg_free(struct cfg *c)
+{
+    if (!c->fn)
+        return;
+    for (size_t k = 0; k < c->n; k++)
+        valvec_free(&c->succs[k]);
+    free(c->succs);
+    free(c->idom);
+    ptrmap_free(&c->index);
+    c->fn = NULL;
+}
+
+/* The index + 1 of inst's block in c (made for inst's function), 0 if none. */
+static size_t cfg_block(struct cfg *c, LLVMValueRef inst)
+{
+    LLVMBasicBlockRef block = LLVMGetInstructionParent(inst);
+    LLVMValueRef fn = LLVMGetBasicBlockParent(block);
+    if (c->fn != fn) {
+        cfg_free(c);
+        c->fn = fn;
+        ptrmap_init(&c->index);
+        c->n = LLVMCountBasicBlocks(fn);
+        size_t i = 0;
+        for (LLVMBasicBlockRef k = LLVMGetFirstBasicBlock(fn); k; k = LLVMGetNextBasicBlock(k))
+            ptrmap_put(&c->index, LLVMBasicBlockAsValue(k), (void *)++i);
+        c->succs = xf_calloc(c->n ? c->n : 1, sizeof *c->succs);
+        struct valvec *preds = xf_calloc(c->n ? c->n : 1, sizeof *preds);
+        i = 0;
+        for (LLVMBasicBlockRef k = LLVMGetFirstBasicBlock(fn); k; k = LLVMGetNextBasicBlock(k), i++) {
+            LLVMValueRef term = LLVMGetBasicBlockTerminator(k);
+            for (unsigned e = 0; term && e < LLVMGetNumSuccessors(term); e++) {
+                size_t to = (size_t)ptrmap_get(&c->index, LLVMBasicBlockAsValue(LLVMGetSuccessor(term, e)));
+                valvec_push(&c->succs[i], (LLVMValueRef)to);
+                valvec_push(&preds[to - 1], (LLVMValueRef)(i + 1));
+            }
+        }
+        c->idom = xf_dominators(c->n, c->succs, preds);
+        for (size_t k = 0; k < c->n; k++)
+            valvec_free(&preds[k]);
+        free(preds);
+    }
+    return (size_t)ptrmap_get(&c->index, LLVMBasicBlockAsValue(block));
+}
+
+/* Whether instruction a comes before instruction b in their block. */
+static int before_in_block(LLVMValueRef a, LLVMValueRef b)
+{
+    for (LLVMValueRef i = a; i; i = LLVMGetNextInstruction(i))
+        if (i == b)
+            return 1;
+    return 0;
+}
+
+static int same_function(LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMGetBasicBlockParent(LLVMGetInstructionParent(a)) == LLVMGetBasicBlockParent(LLVMGetInstructionParent(b));
+}
+
+/* Whether instruction a dominates instruction b. */
+static int dominates(struct cfg *c, LLVMValueRef a, LLVMValueRef b)
+{
+    if (!same_function(a, b))
+        return 0;
+    size_t ia = cfg_block(c, a), ib = cfg_block(c, b);
+    if (!ia || !ib)
+        return 0;
+    if (ia == ib)
+        return before_in_block(a, b);
+    for (size_t k = ib - 1; c->idom[k] != SIZE_MAX && k != 0;) {
+        k = c->idom[k];
+        if (k == ia - 1)
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether a path leads from instruction a to instruction b. */
+static int reaches(struct cfg *c, LLVMValueRef a, LLVMValueRef b)
+{
+    if (!same_function(a, b))
+        return 0;
+    size_t ia = cfg_block(c, a), ib = cfg_block(c, b);
+    if (!ia || !ib)
+        return 1;
+    if (ia == ib && before_in_block(a, b))
+        return 1;
+    unsigned char *seen = xf_reach(c->succs, c->n, ia - 1, 0, SIZE_MAX);
+    int r = seen[ib - 1];
+    free(seen);
+    return r;
+}
+
+/* Whether the load's bytes are checked where its value is used (w's sites) rather than at the
+ * load: when none of those uses is in the load's own block, the load may run where its value
+ * is not used (a struct copied whole before a test of the mode that reads it: zstd's
+ * ZSTD_checkOutBuffer; a load the optimizer hoisted above the test that guards its use). Each
+ * site gets a check of the value it uses: only a site the program reaches reports it. A site
+ * whose value (a slot's load, a phi) the load does not dominate is not one of its uses when
+ * the load does not reach it (a copy of the code that has a load of its own: it is left out of
+ * w); when it does, the load is checked where it is (a value check there could not have the
+ * load's address). Not when a use is of a kind that cannot have a call put before it, or the
+ * value is wider than 8 bytes. */
+static int checked_at_uses(struct xfunc *f, struct cfg *c, LLVMValueRef load, struct use_sites *w)
+{
+    if (w->indirect || !w->n || !value_fits(load))
+        return 0;
+    void *block = ptrmap_get(&f->clone_block, load);
+    if (!block)
+        return 0;
+    unsigned kept = 0;
+    for (unsigned i = 0; i < w->n; i++) {
+        if (w->value[i] != load && !dominates(c, load, w->value[i])) {
+            if (reaches(c, load, w->value[i]))
+                return 0;
+            continue;   /* another load's value */
+        }
+        void *at = ptrmap_get(&f->clone_block, w->inst[i]);
+        if (!at || at == block)
+            return 0;   /* a use in the load's block runs whenever the load does */
+        switch (LLVMGetInstructionOpcode(w->inst[i])) {
+        case LLVMBr: case LLVMSwitch: case LLVMSelect: case LLVMGetElementPtr: case LLVMLoad: case LLVMStore:
+        case LLVMRet: case LLVMUDiv: case LLVMSDiv: case LLVMURem: case LLVMSRem:
+            break;
+        case LLVMCall:
+            if (!LLVMIsAInlineAsm(LLVMGetCalledValue(w->inst[i])))
+                break;
+            return 0;
+        default:
+            return 0;
+        }
+        w->inst[kept] = w->inst[i];
+        w->value[kept++] = w->value[i];
+    }
+    w->n = kept;
+    return 1;
+}
+
+static uint32_t add_check(struct mc_module *mc, uint32_t site, uint32_t info)
+{
+    if (mc->nchecks == mc->cap) {
+        mc->cap = mc->cap ? 2 * mc->cap : 256;
+        mc->checks = realloc(mc->checks, 2 * sizeof *mc->checks * mc->cap);
+        if (!mc->checks) {
+            fprintf(stderr, "vigil-cc: out of memory\n");
+            abort();
+        }
+    }
+    uint32_t k = mc->nchecks++;
+    mc->checks[2 * k] = site;
+    mc->checks[2 * k + 1] = info;
+    return k;
+}
+
 /* use: how a load's value is used (use_of, 0 for stores and copies), mask: its bytes used
- * (used_bytes); both found before any check is placed, whose compares would be uses too. */
+ * (used_bytes); both found before any check is placed, whose compares would be uses too.
+ * at_uses: the uses where its bytes are checked instead of at the load (checked_at_uses), or
+ * NULL. */
 static void check_access(struct xfunc *f, struct mc_module *mc, LLVMValueRef inst, LLVMValueRef ptr,
-                         LLVMValueRef size, int is_store, unsigned use, unsigned mask, int repeated)
+                         LLVMValueRef size, int is_store, unsigned use, unsigned mask, int repeated,
+                         const struct use_sites *at_uses)
 {
     struct vigil_xform *x = f->x;
     LLVMBuilderRef b = x->builder;
@@ -486,35 +741,42 @@ static void check_access(struct xfunc *f, struct mc_module *mc, LLVMValueRef ins
         return;
     }
     /* full: the runtime's check (it returns at once when the tool is off) */
-    uint32_t info = is_store ? VIGIL_MC_STORE : 0;
+    uint32_t info = is_store ? VIGIL_MC_STORE : 0, uninit = 0;
     if (!is_store) {
         if (use) {
-            info |= VIGIL_MC_UNINIT | use << VIGIL_MC_USE_SHIFT;
-            info |= mask << VIGIL_MC_BYTES_SHIFT;
+            uninit = VIGIL_MC_UNINIT | use << VIGIL_MC_USE_SHIFT;
+            uninit |= mask << VIGIL_MC_BYTES_SHIFT;
             mc->uninit++;
             mc->partial += mask != 0;
             if (a.constant) {
-                info |= VIGIL_MC_ONCE;
+                uninit |= VIGIL_MC_ONCE;
                 mc->once++;
             }
         } else {
             mc->copies++;
         }
     }
-    if (constant_size)
-        info |= constant_size < VIGIL_MC_SIZE_MAX ? (uint32_t)constant_size : VIGIL_MC_SIZE_MAX;
-    if (mc->nchecks == mc->cap) {
-        mc->cap = mc->cap ? 2 * mc->cap : 256;
-        mc->checks = realloc(mc->checks, 2 * sizeof *mc->checks * mc->cap);
-        if (!mc->checks) {
-            fprintf(stderr, "vigil-cc: out of memory\n");
-            abort();
-        }
-    }
-    uint32_t k = mc->nchecks++;
-    mc->checks[2 * k] = site;
-    mc->checks[2 * k + 1] = info;
+    uint32_t size_info = !constant_size ? 0 : constant_size < VIGIL_MC_SIZE_MAX ? (uint32_t)constant_size : VIGIL_MC_SIZE_MAX;
+    if (!at_uses || !uninit)
+        info |= uninit;
+    uint32_t k = add_check(mc, site, info | size_info);
     full_check(f, mc, inst, ptr, a.base, size64, constant_size, k);
+    if (at_uses && uninit) {
+        /* the access is checked at the load, its bytes where the value is used */
+        mc->deferred++;
+        for (unsigned i = 0; i < at_uses->n; i++) {
+            LLVMValueRef at = at_uses->inst[i];
+            LLVMMetadataRef at_loc = LLVMInstructionGetDebugLoc(at);
+            LLVMSetCurrentDebugLocation2(b, at_loc ? xf_debug_loc(f, at) : loc);
+            LLVMPositionBuilderBefore(b, at);
+            LLVMValueRef args[] = {LLVMConstPointerCast(mc->table, x->ptr),
+                                   LLVMConstInt(x->i32, add_check(mc, site, uninit | size_info), 0),
+                                   LLVMBuildPointerCast(b, ptr, x->ptr, ""), value_bits(x, at_uses->value[i])};
+            guarded_call(f, mc, at, &mc->value, args, 4);
+            mc->deferred_checks++;
+        }
+        LLVMSetCurrentDebugLocation2(b, loc);
+    }
     LLVMPositionBuilderBefore(b, inst);
 }
 
@@ -534,8 +796,9 @@ static uint64_t plain_access(struct vigil_xform *x, LLVMValueRef inst, LLVMValue
 
 /* For each of todo's accesses, whether an access to the same address, at least as wide, came
  * before it in the same original block with no call between (the order of f->cloned is the
- * original order; probes added since are not in it). */
-static unsigned char *find_repeated(struct xfunc *f, const struct valvec *todo)
+ * original order; probes added since are not in it). A load whose bytes are checked at its
+ * uses (at_uses[i] set) is not such an access. */
+static unsigned char *find_repeated(struct xfunc *f, const struct valvec *todo, const unsigned char *at_uses)
 {
     enum { SEEN = 16 };
     unsigned char *repeated = xf_calloc(todo->n ? todo->n : 1, 1);
@@ -558,7 +821,7 @@ static unsigned char *find_repeated(struct xfunc *f, const struct valvec *todo)
         if (size) {
             for (unsigned k = 0; k < nseen && !repeated[t]; k++)
                 repeated[t] = seen_ptr[k] == ptr && seen_size[k] >= size;
-            if (!repeated[t]) {
+            if (!repeated[t] && !at_uses[t]) {
                 unsigned slot = nseen < SEEN ? nseen++ : next++ % SEEN;
                 seen_ptr[slot] = ptr;
                 seen_size[slot] = size;
@@ -582,10 +845,15 @@ static void check_function(struct xfunc *f)
             valvec_push(&todo, inst);
     }
     unsigned *uses = xf_calloc(todo.n, 2 * sizeof *uses);   /* [2i]: use_of, [2i+1]: used_bytes */
+    struct use_sites *sites = xf_calloc(todo.n ? todo.n : 1, sizeof *sites);
+    unsigned char *at_uses = xf_calloc(todo.n ? todo.n : 1, 1);
+    struct cfg cfg = {0};
     for (size_t i = 0; i < todo.n; i++)
-        if (LLVMIsALoadInst(todo.v[i]) && (uses[2 * i] = use_of(todo.v[i], 0)))
+        if (LLVMIsALoadInst(todo.v[i]) && (sites[i].cur = todo.v[i], uses[2 * i] = use_of(todo.v[i], 0, &sites[i]))) {
             uses[2 * i + 1] = used_bytes(x, todo.v[i]);
-    unsigned char *repeated = find_repeated(f, &todo);
+            at_uses[i] = checked_at_uses(f, &cfg, todo.v[i], &sites[i]);
+        }
+    unsigned char *repeated = find_repeated(f, &todo, at_uses);
     for (size_t i = todo.n; i-- > 0;) {   /* backwards: a split moves only what follows */
         LLVMValueRef inst = todo.v[i];
         switch (LLVMGetInstructionOpcode(inst)) {
@@ -593,13 +861,13 @@ static void check_function(struct xfunc *f)
             if (LLVMGetOrdering(inst) == LLVMAtomicOrderingNotAtomic && LLVMTypeIsSized(LLVMTypeOf(inst)))
                 check_access(f, mc, inst, LLVMGetOperand(inst, 0),
                              LLVMConstInt(x->i64, LLVMStoreSizeOfType(x->layout, LLVMTypeOf(inst)), 0), 0,
-                             uses[2 * i], uses[2 * i + 1], repeated[i]);
+                             uses[2 * i], uses[2 * i + 1], repeated[i], at_uses[i] ? &sites[i] : NULL);
             break;
         case LLVMStore:
             if (LLVMGetOrdering(inst) == LLVMAtomicOrderingNotAtomic)
                 check_access(f, mc, inst, LLVMGetOperand(inst, 1),
                              LLVMConstInt(x->i64, LLVMStoreSizeOfType(x->layout, LLVMTypeOf(LLVMGetOperand(inst, 0))), 0),
-                             1, 0, 0, repeated[i]);
+                             1, 0, 0, repeated[i], NULL);
             break;
         default: {   /* llvm.memcpy / memmove / memset (dest, src or value, length, volatile) */
             const char *name = xf_callee_name(inst);
@@ -609,15 +877,18 @@ static void check_function(struct xfunc *f)
             if (LLVMGetTypeKind(LLVMTypeOf(len)) != LLVMIntegerTypeKind)
                 break;
             if (!strncmp(name, "llvm.memcpy", 11) || !strncmp(name, "llvm.memmove", 12))
-                check_access(f, mc, inst, LLVMGetOperand(inst, 1), len, 0, 0, 0, 0);
+                check_access(f, mc, inst, LLVMGetOperand(inst, 1), len, 0, 0, 0, 0, NULL);
             if (!strncmp(name, "llvm.memcpy", 11) || !strncmp(name, "llvm.memmove", 12) ||
                 !strncmp(name, "llvm.memset", 11))
-                check_access(f, mc, inst, LLVMGetOperand(inst, 0), len, 1, 0, 0, 0);
+                check_access(f, mc, inst, LLVMGetOperand(inst, 0), len, 1, 0, 0, 0, NULL);
             break;
         }
         }
     }
     free(uses);
+    free(sites);
+    free(at_uses);
+    cfg_free(&cfg);
     free(repeated);
     valvec_free(&todo);
     LLVMSetCurrentDebugLocation2(x->builder, NULL);
@@ -666,8 +937,10 @@ static void module_done(struct vigil_xform *x)
                 (unsigned long long)total);
         for (int r = 0; r < R_RULES; r++)
             fprintf(stderr, " %s %llu", rule_names[r], (unsigned long long)mc->rule[r]);
-        fprintf(stderr, "; loads checked for uninitialized bytes %llu (check-once %llu, some bytes %llu), copies %llu; array index checks %llu\n",
+        fprintf(stderr, "; loads checked for uninitialized bytes %llu (check-once %llu, some bytes %llu, at their uses %llu "
+                "with %llu checks), copies %llu; array index checks %llu\n",
                 (unsigned long long)mc->uninit, (unsigned long long)mc->once, (unsigned long long)mc->partial,
+                (unsigned long long)mc->deferred, (unsigned long long)mc->deferred_checks,
                 (unsigned long long)mc->copies, (unsigned long long)mc->array_checks);
     }
     if (mc) {

@@ -406,11 +406,16 @@ static void on_free(void *ptr)
 }
 
 /* In a forked child, the only thread: a lock another thread of the parent held at the fork is
- * free (what it guarded is consistent enough: at worst a quarantined block is never released). */
+ * free, the heap map's too (each allocation, free and check takes one of those), else the
+ * child's first use of it spins forever. What a lock guarded is consistent enough: at worst a
+ * quarantined block is never released (heapmap.c says what its tables may keep). The runtime
+ * delivers this before the child's fork() returns. */
 static void on_thread(enum vigil_thread_op op, uint64_t id)
 {
     (void)id;
     if (op == VIGIL_THREAD_FORK_CHILD) {
+        if (mc_heap)
+            vigil_heapmap_after_fork(mc_heap);
         __atomic_store_n(&q_lock, 0, __ATOMIC_RELEASE);
         __atomic_store_n(&maps_lock, 0, __ATOMIC_RELEASE);
     }
@@ -507,6 +512,24 @@ static void report_freed(const struct vigil_mc_table *tab, uint32_t k, uintptr_t
     mc_report(&e);
 }
 
+/* Whether the user excludes the check of size bytes at a (exclude_ranges, exclude_kinds): 1,
+ * counted, or 0. */
+static int excluded(struct mc_thread *t, uintptr_t a, size_t size)
+{
+    if (excl_nranges && mc_in_ranges(excl_ranges, excl_nranges, a, size)) {
+        t->counts.excluded_range++;
+        return 1;
+    }
+    unsigned kind = excl_kinds & MC_MEM_SHARED && in_shared(a) ? MC_MEM_SHARED
+                    : excl_kinds & MC_MEM_HEAP                      ? MC_MEM_HEAP
+                                                                    : 0;
+    if (kind) {   /* every check here is of the heap, or of memory in no heap block */
+        t->counts.excluded[kind_index(kind)]++;
+        return 1;
+    }
+    return 0;
+}
+
 static __attribute__((noinline)) void check(const struct vigil_mc_table *tab, uint32_t k, uintptr_t a, uintptr_t b,
                                              size_t size, uintptr_t caller)
 {
@@ -522,20 +545,9 @@ static __attribute__((noinline)) void check(const struct vigil_mc_table *tab, ui
     uint32_t info = tab->checks[k].info;
     if (!b)
         b = a;
-    if (__builtin_expect(excl_kinds || excl_nranges, 0)) {
-        if (excl_nranges && mc_in_ranges(excl_ranges, excl_nranges, a, size)) {
-            t->counts.excluded_range++;
-            t->busy = 0;
-            return;
-        }
-        unsigned kind = excl_kinds & MC_MEM_SHARED && in_shared(a) ? MC_MEM_SHARED
-                        : excl_kinds & MC_MEM_HEAP                      ? MC_MEM_HEAP
-                                                                        : 0;
-        if (kind) {   /* every check here is of the heap, or of memory in no heap block */
-            t->counts.excluded[kind_index(kind)]++;
-            t->busy = 0;
-            return;
-        }
+    if (__builtin_expect(excl_kinds || excl_nranges, 0) && excluded(t, a, size)) {
+        t->busy = 0;
+        return;
     }
     if (!vigil_heapmap_spans(mc_heap, b) && !vigil_heapmap_spans(mc_heap, a)) {
         t->busy = 0;   /* a global or the main stack: no block is there */
@@ -643,6 +655,55 @@ void __vigil_memcheck_access(const struct vigil_mc_table *t, uint32_t k, const v
     return;
 pass:
     l->hits++;
+}
+
+/* A value check whose bytes look like the fill: an uninitialized read when the load's bytes
+ * lay in a live heap block (the one there now: the value was read from it, or from a block
+ * freed since at the same place) and pass mc_pattern_value's tests. */
+static __attribute__((noinline)) void check_value(const struct vigil_mc_table *tab, uint32_t k, uintptr_t a,
+                                                   uint64_t value, uintptr_t caller)
+{
+    struct mc_thread *t = &mc_self;
+    if (!__atomic_load_n(&__vigil_memcheck_on, __ATOMIC_RELAXED) || t->busy)
+        return;
+    t->busy = 1;
+    uint32_t info = tab->checks[k].info;
+    size_t size = info & VIGIL_MC_SIZE_MAX;
+    struct vigil_heap_object o;
+    if (!(__builtin_expect(excl_kinds || excl_nranges, 0) && excluded(t, a, size)) && vigil_heapmap_spans(mc_heap, a) &&
+        block_of(t, a, &o) == 0 && !o.tagged) {
+        t->counts.uninit_checks++;
+        size_t at;
+        struct mc_block blk = {o.start, o.size};
+        if (mc_pattern_value(pattern, &blk, a, size, info >> VIGIL_MC_BYTES_SHIFT, value, &at))
+            report(MC_UNINIT, tab, k, a, size, &o, at, caller);
+        else if ((info & VIGIL_MC_ONCE) && mc_cfg.check_once)
+            __atomic_store_n(&tab->once[k], 1, __ATOMIC_RELAXED);
+    }
+    t->busy = 0;
+}
+
+/* A value check (vigil/memcheck.h): the bytes the load read (its used ones) are compared with
+ * the fill at its address, the fill rotated to it; only when one of them equals it does
+ * check_value look for the block. A check-once load that passes is done. */
+void __vigil_memcheck_value(const struct vigil_mc_table *t, uint32_t k, const void *addr, uint64_t value)
+{
+    if (__builtin_expect(k >= t->n, 0))
+        return;
+    uint32_t info = t->checks[k].info;
+    if (!(info & uninit_mask) || ((info & once_mask) && __atomic_load_n(&t->once[k], __ATOMIC_RELAXED)))
+        return;
+    uintptr_t a = (uintptr_t)addr;
+    size_t size = info & VIGIL_MC_SIZE_MAX;
+    unsigned off = (unsigned)(a & 7);
+    uint64_t fill = off ? fill_word >> 8 * off | fill_word << (64 - 8 * off) : fill_word;   /* byte i: the fill at a + i */
+    unsigned used = (info >> VIGIL_MC_BYTES_SHIFT ?: 0xffu) & (size < 8 ? (1u << size) - 1 : 0xffu);
+    if (!(equal_bytes(value, fill) & used)) {
+        if (info & once_mask)
+            __atomic_store_n(&t->once[k], 1, __ATOMIC_RELAXED);
+        return;
+    }
+    check_value(t, k, a, value, (uintptr_t)__builtin_return_address(0));
 }
 
 void __vigil_memcheck_range(const struct vigil_mc_table *t, uint32_t k, const void *addr, const void *base,

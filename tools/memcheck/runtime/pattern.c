@@ -55,13 +55,22 @@ void mc_pattern_fill(const uint8_t pattern[8], uintptr_t from, uintptr_t to)
         *(uint8_t *)from = pattern[from & 7];
 }
 
-static inline int is_pattern(const uint8_t pattern[8], uintptr_t a)
+/* The bytes a load read: those of value (little-endian) for [a, a + n), n at most 8; memory
+ * for the others (all when n is 0). */
+struct loaded {
+    uintptr_t a;
+    uint64_t value;
+    size_t n;
+};
+
+static inline int is_pattern(const uint8_t pattern[8], const struct loaded *l, uintptr_t c)
 {
-    return *(const uint8_t *)a == pattern[a & 7];
+    uint8_t byte = c - l->a < l->n ? (uint8_t)(l->value >> 8 * (c - l->a)) : *(const uint8_t *)c;
+    return byte == pattern[c & 7];
 }
 
-int mc_pattern_read(const uint8_t pattern[8], const struct mc_block *b, uintptr_t a, size_t size, uint32_t mask,
-                    size_t *first)
+static int pattern_read(const uint8_t pattern[8], const struct mc_block *b, uintptr_t a, size_t size, uint32_t mask,
+                        struct loaded l, size_t *first)
 {
     uintptr_t lo = b->start, hi = b->start + b->size;
     size_t used = 0, run = 0;
@@ -71,7 +80,7 @@ int mc_pattern_read(const uint8_t pattern[8], const struct mc_block *b, uintptr_
         if (!is_used || c < lo || c >= hi)
             continue;
         used++;
-        run = is_pattern(pattern, c) ? run + 1 : 0;
+        run = is_pattern(pattern, &l, c) ? run + 1 : 0;
         if (run == 4) {
             *first = c - 3 - lo;
             return 1;
@@ -82,7 +91,7 @@ int mc_pattern_read(const uint8_t pattern[8], const struct mc_block *b, uintptr_
     uintptr_t first_used = 0, last_used = 0;
     for (size_t i = 0; i < size && i < 8; i++)
         if ((!mask || (mask >> i & 1)) && a + i >= lo && a + i < hi) {
-            if (!is_pattern(pattern, a + i))
+            if (!is_pattern(pattern, &l, a + i))
                 return 0;
             if (!first_used)
                 first_used = a + i;
@@ -90,14 +99,27 @@ int mc_pattern_read(const uint8_t pattern[8], const struct mc_block *b, uintptr_
         }
     /* the bytes on both sides too: at the edge of written data (a list growing into
      * never-written memory) a data byte equal to the pattern has never-written bytes on one side */
-    if ((first_used > lo && !is_pattern(pattern, first_used - 1)) || (last_used + 1 < hi && !is_pattern(pattern, last_used + 1)))
+    if ((first_used > lo && !is_pattern(pattern, &l, first_used - 1)) || (last_used + 1 < hi && !is_pattern(pattern, &l, last_used + 1)))
         return 0;
     uintptr_t g = a & ~(uintptr_t)3, gl = g < lo ? lo : g, gh = g + 4 > hi ? hi : g + 4;
     if (gh <= gl || gh - gl < (b->size < 4 ? b->size : 4))
         return 0;
     for (uintptr_t c = gl; c < gh; c++)
-        if (!is_pattern(pattern, c))
+        if (!is_pattern(pattern, &l, c))
             return 0;
     *first = (a > gl ? a : gl) - lo;
     return 1;
+}
+
+int mc_pattern_read(const uint8_t pattern[8], const struct mc_block *b, uintptr_t a, size_t size, uint32_t mask,
+                    size_t *first)
+{
+    return pattern_read(pattern, b, a, size, mask, (struct loaded){0}, first);
+}
+
+int mc_pattern_value(const uint8_t pattern[8], const struct mc_block *b, uintptr_t a, size_t size, uint32_t mask,
+                     uint64_t value, size_t *first)
+{
+    size = size < 8 ? size : 8;
+    return pattern_read(pattern, b, a, size, mask, (struct loaded){a, value, size}, first);
 }

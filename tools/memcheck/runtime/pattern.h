@@ -26,5 +26,9 @@ void mc_pattern_fill(const uint8_t pattern[8], uintptr_t from, uintptr_t to);
  * *first: the first such byte's offset in the block. */
 int mc_pattern_read(const uint8_t pattern[8], const struct mc_block *b, uintptr_t a, size_t size, uint32_t mask,
                     size_t *first);
+/* The same for the value a load of size bytes (at most 8) read at a earlier: its bytes are
+ * value's (little-endian), the bytes around them are read from memory now. */
+int mc_pattern_value(const uint8_t pattern[8], const struct mc_block *b, uintptr_t a, size_t size, uint32_t mask,
+                     uint64_t value, size_t *first);
 
 #endif

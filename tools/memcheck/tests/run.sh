@@ -13,7 +13,8 @@
 # Then: the memory checker off (no tools=memcheck: nothing checked, same output), a program
 # built with VIGIL_CC_MEMCHECK=0 (no checks compiled in), VIGIL_CC_MEMCHECK_TESTED (a tested
 # function's loads are not checked), the compile-time rule counts, the findings through
-# `vigil report` and `vigil run`, bad options, a damaged memcheck.json.
+# `vigil report` and `vigil run`, bad options, a damaged memcheck.json, forks while another
+# thread allocates.
 # Prints one PASS/FAIL line per check, a found/missed/false table and a final count.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -425,6 +426,60 @@ if "$VIGILCC" -O2 -g "$HERE/quarantine/double_free.c" -o "$WORK/dfree" 2>"$WORK/
         bad "double free: status $st (plain $pst, without it $st0), $(tr '\n' ' ' <"$WORK/dfree.stdout")"
 else
     bad "quarantine/double_free.c does not build"
+fi
+
+# Forks while other threads allocate (fork/fork_threads.c): every child finishes (a lock of
+# the heap map held by a worker of the parent at the fork, not freed in the child, hung 15-30%
+# of them), the output and status are the plain build's, and the children's reports have the
+# one labelled error, in the last child's, nothing else. With the quarantine too (its lock).
+if "$VIGILCC" -O2 -g "$HERE/fork/fork_threads.c" -o "$WORK/fork_threads" -lpthread 2>"$WORK/fork.log" &&
+    clang -O2 -g "$HERE/fork/fork_threads.c" -o "$WORK/fork_threads.plain" -lpthread 2>>"$WORK/fork.log"; then
+    "$WORK/fork_threads.plain" >"$WORK/fork.plain.stdout" 2>/dev/null
+    pst=$?
+    for fopts in "" ":memcheck.quarantine=256"; do
+        rm -rf "$WORK/out-fork"
+        # KILL, to the whole group: a child spinning on a lock takes no report at SIGTERM
+        VIGIL_OPTIONS="tools=memcheck:mode=full$fopts:out=$WORK/out-fork" timeout -s KILL 120 "$WORK/fork_threads" \
+            >"$WORK/fork.stdout" 2>"$WORK/fork.stderr"
+        st=$?
+        v=$(python3 - "$HERE/fork/fork_threads.c" "$WORK/out-fork" <<'PY'
+import glob, json, os, re, sys
+src, out = sys.argv[1], sys.argv[2]
+label = [i + 1 for i, l in enumerate(open(src).read().split("\n")) if "// MC heap-buffer-overflow" in l][0]
+runs = {}
+for d in glob.glob(os.path.join(out, "*")):
+    if not os.path.exists(os.path.join(d, "run.txt")):
+        runs[d] = {"pid": "?", "ppid": "?"}; continue
+    info = dict(l.split(" ", 1) for l in open(os.path.join(d, "run.txt")).read().split("\n") if " " in l)
+    runs[d] = info
+pids = {r["pid"] for r in runs.values()}
+parents = [d for d, r in runs.items() if r["ppid"] not in pids]
+found, other, missing = [], [], []
+for d, r in runs.items():
+    f = os.path.join(d, "memcheck.json")
+    if not os.path.exists(f):
+        missing.append(os.path.basename(d)); continue
+    for x in json.load(open(f))["findings"]:
+        loc = x["locations"][0]
+        if x["kind"] == "heap-buffer-overflow" and loc["line"] == label and d not in parents:
+            found.append(d)
+        else:
+            other.append("%s at %s:%s" % (x["kind"], os.path.basename(loc["file"]), loc["line"]))
+if len(runs) != 151 or len(parents) != 1 or missing or len(found) != 1 or other:
+    print("%d runs, %d parents, no memcheck.json in %s, the overflow in %d child(ren), other findings %s"
+          % (len(runs), len(parents), missing[:5], len(found), other[:5]))
+else:
+    print("ok")
+PY
+)
+        if [ "$st" = "$pst" ] && cmp -s "$WORK/fork.stdout" "$WORK/fork.plain.stdout" && [ "$v" = ok ]; then
+            ok "fork${fopts:+ ($fopts)}: 150 children forked while threads allocate all finish, output and status as plain's, the last child's overflow its only error"
+        else
+            bad "fork${fopts:+ ($fopts)}: status $st (plain $pst), stdout $(tr '\n' ' ' <"$WORK/fork.stdout" | head -c 200), reports: $v"
+        fi
+    done
+else
+    bad "fork/fork_threads.c does not build: $(head -c 200 "$WORK/fork.log")"
 fi
 
 echo

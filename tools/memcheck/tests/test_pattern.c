@@ -91,6 +91,27 @@ int main(void)
     mc_pattern_fill(p, (uintptr_t)mem, (uintptr_t)mem + 64);
     memcpy(mem + 128, mem + 8, 32);
     CHECK(mc_pattern_read(p, &b, (uintptr_t)mem + 136, 8, 0, &at) == 1, "a copy that keeps alignment mod 8");
+
+    /* mc_pattern_value: the bytes a load read earlier, whatever the memory holds now */
+    uint64_t filled, written = 0x0102030405060708ull;
+    memcpy(&filled, mem + 136, 8);   /* the fill at 136..143, as a load there read it */
+    memset(mem + 136, 0x55, 8);      /* written since */
+    CHECK(mc_pattern_value(p, &b, (uintptr_t)mem + 136, 8, 0, filled, &at) == 1 && at == 136,
+          "a value read from filled bytes, written since: uninitialized at 136");
+    mc_pattern_fill(p, (uintptr_t)mem + 136, (uintptr_t)mem + 144);   /* freed and filled again since */
+    CHECK(mc_pattern_value(p, &b, (uintptr_t)mem + 136, 8, 0, written, &at) == 0,
+          "a value read from written bytes, filled since: initialized");
+    CHECK(mc_pattern_value(p, &b, (uintptr_t)mem + 137, 8, 0, filled, &at) == 0,
+          "the fill of another alignment: initialized");
+    uint32_t four;
+    memcpy(&four, mem + 136, 4);
+    CHECK(mc_pattern_value(p, &b, (uintptr_t)mem + 136, 4, 0, four, &at) == 1, "a 4-byte value of the fill");
+    /* a small load: its neighbours are read from memory */
+    memset(mem + 150, 0x66, 4);
+    uint8_t one = p[((uintptr_t)mem + 141) & 7];
+    CHECK(mc_pattern_value(p, &b, (uintptr_t)mem + 141, 1, 0, one, &at) == 1, "a char of the fill in a filled group");
+    CHECK(mc_pattern_value(p, &b, (uintptr_t)mem + 151, 1, 0, p[((uintptr_t)mem + 151) & 7], &at) == 0,
+          "a char equal to the fill among written bytes: initialized");
     free(mem);
     return CHECK_DONE("test_pattern");
 }

@@ -642,6 +642,8 @@ static void on_thread(enum vigil_thread_op op, uint64_t id)
             thread_joined(th, id);
         break;
     case VIGIL_THREAD_FORK_CHILD:
+        if (race_heap)   /* its locks: another thread of the parent may have held one */
+            vigil_heapmap_after_fork(race_heap);
         if (th->state == T_LIVE)
             forked_child(th);
         break;

@@ -41,6 +41,11 @@ extern uint32_t __vigil_memcheck_on;
  * from base (the address before the access's own offsets: its heap block, if any, is the one
  * the access must stay in). */
 void __vigil_memcheck_access(const struct vigil_mc_table *t, uint32_t k, const void *addr, const void *base);
+/* The value a load of check k read at addr (its bounds checked there, by a check without
+ * VIGIL_MC_UNINIT), where the program uses it: a load whose uses are not in its own block
+ * (the load may run where its value is not used) has its bytes checked at each use instead.
+ * value: the loaded bytes (at most 8), little-endian. */
+void __vigil_memcheck_value(const struct vigil_mc_table *t, uint32_t k, const void *addr, uint64_t value);
 /* The same for an access whose size is known at run time only (memcpy, memset). */
 void __vigil_memcheck_range(const struct vigil_mc_table *t, uint32_t k, const void *addr, const void *base,
                             uint64_t size);
