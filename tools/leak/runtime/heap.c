@@ -639,6 +639,19 @@ static struct heap_obj *chain_find(struct shard *s, uintptr_t addr, uint64_t h)
     return NULL;
 }
 
+void heap_after_fork(void)
+{
+    for (unsigned i = 0; i < NSHARDS; i++) {
+        struct shard *s = &shards[i];
+        uint32_t seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
+        if (seq & 1)   /* a writer's relink cut short: readers would retry, then wait for its lock */
+            atomic_store_explicit(&s->seq, seq + 1, memory_order_relaxed);
+        atomic_store_explicit(&s->lock, 0, memory_order_relaxed);
+    }
+    atomic_store_explicit(&record_lock, 0, memory_order_relaxed);
+    atomic_store_explicit(&arena_lock, 0, memory_order_relaxed);
+}
+
 struct heap_obj *heap_find_exact(uintptr_t addr)
 {
     if (!addr || !atomic_load_explicit(&initialized, memory_order_acquire))

@@ -81,6 +81,10 @@ static inline uint64_t heap_count_up(_Atomic uint64_t *c)
 
 /* Set up the empty model; 0, or -1 when memory cannot be mapped. Idempotent. */
 int heap_init(void);
+/* In a fork child, its only thread: the locks another thread of the parent held at the fork are
+ * free again, and a relink it was making counts as done (the chains stay walkable at every step
+ * of one; what it was adding or removing may be missing). Call before the child's next event. */
+void heap_after_fork(void);
 /* From now on, objects inserted are born marked (HEAP_FLAG_MARKED): the exit scan calls it
  * before reading the roots, so that an object another thread allocates while the scan runs,
  * whose address may sit in memory already read, does not count as unreachable. */

@@ -629,6 +629,8 @@ static void leak_on_accesses(const struct vigil_access *accesses, uint32_t n)
 static void leak_on_thread(enum vigil_thread_op op, uint64_t thread_id)
 {
     (void)thread_id;
+    if (op == VIGIL_THREAD_FORK_CHILD)
+        heap_after_fork();   /* before anything here takes a lock of the model */
     flush_frees();
     if (op == VIGIL_THREAD_START)
         leak_thread_started();
