@@ -652,6 +652,23 @@ thread_counts_check() {
                 why+="off: $(echo "$out" | tr '\n' ' ' | cut -c1-300); "
         fi
     done
+    # Code built as for a shared library (-fPIC): countdowns shared by default (a library may be
+    # dlopen'ed), per thread with VIGIL_CC_THREAD_COUNTERS=1 (initial-exec TLS through the GOT):
+    # then exact again.
+    if (cd "$d" && VIGIL_CC_THREAD_COUNTERS=1 $VIGILCC -O2 -g -fPIC -o tc-pic "$src" -lpthread &&
+        $VIGILCC -O2 -g -fPIC -o tc-pic-shared "$src" -lpthread) >"$d/build-pic.log" 2>&1; then
+        for b in tc-pic tc-pic-shared; do
+            rm -rf "$d/out.$b"
+            (cd "$d" && VIGIL_OPTIONS="mode=off:out=$d/out.$b" timeout -k 5 "$E2E_TIMEOUT" "./$b" 4) >"$d/$b.out" 2>&1
+            cmp -s "$d/plain.out" "$d/$b.out" || why+="$b: output differs from plain clang's; "
+        done
+        run=$(find "$d/out.tc-pic" -name run.txt 2>/dev/null | head -n1)
+        out=$(python3 "$ROOT/tests/e2e/report_check.py" "$run" "$src" "hot entry execs == 15000" \
+              "hot backedge execs == $((single_hot * 5 / 2))" "worker backedge execs == 11996" 2>&1) ||
+            why+="-fPIC, VIGIL_CC_THREAD_COUNTERS=1: $(echo "$out" | tr '\n' ' ' | cut -c1-300); "
+    else
+        why+="-fPIC builds failed: $(first_error "$d/build-pic.log"); "
+    fi
     if [ -z "$why" ]; then pass "e2e-rates/thread-counts"; else fail "e2e-rates/thread-counts" "$why"; fi
 }
 # ---- Computed gotos keep threaded dispatch (compiler/checks.c fold_check_into_dispatch) ----
