@@ -553,12 +553,12 @@ else
     bad "html: vigil html failed on inlined_chain: $(head -c 300 "$WORK/inlined.html.err" 2>/dev/null)"
 fi
 
-# Forks while other threads allocate (the memcheck tests' fork/fork_threads.c: two workers
+# Forks while other threads allocate (tests/progs/fork_threads.c, as memcheck's test: two workers
 # malloc and free on the main thread's CPU while it forks 150 times, each child reads and
 # allocates): every child must finish, with the plain build's output and status. A lock of the
 # heap model held by a worker at the fork, or a relink it had begun (odd sequence), stayed so in
 # the child, which then spun at its first lookup in that shard (heap_after_fork).
-fork_src=$ROOT/tools/memcheck/tests/fork/fork_threads.c
+fork_src=$ROOT/tests/progs/fork_threads.c
 if "$VIGILCC" -O2 -g "$fork_src" -o "$WORK/fork_threads" -lpthread 2>"$WORK/fork.log" &&
     clang -O2 -g "$fork_src" -o "$WORK/fork_threads.plain" -lpthread 2>>"$WORK/fork.log"; then
     "$WORK/fork_threads.plain" >"$WORK/fork.plain.stdout" 2>/dev/null
@@ -574,7 +574,7 @@ if "$VIGILCC" -O2 -g "$fork_src" -o "$WORK/fork_threads" -lpthread 2>"$WORK/fork
         bad "fork while threads allocate: status $st (plain $pst), $nreports leak reports of 151, stdout: $(tail -n 2 "$WORK/fork.stdout" | tr '\n' ' ')"
     fi
 else
-    bad "fork/fork_threads.c does not build: $(head -c 200 "$WORK/fork.log")"
+    bad "tests/progs/fork_threads.c does not build: $(head -c 200 "$WORK/fork.log")"
 fi
 
 if command -v chromium >/dev/null 2>&1; then

@@ -428,12 +428,12 @@ else
     bad "quarantine/double_free.c does not build"
 fi
 
-# Forks while other threads allocate (fork/fork_threads.c): every child finishes (a lock of
+# Forks while other threads allocate (tests/progs/fork_threads.c): every child finishes (a lock of
 # the heap map held by a worker of the parent at the fork, not freed in the child, hung 15-30%
 # of them), the output and status are the plain build's, and the children's reports have the
 # one labelled error, in the last child's, nothing else. With the quarantine too (its lock).
-if "$VIGILCC" -O2 -g "$HERE/fork/fork_threads.c" -o "$WORK/fork_threads" -lpthread 2>"$WORK/fork.log" &&
-    clang -O2 -g "$HERE/fork/fork_threads.c" -o "$WORK/fork_threads.plain" -lpthread 2>>"$WORK/fork.log"; then
+if "$VIGILCC" -O2 -g "$ROOT/tests/progs/fork_threads.c" -o "$WORK/fork_threads" -lpthread 2>"$WORK/fork.log" &&
+    clang -O2 -g "$ROOT/tests/progs/fork_threads.c" -o "$WORK/fork_threads.plain" -lpthread 2>>"$WORK/fork.log"; then
     "$WORK/fork_threads.plain" >"$WORK/fork.plain.stdout" 2>/dev/null
     pst=$?
     for fopts in "" ":memcheck.quarantine=256"; do
@@ -442,7 +442,7 @@ if "$VIGILCC" -O2 -g "$HERE/fork/fork_threads.c" -o "$WORK/fork_threads" -lpthre
         VIGIL_OPTIONS="tools=memcheck:mode=full$fopts:out=$WORK/out-fork" timeout -s KILL 120 "$WORK/fork_threads" \
             >"$WORK/fork.stdout" 2>"$WORK/fork.stderr"
         st=$?
-        v=$(python3 - "$HERE/fork/fork_threads.c" "$WORK/out-fork" <<'PY'
+        v=$(python3 - "$ROOT/tests/progs/fork_threads.c" "$WORK/out-fork" <<'PY'
 import glob, json, os, re, sys
 src, out = sys.argv[1], sys.argv[2]
 label = [i + 1 for i, l in enumerate(open(src).read().split("\n")) if "// MC heap-buffer-overflow" in l][0]
@@ -479,7 +479,7 @@ PY
         fi
     done
 else
-    bad "fork/fork_threads.c does not build: $(head -c 200 "$WORK/fork.log")"
+    bad "tests/progs/fork_threads.c does not build: $(head -c 200 "$WORK/fork.log")"
 fi
 
 echo

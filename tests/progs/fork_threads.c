@@ -1,3 +1,5 @@
+/* A program shared by the tools' fork tests (tools/memcheck/tests/run.sh, tools/leak/tests/run.sh);
+ * its labelled overread is memcheck's. */
 /* Fork while other threads allocate: two workers malloc and free blocks in a tight loop (of
  * under and over 256 bytes, now and then one over 1 MiB: every lock of the heap map, its
  * shards' and its large list's, is taken often), while the main thread forks again and
