@@ -48,9 +48,9 @@ static void pin_dispatch(struct __vigil_module *m, uint32_t d)
     /* The next check goes to __vigil_dispatch_enter: this thread's, when the counters are
      * thread-local; another thread's when its countdown next runs out. */
     uint32_t *counters = __vigil_counters_here(m), *started = counters + m->ndispatch;
-    uint32_t left = RELAXED_LOAD(&counters[d]), from = RELAXED_LOAD(&started[d]);
-    if (left < from)
-        __atomic_fetch_add(&m->state[d].check_execs, from - left, __ATOMIC_RELAXED);
+    uint32_t pending = vigil_schedule_pending(RELAXED_LOAD(&started[d]), RELAXED_LOAD(&counters[d]));
+    if (pending)
+        __atomic_fetch_add(&m->state[d].check_execs, pending, __ATOMIC_RELAXED);
     RELAXED_STORE(&counters[d], 0);
     RELAXED_STORE(&started[d], 0);
 }

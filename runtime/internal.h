@@ -116,6 +116,15 @@ static inline uint32_t *__vigil_counters_here(const struct __vigil_module *m)
 /* Adds the executions the calling thread's countdowns stand for, not yet in the sites' state
  * (check_execs), to it: at its exit, so that they are not lost with its counters (sampler.c). */
 void __vigil_counters_fold_thread(void) HIDDEN;
+/* The report's view of the other live threads' countdowns (threads of a pool run until the
+ * process ends): between _begin (0 when the list is busy: a report from a signal handler that
+ * interrupted a thread's start or exit goes without them) and _end, the executions the other
+ * threads' countdowns of dispatch site d of m have counted and not yet added. Read only. */
+int __vigil_counters_others_begin(void) HIDDEN;
+uint64_t __vigil_counters_pending_others(const struct __vigil_module *m, uint32_t d) HIDDEN;
+void __vigil_counters_others_end(void) HIDDEN;
+/* In a fork child: the parent's other threads are gone (their counts stay the parent's). */
+void __vigil_counters_after_fork(void) HIDDEN;
 /* After dlclose: mark the modules whose object is gone. */
 void __vigil_modules_check_unloaded(void) HIDDEN;
 
@@ -144,6 +153,7 @@ struct vigil_thread {
     int in_realloc;          /* set by this thread's realloc hook around its free and alloc events */
     int alloc_kind;          /* enum vigil_alloc_kind of the allocation event being raised (heap_hooks.c) */
     int free_kept;           /* a tool keeps the block of the free event being raised (vigil_free_later) */
+    struct vigil_thread *counts_next, *counts_prev;   /* armed threads (sampler.c, under its lock) */
     int counts_fold_armed;   /* this thread's countdowns are folded into the sites' state at
                                 its exit (sampler.c; thread-local counters only) */
     void *hook_frame;        /* frame of the hook delivering an event (stack capture starts there) */

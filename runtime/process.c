@@ -71,8 +71,7 @@ static void reset_site_counts(void)
         const uint32_t *counters = __vigil_counters_here(m);   /* the forking thread's: the child's */
         for (uint32_t i = 0; i < m->ndispatch; i++) {
             struct __vigil_site_state *st = &m->state[i];
-            uint32_t counter = counters[i], started = counters[m->ndispatch + i];
-            uint64_t pending = counter <= started ? started - counter : 0;
+            uint64_t pending = vigil_schedule_pending(counters[m->ndispatch + i], counters[i]);
             st->instr_execs = 0;
             st->bursts = 0;
             st->check_execs = (uint64_t)0 - pending;   /* cancels the pending countdown (mod 2^64) */
@@ -89,6 +88,7 @@ static void fork_child(void)
     p->start_unix_ns = __vigil_unix_ns();
     __vigil_report_after_fork();
     __vigil_registry_after_fork();
+    __vigil_counters_after_fork();
     __vigil_text_after_fork();
     reset_site_counts();
     struct vigil_thread *th = &__vigil_thread;

@@ -308,6 +308,7 @@ static void write_run_txt(struct writer *w, enum vigil_report_end how, int statu
         put(w, "\n", 1);
     }
     index = 0;
+    int others = __vigil_counters_others_begin();
     for (struct vigil_module_node *n = __vigil_modules(); n;
          n = __atomic_load_n(&n->next, __ATOMIC_ACQUIRE), index++) {
         if (RELAXED_LOAD(&n->unloaded))
@@ -317,12 +318,15 @@ static void write_run_txt(struct writer *w, enum vigil_report_end how, int statu
          * site table). Format a level's rate once (printf of a double costs more than the rest;
          * a few levels exist, and the stack may be a small signal stack: a 4-entry cache). */
         struct { int level; char text[28]; } rates[4] = {{-1, ""}, {-1, ""}, {-1, ""}, {-1, ""}};
-        /* The reporting thread's countdowns: other threads' are folded in at their exit. */
+        /* The reporting thread's countdowns, then the other live threads' (those that ended
+         * were folded in at their exit). */
         const uint32_t *counters = __vigil_counters_here(m);
         for (uint32_t d = 0; d < m->ndispatch; d++) {
             const struct __vigil_site_state *st = &m->state[d];
             uint64_t execs = vigil_schedule_execs(st, RELAXED_LOAD(&counters[m->ndispatch + d]),
                                                   RELAXED_LOAD(&counters[d]));
+            if (others)
+                execs += __vigil_counters_pending_others(m, d);
             if (execs == 0)
                 continue;
             uint32_t i = m->dispatch_sites[d] & VIGIL_DISPATCH_SITE;
@@ -351,6 +355,8 @@ static void write_run_txt(struct writer *w, enum vigil_report_end how, int statu
             put(w, "\n", 1);
         }
     }
+    if (others)
+        __vigil_counters_others_end();
     write_crash_line(w);
     put(w, "end\n", 4);
 }

@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <pthread.h>
+#include <sched.h>
 
 /* Dispatch checks left in this thread's burst, 0 = not in a burst. Written by this thread
  * only: the emitted code counts it down, __vigil_dispatch_enter / __vigil_burst_end set it. */
@@ -36,31 +37,101 @@ static void park_refused(struct __vigil_module *m, uint32_t d)
 
 /* Thread-local counters: at a thread's exit the executions its countdowns stand for go into the
  * sites' state (__vigil_counters_fold_thread), through a key destructor set on the thread's
- * first slow path. The key is made once (counts_key_made: 0, 1 being made, 2 made, 3 failed). */
-static pthread_key_t counts_key;   /* written once by the first thread to arm, then read */
-static int counts_key_made;
+ * first slow path. The key is made once (pthread_once), by the first thread to arm. */
+static pthread_once_t counts_key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t counts_key;   /* written by make_counts_key, then read */
+static int counts_key_made;        /* written by make_counts_key: the key exists */
+
+/* The armed threads, so that a report reads the countdowns of those still running. A thread
+ * joins at arming and leaves at its exit fold; both take the lock, as does the report. */
+static int counts_threads_lock;
+static struct vigil_thread *counts_threads;   /* head; written under counts_threads_lock */
+
+static inline void counts_lock(void)
+{
+    while (__atomic_exchange_n(&counts_threads_lock, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
+}
+static inline void counts_unlock(void)
+{
+    __atomic_store_n(&counts_threads_lock, 0, __ATOMIC_RELEASE);
+}
 
 static void fold_at_exit(void *unused)
 {
     (void)unused;
+    struct vigil_thread *th = &__vigil_thread;
+    counts_lock();   /* a report reading this thread's countdowns finishes first */
     __vigil_counters_fold_thread();
+    if (th->counts_prev)
+        th->counts_prev->counts_next = th->counts_next;
+    else
+        counts_threads = th->counts_next;
+    if (th->counts_next)
+        th->counts_next->counts_prev = th->counts_prev;
+    th->counts_next = th->counts_prev = NULL;
+    counts_unlock();
+}
+
+static void make_counts_key(void)
+{
+    counts_key_made = pthread_key_create(&counts_key, fold_at_exit) == 0;
 }
 
 static void arm_thread_fold(struct vigil_thread *th)
 {
     th->counts_fold_armed = 1;
-    int state = __atomic_load_n(&counts_key_made, __ATOMIC_ACQUIRE);
-    if (state == 0) {
-        int expected = 0;
-        if (__atomic_compare_exchange_n(&counts_key_made, &expected, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-            state = pthread_key_create(&counts_key, fold_at_exit) == 0 ? 2 : 3;
-            __atomic_store_n(&counts_key_made, state, __ATOMIC_RELEASE);
-        }
+    pthread_once(&counts_key_once, make_counts_key);
+    if (!counts_key_made || pthread_setspecific(counts_key, (void *)1) != 0)
+        return;   /* not listed: nothing would take it off the list at its exit */
+    counts_lock();
+    th->counts_prev = NULL;
+    th->counts_next = counts_threads;
+    if (counts_threads)
+        counts_threads->counts_prev = th;
+    counts_threads = th;
+    counts_unlock();
+}
+
+int __vigil_counters_others_begin(void)
+{
+    for (int tries = 0; tries < 1000; tries++) {   /* bounded: the holder may be this thread */
+        if (!__atomic_exchange_n(&counts_threads_lock, 1, __ATOMIC_ACQUIRE))
+            return 1;
+        sched_yield();
     }
-    while (state == 1 || state == 0)   /* another thread is making it: a few instructions */
-        state = __atomic_load_n(&counts_key_made, __ATOMIC_ACQUIRE);
-    if (state == 2)
-        pthread_setspecific(counts_key, (void *)1);
+    return 0;
+}
+
+void __vigil_counters_others_end(void)
+{
+    counts_unlock();
+}
+
+/* Another thread's copy of m's countdowns: static TLS keeps the same distance between a
+ * module's countdowns and the runtime's per-thread state in every thread. */
+uint64_t __vigil_counters_pending_others(const struct __vigil_module *m, uint32_t d)
+{
+    if (!m->thread_counters)
+        return 0;
+    struct vigil_thread *self = &__vigil_thread;
+    ptrdiff_t distance = (char *)m->thread_counters() - (char *)self;
+    uint64_t pending = 0;
+    for (struct vigil_thread *th = counts_threads; th; th = th->counts_next) {
+        if (th == self)
+            continue;
+        const uint32_t *counters = (const uint32_t *)((char *)th + distance);
+        pending += vigil_schedule_pending(RELAXED_LOAD(&counters[m->ndispatch + d]), RELAXED_LOAD(&counters[d]));
+    }
+    return pending;
+}
+
+void __vigil_counters_after_fork(void)
+{
+    struct vigil_thread *th = &__vigil_thread;
+    counts_threads_lock = 0;
+    counts_threads = th->counts_fold_armed && counts_key_made ? th : NULL;
+    th->counts_next = th->counts_prev = NULL;
 }
 
 uint32_t __vigil_dispatch_enter(struct __vigil_module *m, uint32_t d)
@@ -100,10 +171,10 @@ void __vigil_counters_fold_thread(void)
             continue;
         uint32_t *counters = m->thread_counters(), *started = counters + m->ndispatch;
         for (uint32_t d = 0; d < m->ndispatch; d++) {
-            uint32_t left = counters[d], from = started[d];
-            if (left < from)
-                __atomic_fetch_add(&m->state[d].check_execs, from - left, __ATOMIC_RELAXED);
-            started[d] = left;   /* counted: a second fold adds nothing */
+            uint32_t pending = vigil_schedule_pending(started[d], counters[d]);
+            if (pending)
+                __atomic_fetch_add(&m->state[d].check_execs, pending, __ATOMIC_RELAXED);
+            started[d] = counters[d];   /* counted: a second fold adds nothing */
         }
     }
 }

@@ -127,9 +127,6 @@ void vigil_schedule_primed(const struct vigil_schedule *s, struct __vigil_site_s
 
 uint64_t vigil_schedule_execs(const struct __vigil_site_state *st, uint32_t started, uint32_t counter)
 {
-    uint64_t execs = __atomic_load_n(&st->instr_execs, __ATOMIC_RELAXED) +
-                     __atomic_load_n(&st->check_execs, __ATOMIC_RELAXED);
-    if (counter <= started)
-        execs += started - counter;   /* counted down since the last reset, not yet accounted */
-    return execs;
+    return __atomic_load_n(&st->instr_execs, __ATOMIC_RELAXED) + __atomic_load_n(&st->check_execs, __ATOMIC_RELAXED) +
+           vigil_schedule_pending(started, counter);   /* counted down since the last reset, not yet accounted */
 }

@@ -61,6 +61,12 @@ uint32_t vigil_schedule_reset(const struct vigil_schedule *s, struct __vigil_sit
  * from there, as after one reset that consumed nothing. */
 uint32_t vigil_schedule_prime(const struct vigil_schedule *s);
 void vigil_schedule_primed(const struct vigil_schedule *s, struct __vigil_site_state *st);
+/* Executions a countdown has counted since it was set to `started` and now holds `left` (0 for
+ * a countdown set since by another path: a pin, a park). */
+static inline uint32_t vigil_schedule_pending(uint32_t started, uint32_t left)
+{
+    return left <= started ? started - left : 0;
+}
 /* Executions of a dispatch check so far, both copies, given the value its countdown was set to
  * at the last reset and its current value. */
 uint64_t vigil_schedule_execs(const struct __vigil_site_state *st, uint32_t started, uint32_t counter);

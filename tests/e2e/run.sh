@@ -600,7 +600,8 @@ call_probes_check() {
     if [ -z "$why" ]; then pass "e2e-cmd/call-probes"; else fail "e2e-cmd/call-probes" "$why"; fi
 }
 # ---- Threads running the same code: per-thread countdowns count every execution ----
-# Five threads (four workers, one ending by pthread_exit, then main) run the same functions.
+# Six threads (a pool's thread that still waits for work at the report, four workers, one
+# ending by pthread_exit, then main) run the same functions.
 # In mode=off every site's executions must be exact: with one countdown array shared by all
 # threads, concurrent decrements were lost (a third of them on two cores). In adaptive mode
 # the checks' counts stay exact; executions inside bursts are counted by a plain increment of
@@ -620,18 +621,18 @@ thread_counts_check() {
     run=$(find "$d/out.single" -name run.txt 2>/dev/null | head -n1)
     local single_hot
     single_hot=$(python3 "$ROOT/tests/e2e/report_check.py" "$run" "$src" "hot backedge execs < 0" 2>&1 | grep -o 'execs=[0-9]*' | head -n1 | cut -d= -f2)
-    if [ -z "$single_hot" ] || [ $((single_hot % 6000)) != 0 ]; then
-        fail "e2e-rates/thread-counts" "one worker: hot's loop counted ${single_hot:-nothing}, expected a multiple of its 6000 calls"
+    if [ -z "$single_hot" ] || [ $((single_hot % 9000)) != 0 ]; then
+        fail "e2e-rates/thread-counts" "one worker: hot's loop counted ${single_hot:-nothing}, expected a multiple of its 9000 calls"
         return
     fi
-    # One worker, then main: never two threads at once, so adaptive counts are exact too, the
+    # The pool's thread, one worker, then main: never two at once, so adaptive counts are exact too, the
     # back-edge of worker's loop included (its bursts end inside hot, and the instrumented copy
     # goes back to the checking copy past the check: it counts that execution itself).
     rm -rf "$d/out.single-adaptive"
     (cd "$d" && VIGIL_OPTIONS="mode=adaptive:out=$d/out.single-adaptive" timeout -k 5 "$E2E_TIMEOUT" ./tc 1) >/dev/null 2>&1
     run=$(find "$d/out.single-adaptive" -name run.txt 2>/dev/null | head -n1)
     out=$(python3 "$ROOT/tests/e2e/report_check.py" "$run" "$src" "hot backedge execs == $single_hot" \
-          "worker backedge execs == 2999" "worker backedge bursts >= 5" "hot entry execs == 6000" 2>&1) ||
+          "worker backedge execs == 8997" "worker backedge bursts >= 5" "hot entry execs == 9000" 2>&1) ||
         why+="one worker, adaptive: $(echo "$out" | tr '\n' ' ' | cut -c1-300); "
     for mode in off adaptive; do
         rm -rf "$d/out.$mode"
@@ -642,13 +643,13 @@ thread_counts_check() {
             why+="$mode: no run.txt; "
             continue
         fi
-        # hot's loop (unrolled or not) runs the same count per call: 5 x 3000 calls here, 2 x
-        # 3000 in the run with one worker (single_hot, below).
-        out=$($checker "$run" "$src" "hot entry execs == 15000" "rare entry execs == 5" "leave entry execs == 1" \
-              "hot backedge execs in $((single_hot * 99 / 100 * 5 / 2))..$((single_hot * 5 / 2))" 2>&1) ||
+        # hot's loop (unrolled or not) runs the same count per call: 6 x 3000 calls here, 3 x
+        # 3000 in the run with one worker (single_hot, above).
+        out=$($checker "$run" "$src" "hot entry execs == 18000" "rare entry execs == 6" "leave entry execs == 1" \
+              "hot backedge execs in $((single_hot * 99 / 100 * 2))..$((single_hot * 2))" 2>&1) ||
             why+="$mode: $(echo "$out" | tr '\n' ' ' | cut -c1-300); "
         if [ "$mode" = off ]; then
-            out=$($checker "$run" "$src" "hot backedge execs == $((single_hot * 5 / 2))" "worker backedge execs == 11996" 2>&1) ||
+            out=$($checker "$run" "$src" "hot backedge execs == $((single_hot * 2))" "worker backedge execs == 17994" 2>&1) ||
                 why+="off: $(echo "$out" | tr '\n' ' ' | cut -c1-300); "
         fi
     done
@@ -663,8 +664,8 @@ thread_counts_check() {
             cmp -s "$d/plain.out" "$d/$b.out" || why+="$b: output differs from plain clang's; "
         done
         run=$(find "$d/out.tc-pic" -name run.txt 2>/dev/null | head -n1)
-        out=$(python3 "$ROOT/tests/e2e/report_check.py" "$run" "$src" "hot entry execs == 15000" \
-              "hot backedge execs == $((single_hot * 5 / 2))" "worker backedge execs == 11996" 2>&1) ||
+        out=$(python3 "$ROOT/tests/e2e/report_check.py" "$run" "$src" "hot entry execs == 18000" \
+              "hot backedge execs == $((single_hot * 2))" "worker backedge execs == 17994" 2>&1) ||
             why+="-fPIC, VIGIL_CC_THREAD_COUNTERS=1: $(echo "$out" | tr '\n' ' ' | cut -c1-300); "
     else
         why+="-fPIC builds failed: $(first_error "$d/build-pic.log"); "
