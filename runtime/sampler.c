@@ -37,10 +37,10 @@ static void park_refused(struct __vigil_module *m, uint32_t d)
 
 /* Thread-local counters: at a thread's exit the executions its countdowns stand for go into the
  * sites' state (__vigil_counters_fold_thread), through a key destructor set on the thread's
- * first slow path. The key is made once (pthread_once), by the first thread to arm. */
-static pthread_once_t counts_key_once = PTHREAD_ONCE_INIT;
+ * first slow path. The key is made once, by the first thread to arm (not with pthread_once:
+ * the runtime interposes it, and the tools would see the runtime's own call as the program's). */
 static pthread_key_t counts_key;   /* written by make_counts_key, then read */
-static int counts_key_made;        /* written by make_counts_key: the key exists */
+static int counts_key_state;       /* 0: not made, 1: being made, 2: made, 3: failed */
 
 /* The armed threads, so that a report reads the countdowns of those still running. A thread
  * joins at arming and leaves at its exit fold; both take the lock, as does the report. */
@@ -73,16 +73,24 @@ static void fold_at_exit(void *unused)
     counts_unlock();
 }
 
-static void make_counts_key(void)
+/* Whether the key exists, made by the first caller (the others wait the few instructions). */
+static int counts_key_made(void)
 {
-    counts_key_made = pthread_key_create(&counts_key, fold_at_exit) == 0;
+    int state = __atomic_load_n(&counts_key_state, __ATOMIC_ACQUIRE), expected = 0;
+    if (state == 0 && __atomic_compare_exchange_n(&counts_key_state, &expected, 1, 0, __ATOMIC_ACQUIRE,
+                                                  __ATOMIC_RELAXED)) {
+        state = pthread_key_create(&counts_key, fold_at_exit) == 0 ? 2 : 3;
+        __atomic_store_n(&counts_key_state, state, __ATOMIC_RELEASE);
+    }
+    while (state < 2)
+        state = __atomic_load_n(&counts_key_state, __ATOMIC_ACQUIRE);
+    return state == 2;
 }
 
 static void arm_thread_fold(struct vigil_thread *th)
 {
     th->counts_fold_armed = 1;
-    pthread_once(&counts_key_once, make_counts_key);
-    if (!counts_key_made || pthread_setspecific(counts_key, (void *)1) != 0)
+    if (!counts_key_made() || pthread_setspecific(counts_key, (void *)1) != 0)
         return;   /* not listed: nothing would take it off the list at its exit */
     counts_lock();
     th->counts_prev = NULL;
@@ -130,7 +138,7 @@ void __vigil_counters_after_fork(void)
 {
     struct vigil_thread *th = &__vigil_thread;
     counts_threads_lock = 0;
-    counts_threads = th->counts_fold_armed && counts_key_made ? th : NULL;
+    counts_threads = th->counts_fold_armed && counts_key_state == 2 ? th : NULL;
     th->counts_next = th->counts_prev = NULL;
 }
 
