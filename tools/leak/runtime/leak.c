@@ -72,18 +72,19 @@ struct leak_tls {
 };
 static __thread struct leak_tls tl;
 
-/* Allocation-site counters, gathered per thread: four atomic adds on a shared site per
- * allocation and free were a quarter of the tool's cost on lua's allocation path. While the
- * process has one thread, it keeps a few sites' pending counts (direct-mapped by site index) and
- * adds them to the site when the entry is taken by another site, after TALLY_EVERY events, at a
- * snapshot it takes and at its exit; the thread that writes the final report flushes its own, so
- * the counts are exact. With other threads each event is added at once. */
+/* Allocation-site counters, gathered per thread: atomic adds on a shared site per allocation
+ * were a quarter of the tool's cost on lua's allocation path. While the process has one
+ * thread, it keeps a few sites' pending counts (direct-mapped by site index) and adds them to
+ * the site when the entry is taken by another site, after TALLY_EVERY events, at a snapshot it
+ * takes and at its exit; the thread that writes the final report flushes its own, so the
+ * counts are exact. With other threads each event is added at once. Frees count nothing here
+ * (leak_site_frees). */
 #define TALLY_BITS 4
 #define TALLY_EVERY 64
 struct site_tally {
     uint32_t site, events;
-    int32_t allocs, frees;              /* a realloc move takes a free back: signed */
-    int64_t bytes_allocated, bytes_freed;
+    uint32_t allocs;
+    uint64_t bytes_allocated;
 };
 static __thread struct site_tally tl_tally[1u << TALLY_BITS];
 
@@ -93,13 +94,9 @@ static void tally_flush(struct site_tally *t)
         return;
     struct leak_site *s = leak_site_get(t->site);
     if (t->allocs)
-        atomic_fetch_add_explicit(&s->allocs, (uint64_t)(int64_t)t->allocs, memory_order_relaxed);
-    if (t->frees)
-        atomic_fetch_add_explicit(&s->frees, (uint64_t)(int64_t)t->frees, memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->allocs, t->allocs, memory_order_relaxed);
     if (t->bytes_allocated)
-        atomic_fetch_add_explicit(&s->bytes_allocated, (uint64_t)t->bytes_allocated, memory_order_relaxed);
-    if (t->bytes_freed)
-        atomic_fetch_add_explicit(&s->bytes_freed, (uint64_t)t->bytes_freed, memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->bytes_allocated, t->bytes_allocated, memory_order_relaxed);
     *t = (struct site_tally){.site = t->site};
 }
 
@@ -337,12 +334,11 @@ struct released {
 static __thread struct released tl_released;   /* this thread's realloc in progress, if any */
 
 /* The block a realloc moved (or resized) to: the object lives on, with its history; its site
- * counts no free, and the bytes it has now. */
+ * counts the bytes it has now, and no allocation. */
 static COLD void alloc_moved(void *ptr, size_t size, uint32_t now, uint32_t seq)
 {
     struct site_tally *t = tally_of(tl_released.history.site);
-    t->frees--;
-    t->bytes_allocated += (int64_t)size;
+    t->bytes_allocated += size;
     tally_done(t);
     struct heap_obj *o = heap_insert((uintptr_t)ptr, size, tl_released.history.site, now, seq);
     if (o)
@@ -375,7 +371,7 @@ static void leak_on_alloc(void *ptr, size_t size, const struct vigil_stack *wher
                                                                   : site_of_own_stack();
         struct site_tally *t = tally_of(site);
         t->allocs++;
-        t->bytes_allocated += (int64_t)size;
+        t->bytes_allocated += size;
         tally_done(t);
         heap_insert((uintptr_t)ptr, size, site, now, seq);
     }
@@ -405,10 +401,6 @@ static void free_now(uintptr_t ptr, int realloc_release)
     struct heap_history plain, *h = realloc_release ? &tl_released.history : &plain;
     if (realloc_release ? heap_remove_history(ptr, h) : heap_remove(ptr, &h->site, &h->size)) {
         slots_forget(ptr, h->size, realloc_release ? h : NULL);
-        struct site_tally *t = tally_of(h->site);
-        t->frees++;
-        t->bytes_freed += (int64_t)h->size;
-        tally_done(t);
         if (realloc_release)
             tl_released.valid = 1;   /* a queued free flushed meanwhile leaves it alone */
     }

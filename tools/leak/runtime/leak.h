@@ -39,7 +39,10 @@ struct leak_site {
     uint32_t depth;
     uint32_t from_loader;                    /* called from the dynamic loader (leak_site_intern) */
     uintptr_t pc[VIGIL_MAX_STACK];           /* return addresses, innermost first */
-    _Atomic uint64_t allocs, frees, bytes_allocated, bytes_freed;
+    /* Allocations and their bytes (a realloc move adds its new size, no allocation). Frees are
+     * not counted: a site's frees are its allocations less its live objects (leak_site_frees),
+     * so the free path updates no site. */
+    _Atomic uint64_t allocs, bytes_allocated;
     _Atomic uint64_t accesses;               /* sampled accesses to objects from this site (lossy) */
     /* snapshot tallies, written only by the thread holding the snapshot lock */
     uint32_t snapshots_flagged, first_flagged_ms, last_flagged_ms, pad2;
@@ -93,6 +96,13 @@ static inline struct leak_site *leak_site_get(uint32_t index)
     if (index >= LEAK_MAX_SITES)
         return leak_site_entries;   /* entry 0, or NULL before init */
     return &leak_site_entries[index];
+}
+/* The frees of a site with `live` objects in the model now (a snapshot's count); an
+ * allocation counted but not yet in the model (another thread's, under way) counts none. */
+static inline uint64_t leak_site_frees(const struct leak_site *s, uint64_t live)
+{
+    uint64_t allocs = atomic_load_explicit(&s->allocs, memory_order_relaxed);
+    return allocs > live ? allocs - live : 0;
 }
 uint32_t leak_site_count(void);
 uint64_t leak_sites_mapped_bytes(void);

@@ -163,7 +163,7 @@ static void group(struct vigil_json *j, const struct leak_group *g, uint32_t now
     u(j, "never_accessed", g->never_accessed);
     if (site) {
         u(j, "site_allocs", atomic_load(&site->allocs));
-        u(j, "site_frees", atomic_load(&site->frees));
+        u(j, "site_frees", leak_site_frees(site, g->live_objects));
         u(j, "site_bytes_allocated", atomic_load(&site->bytes_allocated));
         u(j, "site_accesses_sampled", atomic_load(&site->accesses));
         u(j, "snapshots_flagged", site->snapshots_flagged);
@@ -304,7 +304,7 @@ void leak_report_write(const struct leak_snapshot *final, const struct leak_reac
         u(&j, "bytes", e->bytes);
         if (site) {
             u(&j, "site_allocs", atomic_load(&site->allocs));
-            u(&j, "site_frees", atomic_load(&site->frees));
+            u(&j, "site_frees", leak_site_frees(site, e->objects));
         }
         vigil_json_object_end(&j);
     }
