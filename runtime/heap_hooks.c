@@ -113,8 +113,7 @@ static inline void *realloc_hooked(void *old, size_t size, void *frame)
         return p;
     }
     /* The old block is reported released first (see free); if realloc then fails, it is
-     * still live and reported allocated again. */
-    size_t old_size = malloc_usable_size(old);
+     * still live (its size unchanged) and reported allocated again. */
     struct vigil_thread *th = &__vigil_thread;
     th->in_realloc = 1;
     if (__vigil_wants(VIGIL_EV_FREE))
@@ -124,7 +123,7 @@ static inline void *realloc_hooked(void *old, size_t size, void *frame)
         if (p)
             alloc_event(p, size, frame);
         else if (size != 0)
-            alloc_event(old, old_size, frame);
+            alloc_event(old, malloc_usable_size(old), frame);
     }
     th->in_realloc = 0;
     return p;

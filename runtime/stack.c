@@ -264,6 +264,17 @@ uintptr_t vigil_direct_call_target(uintptr_t ret)
 #endif
 }
 
+/* A return address not in the thread's known returns: whether it is one (and then remembered).
+ * [*text_lo, *text_hi) is the segment the walk last searched. Out of line, so that the walk's
+ * loop over known returns keeps its state in registers. */
+static __attribute__((noinline)) int unknown_return(uintptr_t pc, uintptr_t stack_lo, uintptr_t stack_hi,
+                                                    int may_refresh, uintptr_t *text_lo, uintptr_t *text_hi)
+{
+    if (pc < 4096 || (pc >= stack_lo && pc < stack_hi))
+        return 0;
+    return valid_return(pc, may_refresh, text_lo, text_hi, known_return_slot(pc));
+}
+
 uint32_t __vigil_walk_stack(void *frame, uintptr_t *pcs, uint32_t max, int may_refresh)
 {
     uintptr_t lo, hi;
@@ -276,15 +287,14 @@ uint32_t __vigil_walk_stack(void *frame, uintptr_t *pcs, uint32_t max, int may_r
         memset(known_returns.pc, 0, sizeof known_returns.pc);
         known_returns.generation = generation;
     }
+    const uintptr_t span = hi - 2 * sizeof(uintptr_t) - lo;   /* a record [fp, fp + 16) lies in the stack */
     int entry_frame = 0;   /* the record just read was a transfer entry's own */
     while (depth < max) {
-        if (fp - lo > hi - 2 * sizeof(uintptr_t) - lo || (fp & (sizeof(uintptr_t) - 1)))
+        if (fp - lo > span || (fp & (sizeof(uintptr_t) - 1)))
             break;
         const uintptr_t *record = (const uintptr_t *)fp;   /* [saved frame pointer, return address] */
         uintptr_t pc = record[1], next = record[0];
-        uintptr_t *known = known_return_slot(pc);
-        if (*known != pc &&
-            (pc < 4096 || (pc >= lo && pc < hi) || !valid_return(pc, may_refresh, &text_lo, &text_hi, known)))
+        if (unlikely(*known_return_slot(pc) != pc) && !unknown_return(pc, lo, hi, may_refresh, &text_lo, &text_hi))
             break;   /* no call returns there: a record of a function built without frame pointers */
         if (__vigil_in_transfer_entry(pc)) {
             /* f -> transfer entry -> <f>.vigil.xfer -> <f>.vigil.instr: the program made one

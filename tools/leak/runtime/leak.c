@@ -427,9 +427,17 @@ static void leak_on_free(void *ptr)
         return;
     int realloc_release = vigil_alloc_is_realloc();
     if (!realloc_release && heap_one_thread()) {
-        heap_prefetch_bucket((uintptr_t)ptr);
-        tl_frees.inverted[tl_frees.n] = ~(uintptr_t)ptr;
-        if (++tl_frees.n == FREE_BATCH)
+        /* The buckets are prefetched once a batch forms: a lone free (a program that frees and
+         * allocates in turn) is removed at the next allocation, too soon for a prefetch to
+         * help, and its hash would be computed twice. */
+        uint32_t n = tl_frees.n;
+        if (n) {
+            if (n == 1)
+                heap_prefetch_bucket(~tl_frees.inverted[0]);
+            heap_prefetch_bucket((uintptr_t)ptr);
+        }
+        tl_frees.inverted[n] = ~(uintptr_t)ptr;
+        if ((tl_frees.n = n + 1) == FREE_BATCH)
             flush_frees();
     } else {
         flush_frees();
