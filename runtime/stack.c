@@ -93,7 +93,7 @@ static uint32_t text_generation;       /* bumped by each dlclose's start and end
  * allocates from a few call chains again and again, and a hit skips the segment search and the
  * decoding of the call before it (half of an allocation's stack walk). Emptied when
  * text_generation moves. Written by the owning thread only. */
-#define KNOWN_RETURN_BITS 6
+#define KNOWN_RETURN_BITS 8
 static __thread struct {
     uint32_t generation;
     uintptr_t pc[1u << KNOWN_RETURN_BITS];

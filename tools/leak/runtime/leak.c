@@ -42,7 +42,7 @@ _Atomic uint64_t leak_realloc_moves;                      /* bumped by on_alloc 
 static atomic_int enabled;                /* init succeeded */
 static atomic_int snapshot_requested;     /* set by the SIGUSR2 handler */
 static _Atomic uint32_t next_snapshot_ms; /* periodic deadline */
-static struct timespec start_time;        /* written by init */
+static uint64_t start_ms;                  /* CLOCK_MONOTONIC_COARSE in ms at init; written by init */
 
 /* Per-thread state of the access path (see leak_on_accesses): one TLS block, so that the hot path
  * finds all of it from one thread-pointer offset. */
@@ -143,11 +143,16 @@ static void flush_tallies(void)
     tl.sampled = tl.nonheap = 0;
 }
 
+static inline uint64_t clock_ms(const struct timespec *t)
+{
+    return (uint64_t)t->tv_sec * 1000 + (uint32_t)t->tv_nsec / 1000000u;   /* unsigned: a multiply, no sign fix-up */
+}
+
 static uint32_t wall_ms(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
-    return (uint32_t)((t.tv_sec - start_time.tv_sec) * 1000 + (t.tv_nsec - start_time.tv_nsec) / 1000000);
+    return (uint32_t)(clock_ms(&t) - start_ms);
 }
 
 /* The active clock (clock=active): wall time, except that an interval between two checkpoints
@@ -649,7 +654,9 @@ static void leak_on_thread(enum vigil_thread_op op, uint64_t thread_id)
 
 static int leak_init(void)
 {
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &start_time);
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &start);
+    start_ms = clock_ms(&start);
     read_options();
     active_cpu_ns = process_cpu_ns();
     if (heap_init() != 0 || leak_sites_init() != 0) {

@@ -56,7 +56,7 @@ int leak_sites_init(void);
  * a few sites again and again, and a hit costs a compare per frame, inline in the allocation
  * hook, instead of the hash, the probe and the entry's compare. Deeper stacks (leak.depth
  * above LEAK_RECENT_DEPTH) go to the table each time. */
-#define LEAK_RECENT_BITS 4
+#define LEAK_RECENT_BITS 6
 #define LEAK_RECENT_DEPTH 8
 struct leak_recent_site {
     uintptr_t pc[LEAK_RECENT_DEPTH];
