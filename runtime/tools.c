@@ -418,14 +418,31 @@ void __vigil_deliver_alloc(void *p, size_t size, void *frame)
     struct vigil_stack where;
     where.depth = __vigil_walk_stack(frame, where.pc, alloc_stack_depth ? alloc_stack_depth : VIGIL_MAX_STACK, 1);
     __vigil_thread.hook_frame = frame;
-    DELIVER(VIGIL_EV_ALLOC, on_alloc, p, size, &where);
+    if (likely(__vigil_enabled_count == 1)) {   /* one tool, the usual case: no loop */
+        const struct vigil_tool *t = __vigil_enabled_tools[0];
+        if ((RELAXED_LOAD(&__vigil_tool_events_now[0]) & VIGIL_EV_ALLOC) && t->on_alloc)
+            t->on_alloc(p, size, &where);
+    } else {
+        DELIVER(VIGIL_EV_ALLOC, on_alloc, p, size, &where);
+    }
     __vigil_thread.hook_frame = NULL;
+}
+
+static __attribute__((noinline)) void deliver_free_each(void *p)
+{
+    DELIVER(VIGIL_EV_FREE, on_free, p);
 }
 
 void __vigil_deliver_free(void *p)
 {
     __vigil_deliver_accesses();   /* before the object goes: its address may come back */
-    DELIVER(VIGIL_EV_FREE, on_free, p);
+    if (likely(__vigil_enabled_count == 1)) {   /* one tool, the usual case: a jump to its hook */
+        const struct vigil_tool *t = __vigil_enabled_tools[0];
+        if ((RELAXED_LOAD(&__vigil_tool_events_now[0]) & VIGIL_EV_FREE) && t->on_free)
+            t->on_free(p);
+        return;
+    }
+    deliver_free_each(p);
 }
 
 void __vigil_deliver_lock(const void *lock, enum vigil_lock_op op)
