@@ -656,6 +656,7 @@ static void free_rows(struct search *q)
 {
     for (size_t t = 0; q->rows && t < q->p->elf.ntables; t++)
         free(q->rows[t]);
+    free(q->rows);
 }
 
 /* The score a gate at site (t, i) is explored with: that of the predicate whose exploration
@@ -890,7 +891,6 @@ int cmd_plan(int argc, char **argv)
             }
         }
         free_rows(&q);
-        free(q.rows);
         free(preds);
         rc = 0;
     }
