@@ -17,9 +17,13 @@ Nothing is asserted; appends to bench/results/preds-faults-<date>.txt unless --n
 --replay: the search's rounds do not run the pool; each round's store gets the complete run's
 rows of the planned sites (the same runs, hence the same counts), which gives the same
 adaptive column in a fraction of the time (to try variants of vigil plan).
+--keep DIR: work in DIR and keep it: a fault whose binary and complete store are there already
+is not built or run again (with --replay, variants of vigil plan are then measured in seconds;
+remove DIR after a change to vigil-cc or the pools). Each fault's `vigil plan` lines go to
+DIR/PROGRAM-K.trace.
 
 usage: bench/preds-faults.py [--pool N] [--max-iter N] [--programs csvstat,calc,...]
-                             [--faults 1,2,...] [--no-adaptive] [--no-save] [--replay]
+                             [--faults 1,2,...] [--no-adaptive] [--no-save] [--replay] [--keep DIR]
 """
 import argparse
 import datetime
@@ -269,8 +273,11 @@ def main():
     ap.add_argument("--no-adaptive", action="store_true")
     ap.add_argument("--no-save", action="store_true")
     ap.add_argument("--replay", action="store_true")
+    ap.add_argument("--keep", metavar="DIR")
     a = ap.parse_args()
-    work = tempfile.mkdtemp(prefix="vigil-preds-faults.")
+    if a.keep:
+        os.makedirs(a.keep, exist_ok=True)
+    work = os.path.abspath(a.keep) if a.keep else tempfile.mkdtemp(prefix="vigil-preds-faults.")
     lines_out = []
 
     def say(s):
@@ -299,14 +306,23 @@ def main():
                 if not lines:
                     continue
                 binary = os.path.join(work, "%s-%d" % (name, k))
-                env = dict(os.environ, VIGIL_CC_PRED_COUNTERS="1")
-                if run([VIGILCC, "-O2", "-g", "-w", "-DFAULT=%d" % k, src, "-o", binary], env=env).returncode:
-                    say("%-9s %5d  build failed" % (name, k))
-                    continue
-                labels = run_pool(binary, args, inputs, os.path.join(work, "%s-%d-all" % (name, k)), [])
-                nfail = sum(1 for i, res in enumerate(labels) if res != REFERENCE[i])
                 db = os.path.join(work, "%s-%d.db" % (name, k))
-                run([VIGIL, "ingest", "-q", "--db", db, os.path.join(work, "%s-%d-all" % (name, k))], capture_output=True)
+                kept = os.path.join(work, "%s-%d.nfail" % (name, k))
+                if a.keep and os.path.exists(kept) and os.path.exists(binary) and os.path.exists(db):
+                    nfail = int(open(kept).read())
+                else:
+                    env = dict(os.environ, VIGIL_CC_PRED_COUNTERS="1")
+                    if run([VIGILCC, "-O2", "-g", "-w", "-DFAULT=%d" % k, src, "-o", binary], env=env).returncode:
+                        say("%-9s %5d  build failed" % (name, k))
+                        continue
+                    labels = run_pool(binary, args, inputs, os.path.join(work, "%s-%d-all" % (name, k)), [])
+                    nfail = sum(1 for i, res in enumerate(labels) if res != REFERENCE[i])
+                    for f in (db, db + "-wal", db + "-shm"):
+                        if os.path.exists(f):
+                            os.remove(f)
+                    run([VIGIL, "ingest", "-q", "--db", db, os.path.join(work, "%s-%d-all" % (name, k))], capture_output=True)
+                    with open(kept, "w") as f:
+                        f.write("%d\n" % nfail)
                 ranks = [first_related(db, by, name, lines) for by in SCORES]
                 adaptive = "-"
                 found = None
@@ -315,9 +331,15 @@ def main():
                     tied = top_tied(db)
                     total = sites_total(binary)
                     pdb, state, plan = db + ".plan", db + ".state", db + ".vplan"
+                    for f in (pdb, pdb + "-wal", pdb + "-shm", state):
+                        if os.path.exists(f):
+                            os.remove(f)
+                    trace = open(os.path.join(work, "%s-%d.trace" % (name, k)), "w") if a.keep else None
                     found, it = False, 0
                     replay = replay_begin(db, pdb) if a.replay else None
                     p = run([VIGIL, "plan", "--db", pdb, "--state", state, binary, "-o", plan], capture_output=True, text=True)
+                    if trace:
+                        trace.write(p.stdout + p.stderr)
                     while p.returncode == 0 and it < a.max_iter:
                         it += 1
                         if replay:
@@ -332,10 +354,14 @@ def main():
                             found = "found" if got == want else "found (tied)"
                             break
                         p = run([VIGIL, "plan", "--db", pdb, "--state", state, binary, "-o", plan], capture_output=True, text=True)
+                        if trace:
+                            trace.write(p.stdout + p.stderr)
                         if "search complete" in p.stdout:
                             break
                     if replay:
                         replay.close()
+                    if trace:
+                        trace.close()
                     share = 100.0 * monitored(state) / total if total else 0
                     adaptive = "%s after %d rounds, %.0f%% of %d sites" % (found or "NOT found", it, share, total)
                     found = (found, share)
@@ -357,7 +383,8 @@ def main():
                 % (len(hits), len(ad), 100.0 * len(hits) / len(ad), sum(1 for f, s in ad if f == "found (tied)"),
                    sum(hits) / len(hits) if hits else 0, sum(1 for s in hits if s <= 30)))
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if not a.keep:
+            shutil.rmtree(work, ignore_errors=True)
     if not a.no_save:
         path = os.path.join(REPO, "bench", "results", "preds-faults-%s.txt" % datetime.date.today().isoformat())
         # appended, under the command that produced it: a day's earlier runs stay

@@ -14,8 +14,10 @@
  * brings in the callee's entry region (interprocedural CDG), recursively: a direct call its
  * callee's, a block that hands a function's address on (a callback, recorded as a call) that
  * function's, an indirect call every address-taken function's. A gate (a predicate true in
- * every run that reached it) is expanded with the best predicate (see cmd_plan). The search state
- * (monitored, explored, iteration) is kept in a small text file beside the plan (--state).
+ * every run that reached it) is explored with the score of the predicate whose vicinity planned
+ * it, one gate a round (see cmd_plan). The search state
+ * (monitored, explored, iteration, where each planned site came from) is kept in a small text
+ * file beside the plan (--state).
  *
  * --direction backward starts from a crash site instead (seed 002, backward analysis): the
  * failing runs are grouped by where the fault struck (the store's `crashes`); for one cause
@@ -250,11 +252,18 @@ static void free_program(struct program *p)
 
 /* ---- Search state file ---- */
 
+/* The predicate whose exploration planned a site (forward search): a gate found there is
+ * explored with that predicate's score. */
+struct origin {
+    uint32_t set, table, site, pred;   /* set 0: none (the initial set) */
+};
+
 struct state {
     unsigned iteration;
     int has_cause;                  /* backward search: the failure cause it follows */
     struct vigil_store_cause cause;
     struct siteset monitored, explored_true, explored_false, last_plan;
+    struct origin **origin;         /* per table, per site */
 };
 
 static int table_of(const struct program *p, const char *hash)
@@ -291,6 +300,18 @@ static int read_state(const char *path, const struct program *p, struct state *s
         }
         if (sscanf(line, "iteration %u", &st->iteration) == 1 || strcmp(line, "end\n") == 0)
             continue;
+        char ohash[32];
+        unsigned osite = 0, opred = 0;
+        if (sscanf(line, "from %31s %u %31s %u %u", hash, &index, ohash, &osite, &opred) == 5) {
+            int t = table_of(p, hash), ot = table_of(p, ohash);
+            if (t < 0 || ot < 0 || index >= p->elf.tables[t].nsites || osite >= p->elf.tables[ot].nsites || opred > 2) {
+                snprintf(err, errlen, "%s:%u: expected `from <tu_hash> <site> <tu_hash> <site> <pred>` of this binary", path, lineno);
+                rc = -1;
+                break;
+            }
+            st->origin[t][index] = (struct origin){1, (uint32_t)ot, osite, opred};
+            continue;
+        }
         int at = 0;
         if (sscanf(line, "cause %d %" SCNx64 " %n", &st->cause.signal, &st->cause.file_offset, &at) == 2 && at) {
             snprintf(st->cause.path, sizeof st->cause.path, "%.*s", (int)strcspn(line + at, "\n"), line + at);
@@ -340,6 +361,13 @@ static int write_state(const char *path, const struct program *p, const struct s
     write_set(f, p, &st->last_plan, "planned", "");
     write_set(f, p, &st->explored_true, "explored", " 1");
     write_set(f, p, &st->explored_false, "explored", " 0");
+    for (size_t t = 0; t < p->elf.ntables; t++)
+        for (uint32_t i = 0; i < p->elf.tables[t].nsites; i++) {
+            const struct origin *o = &st->origin[t][i];
+            if (o->set)
+                fprintf(f, "from %016" PRIx64 " %u %016" PRIx64 " %u %u\n", vigil_sitefmt_tu_hash(&p->elf.tables[t]), i,
+                        vigil_sitefmt_tu_hash(&p->elf.tables[o->table]), o->site, o->pred);
+        }
     fputs("end\n", f);
     return fclose(f) == 0 ? 0 : -1;
 }
@@ -590,6 +618,62 @@ static double score_of(const char *heuristic, const struct vigil_store_pred *pr,
     return 0;   /* bfs: every candidate is explored */
 }
 
+/* A gate: a branch predicate with an edge, or a case taken, true in every run that reached its
+ * site (and in at least one failing run). */
+static int is_gate(const struct program *p, int t, const struct vigil_store_pred *pr)
+{
+    int expandable = (pr->kind == VIGIL_SITE_BRANCH && t >= 0 && !has_no_edge(p, (uint32_t)t, pr->site_index)) ||
+                     (pr->kind == VIGIL_SITE_CASE && pr->pred == 1);
+    return t >= 0 && expandable && pr->counts.f > 0 && pr->counts.f == pr->counts.f_obs && pr->counts.s == pr->counts.s_obs;
+}
+
+struct search {
+    const struct program *p;
+    const struct state *st;
+    const struct vigil_store_pred *preds;
+    size_t n;
+    const char *heuristic;
+    long **rows;        /* per table, site * 3 + pred: index in preds, -1 when not in the store */
+    double root;        /* the score a gate of the initial set inherits */
+};
+
+static void index_rows(struct search *q)
+{
+    q->rows = calloc(q->p->elf.ntables + 1, sizeof *q->rows);
+    for (size_t t = 0; t < q->p->elf.ntables; t++) {
+        q->rows[t] = malloc((q->p->elf.tables[t].nsites * 3 + 1) * sizeof **q->rows);
+        for (size_t i = 0; i < q->p->elf.tables[t].nsites * 3; i++)
+            q->rows[t][i] = -1;
+    }
+    for (size_t k = 0; k < q->n; k++) {
+        int t = table_of(q->p, q->preds[k].tu_hash);
+        if (t >= 0 && q->preds[k].pred < 3 && q->preds[k].site_index < q->p->elf.tables[t].nsites)
+            q->rows[t][q->preds[k].site_index * 3 + q->preds[k].pred] = (long)k;
+    }
+}
+
+static void free_rows(struct search *q)
+{
+    for (size_t t = 0; q->rows && t < q->p->elf.ntables; t++)
+        free(q->rows[t]);
+    free(q->rows);
+}
+
+/* The score a gate at site (t, i) is explored with: that of the predicate whose exploration
+ * planned the site, or if that is a gate, the score it inherited; q->root for the initial set. */
+static double inherited_score(const struct search *q, uint32_t t, uint32_t i, int depth)
+{
+    const struct origin *o = &q->st->origin[t][i];
+    long k = o->set && depth < 64 ? q->rows[o->table][o->site * 3 + o->pred] : -1;
+    if (k < 0)
+        return q->root;
+    const struct vigil_store_pred *pr = &q->preds[k];
+    if (is_gate(q->p, (int)o->table, pr))
+        return inherited_score(q, o->table, o->site, depth + 1);
+    double sc = score_of(q->heuristic, pr, pr->num_f);
+    return isnan(sc) ? -1e300 : sc;
+}
+
 int cmd_plan(int argc, char **argv)
 {
     const char *db = VIGIL_STORE_DEFAULT, *heuristic = "importance", *direction = "forward";
@@ -637,6 +721,9 @@ int cmd_plan(int argc, char **argv)
     }
     struct state st = {0};
     set_init(&st.monitored, &p), set_init(&st.explored_true, &p), set_init(&st.explored_false, &p), set_init(&st.last_plan, &p);
+    st.origin = calloc(p.elf.ntables + 1, sizeof *st.origin);
+    for (size_t t = 0; t < p.elf.ntables; t++)
+        st.origin[t] = calloc(p.elf.tables[t].nsites + 1, sizeof **st.origin);
     struct siteset plan;
     set_init(&plan, &p);
     uint8_t *visited = calloc(p.nfns + 1, 1);
@@ -701,38 +788,31 @@ int cmd_plan(int argc, char **argv)
          * the way on past an error exit that never happened, a loop every run enters, a case
          * every input has) tells failing runs from passing ones no better than the region it
          * is in: it scores no Increase, and the code behind it would wait for the end of the
-         * search. Every run goes on into its dependents, so they belong to its region: expand
-         * them now, with the best predicate's vicinity. Forward search only. */
-        size_t ngates = 0;
-        for (size_t k = 0; !st.has_cause && strcmp(heuristic, "bfs") != 0 && k < n; k++) {
-            const struct vigil_store_pred *pr = &preds[k];
-            int t = table_of(&p, pr->tu_hash);
-            int expandable = (pr->kind == VIGIL_SITE_BRANCH && t >= 0 && !has_no_edge(&p, (uint32_t)t, pr->site_index)) ||
-                             (pr->kind == VIGIL_SITE_CASE && pr->pred == 1);
-            if (t < 0 || !expandable || pr->counts.f == 0 || pr->counts.f != pr->counts.f_obs ||
-                pr->counts.s != pr->counts.s_obs ||
-                !set_has(&st.monitored, (uint32_t)t, pr->site_index) ||
-                set_has(pr->pred ? &st.explored_true : &st.explored_false, (uint32_t)t, pr->site_index))
+         * search. Forward search only, it is explored with the score of the predicate whose
+         * vicinity planned it (that predicate's region is what every run goes on from); the
+         * initial set's gates with the best score among the initial set's predicates. A round
+         * explores the best gate first when its score is at least the best predicate's, then
+         * the best predicate: one gate a round, so the code behind a gate is planned when the
+         * search has come to that gate's score, not as soon as the gate is counted. */
+        struct search q = {&p, &st, preds, n, heuristic, NULL, -1e300};
+        int gates = !st.has_cause && strcmp(heuristic, "bfs") != 0;
+        index_rows(&q);
+        for (size_t k = 0; gates && k < n; k++) {   /* the initial set's score */
+            int t = table_of(&p, preds[k].tu_hash);
+            if (t < 0 || st.origin[t][preds[k].site_index].set || is_gate(&p, t, &preds[k]) || preds[k].counts.f == 0)
                 continue;
-            const struct vigil_cfg *cfg = &p.cfg[t];
-            uint32_t fn = cfg->site_function[pr->site_index], block = cfg->site_block[pr->site_index];
-            if (fn == VIGIL_CFG_NONE || block == VIGIL_CFG_NONE)
-                continue;
-            set_add(pr->pred ? &st.explored_true : &st.explored_false, (uint32_t)t, pr->site_index);
-            memset(visited, 0, p.nfns);
-            add_dependents(&p, &p.fns[p.fn_base[t] + fn], block, edge_of(&p, (uint32_t)t, pr), visited, &plan);
-            ngates++;
+            double sc = score_of(heuristic, &preds[k], preds[k].num_f);
+            if (!isnan(sc) && sc > q.root)
+                q.root = sc;
         }
-        for (size_t tt = 0; tt < p.elf.ntables; tt++)   /* gates' vicinity \ monitored */
-            for (uint32_t i = 0; i < p.elf.tables[tt].nsites / 8 + 1; i++)
-                plan.bits[tt][i] &= (uint8_t)~st.monitored.bits[tt][i];
-        size_t gate_sites = set_count(&p, &plan);
-        static char what_buf[1400];
-        char best_text[1200] = "";
+        size_t gate_sites = 0;   /* sites planned by this round's gate */
+        static char what_buf[2600];
+        char best_text[1200] = "", gate_text[1200] = "";
         /* waitForSufficientData: the best candidate's t-test confidence must reach --confidence */
         for (;;) {
             const struct vigil_store_pred *best = NULL;
             double best_score = -INFINITY;
+            int best_is_gate = 0;
             for (size_t k = 0; k < n; k++) {
                 const struct vigil_store_pred *pr = &preds[k];
                 int t = table_of(&p, pr->tu_hash);
@@ -746,20 +826,23 @@ int cmd_plan(int argc, char **argv)
                     set_has(pr->pred || is_return ? &st.explored_true : &st.explored_false, (uint32_t)t, pr->site_index) ||
                     pr->counts.f == 0)
                     continue;
-                double sc = score_of(heuristic, pr, pr->num_f);
+                int gate = gates && is_gate(&p, t, pr);
+                if (gate && gate_sites)   /* this round has its gate */
+                    continue;
+                double sc = gate ? inherited_score(&q, (uint32_t)t, pr->site_index, 0) : score_of(heuristic, pr, pr->num_f);
                 if (isnan(sc))
                     sc = -1e300;
-                if (!best || sc > best_score)
-                    best = pr, best_score = sc;
+                if (!best || sc > best_score || (sc == best_score && gate && !best_is_gate))
+                    best = pr, best_score = sc, best_is_gate = gate;
             }
             if (!best) {
                 what = !set_count(&p, &plan) ? "search complete (no unexplored predicate true in a failing run)"
-                       : ngates && set_count(&p, &plan) == gate_sites ? "vicinity of gates (true in every run)"
-                                                                      : "vicinity of every unexplored predicate (bfs)";
+                       : gate_sites ? what_buf : "vicinity of every unexplored predicate (bfs)";
                 break;
             }
-            if (confidence > 0 && vigil_ttest_confidence(&best->counts) < confidence && set_count(&p, &plan) == gate_sites) {
-                /* not enough data: monitor the same sites again (and the gates' vicinity) */
+            if (confidence > 0 && !best_is_gate && vigil_ttest_confidence(&best->counts) < confidence &&
+                set_count(&p, &plan) == gate_sites) {
+                /* not enough data: monitor the same sites again (and the gate's vicinity) */
                 for (size_t t = 0; t < p.elf.ntables; t++)
                     for (uint32_t i = 0; i < p.elf.tables[t].nsites / 8 + 1; i++)
                         plan.bits[t][i] |= st.last_plan.bits[t][i];
@@ -784,16 +867,30 @@ int cmd_plan(int argc, char **argv)
             for (size_t tt = 0; tt < p.elf.ntables; tt++)   /* vicinity \ monitored */
                 for (uint32_t i = 0; i < p.elf.tables[tt].nsites / 8 + 1; i++)
                     plan.bits[tt][i] &= (uint8_t)~st.monitored.bits[tt][i];
-            snprintf(best_text, sizeof best_text, "%s %s at %s:%u in %s", vigil_site_kind_name(best->kind),
-                     vigil_pred_name(best->kind, best->pred), best->file[0] ? best->file : "?", best->line,
-                     best->function[0] ? best->function : "?");
-            if (strcmp(heuristic, "bfs") != 0 && set_count(&p, &plan) > gate_sites) {
-                snprintf(what_buf, sizeof what_buf, "vicinity of the best predicate (%s%s)%s", best_text,
-                         best_is_return ? ": the callee's body" : "", ngates ? " and of gates (true in every run)" : "");
+            for (size_t tt = 0; gates && tt < p.elf.ntables; tt++)   /* where the new sites came from */
+                for (uint32_t i = 0; i < p.elf.tables[tt].nsites; i++)
+                    if (set_has(&plan, (uint32_t)tt, i) && !st.origin[tt][i].set)
+                        st.origin[tt][i] = (struct origin){1, (uint32_t)t, best->site_index, best->pred};
+            snprintf(best_is_gate ? gate_text : best_text, sizeof best_text, "%s %s at %s:%u in %s",
+                     vigil_site_kind_name(best->kind), vigil_pred_name(best->kind, best->pred),
+                     best->file[0] ? best->file : "?", best->line, best->function[0] ? best->function : "?");
+            if (best_is_gate) {
+                gate_sites = set_count(&p, &plan);
+                snprintf(what_buf, sizeof what_buf, "vicinity of a gate (true in every run: %s)", gate_text);
+                continue;   /* and the best predicate */
+            }
+            if (strcmp(heuristic, "bfs") != 0 && set_count(&p, &plan) > 0) {
+                if (gate_sites)
+                    snprintf(what_buf, sizeof what_buf, "vicinity of the best predicate (%s%s) and of a gate (true in every run: %s)",
+                             best_text, best_is_return ? ": the callee's body" : "", gate_text);
+                else
+                    snprintf(what_buf, sizeof what_buf, "vicinity of the best predicate (%s%s)", best_text,
+                             best_is_return ? ": the callee's body" : "");
                 what = what_buf;
                 break;
             }
         }
+        free_rows(&q);
         free(preds);
         rc = 0;
     }
@@ -817,6 +914,9 @@ done:
     free(visited);
     set_free(&plan);
     set_free(&st.monitored), set_free(&st.explored_true), set_free(&st.explored_false), set_free(&st.last_plan);
+    for (size_t t = 0; st.origin && t < p.elf.ntables; t++)
+        free(st.origin[t]);
+    free(st.origin);
     free_program(&p);
     return rc;
 }

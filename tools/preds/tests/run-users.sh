@@ -225,7 +225,54 @@ want=$(top_of "$T/sall.db")
 forward_search "$T/sortck" "$T/sin" sp 6 "$want"
 check "gates and callbacks: the forward search passes the assertion and the loop every run enters, and reaches the comparator's predictor ($want) in $it rounds ($(tail -1 "$T/sp.plan.out" | sed 's/.*; //'))" \
     sh -c "test -n '${want// /}' && test $found = 1"
-check "gates: vigil plan says it expanded the predicates every run took" grep -q 'gates (true in every run)' "$T/sp.plan.out"
+check "gates: vigil plan says it explored a predicate every run took" grep -q 'gate (true in every run' "$T/sp.plan.out"
+
+# ---- forward search: one gate a round, with the score of the region that planned it ----
+cat >"$T/gates.c" <<'C'
+#include <stdio.h>
+__attribute__((noinline)) static void note(const char *s, int v) { printf("%s %d\n", s, v); }
+int main(void)
+{
+    int v = -1, n = scanf("%d", &v);
+    if (n == 1) {              /* a gate: every input has a number */
+        note("read", v);       /* (a block of its own: not merged into the test below) */
+        if (v % 7 == 3)        /* REGION-A */
+            note("a", v);
+    }
+    if (v < 1000) {            /* a gate: no input is that large */
+        note("small", v);
+        if (v % 5 == 1)        /* REGION-B */
+            note("b", v);
+    }
+    if (v > 80) {              /* the best predicate: true in every failing run */
+        note("big", v);
+        return 1;
+    }
+    return 0;
+}
+C
+VIGIL_CC_PRED_COUNTERS=1 "$VIGILCC" -O2 -g "$T/gates.c" -o "$T/gates" 2>"$T/cc.err" || fail "vigil-cc builds gates.c: $(head -2 "$T/cc.err")"
+mkdir -p "$T/gin"
+for v in $(seq 0 2 119); do echo "$v" >"$T/gin/in$v"; done
+ga_site=$("$VIGIL" sites "$T/gates" | awk -v l="gates.c:$(grep -n 'REGION-A' "$T/gates.c" | cut -d: -f1):" '$2 == "branch" && index($4, l) {print $1; exit}')
+gb_site=$("$VIGIL" sites "$T/gates" | awk -v l="gates.c:$(grep -n 'REGION-B' "$T/gates.c" | cut -d: -f1):" '$2 == "branch" && index($4, l) {print $1; exit}')
+"$VIGIL" plan --db "$T/g.db" --state "$T/g.state" "$T/gates" -o "$T/g.vplan" >"$T/g.plan.out" 2>&1
+for r in 1 2; do
+    for f in "$T"/gin/in*; do
+        (VIGIL_PLAN=$T/g.vplan VIGIL_OPTIONS="tools=preds:mode=off:out=$T/g$r" "$T/gates" <"$f" >/dev/null 2>&1)
+    done
+    "$VIGIL" ingest --quiet --db "$T/g.db" "$T/g$r" >/dev/null 2>&1
+    "$VIGIL" plan --db "$T/g.db" --state "$T/g.state" "$T/gates" -o "$T/g.vplan" >>"$T/g.plan.out" 2>&1
+    cp "$T/g.state" "$T/g.state$((r + 1))"
+done
+planned() { grep -c "^planned [0-9a-f]* $1\$" "$2"; }
+check "gates: the two regions behind gates are not in the initial set (sites ${ga_site:-none}, ${gb_site:-none})" \
+    sh -c "test -n '$ga_site' && test -n '$gb_site' && ! grep -q '^monitored [0-9a-f]* \($ga_site\|$gb_site\)\$' '$T/g.state2'"
+check "gates: round 2 plans the region behind one gate only, beside the best predicate ($(sed -n 2p "$T/g.plan.out"))" \
+    test "$(( $(planned "$ga_site" "$T/g.state2") + $(planned "$gb_site" "$T/g.state2") ))" = 1
+check "gates: round 3 plans the region behind the other gate ($(sed -n 3p "$T/g.plan.out"))" \
+    test "$(( $(planned "$ga_site" "$T/g.state3") + $(planned "$gb_site" "$T/g.state3") ))" = 1
+check "gates: vigil plan names the gate it explored" grep -q 'gate (true in every run: branch true at .*gates.c' "$T/g.plan.out"
 
 # ---- forward search: an indirect call leads to every address-taken function ----
 cat >"$T/indirect.c" <<'C'
