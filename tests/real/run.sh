@@ -2,9 +2,11 @@
 # Real programs from Debian sources (bzip2, lua5.4, sqlite3, bc; gzip with --full; xz, zstd, jq,
 # mawk, cpio when named), each built
 # with plain clang and with vigil-cc at the same -O level; the vigil build runs every workload
-# in modes off, adaptive and full (bursty too with --full), and full with the memory checker
-# (which must report nothing), and must give the plain build's output, output files and exit
-# status. One line per workload: "PASS name" / "FAIL name: why".
+# in modes off, adaptive and full (bursty too with --full), full with the memory checker
+# (which must report nothing) and adaptive with the leak tool (which must find unreachable at
+# exit the blocks LeakSanitizer finds in a -fsanitize=leak build of the same program), and
+# must give the plain build's output, output files and exit status. One line per workload:
+# "PASS name" / "FAIL name: why".
 #
 # usage: tests/real/run.sh [--fast|--full] [PROGRAM...]
 #        (programs: bzip2 lua sqlite3 bc gzip xz zstd jq mawk cpio)
@@ -35,9 +37,10 @@ if [ ${#programs[@]} = 0 ]; then
     programs=(bzip2 lua sqlite3 bc)
     [ "$level" = full ] && programs+=(gzip)
 fi
-# memcheck: mode=full with the memory checker (tools/memcheck), which must also report nothing
-modes="off adaptive full memcheck"
-[ "$level" = full ] && modes="off adaptive bursty full memcheck"
+# memcheck: mode=full with the memory checker (tools/memcheck), which must also report nothing;
+# leak: mode=adaptive with the leak tool, compared with LeakSanitizer
+modes="off adaptive full memcheck leak"
+[ "$level" = full ] && modes="off adaptive bursty full memcheck leak"
 
 RUNS=$VIGIL_REAL_DIR/runs/$$
 mkdir -p "$RUNS" "$VIGIL_REAL_DIR/inputs"
@@ -265,12 +268,42 @@ memcheck_known() {
     esac
 }
 
+# leak_versus_lsan REPORTS_DIR LSAN_LOG_DIR: prints how the leak tool's verdict at exit differs
+# from LeakSanitizer's (nothing when the blocks and bytes found unreachable, direct and
+# indirect, summed over the workload's processes, are the same). Fewer is a leak missed; more
+# is a false alarm or a leak LeakSanitizer misses, for a person to tell (none so far).
+leak_versus_lsan() {
+    python3 - "$1" "$2" <<'PY'
+import glob, json, re, sys
+reports = glob.glob(sys.argv[1] + "/*/leak.json")
+if not reports:
+    print("no leak.json"); sys.exit()
+blocks = nbytes = 0
+for path in reports:
+    final = json.load(open(path)).get("final")
+    if not final:
+        print("%s has no final section" % path); sys.exit()
+    blocks += final["unreachable_objects"]; nbytes += final["unreachable_bytes"]
+lsan_blocks = lsan_bytes = 0
+for path in glob.glob(sys.argv[2] + "/log*"):
+    text = open(path).read()
+    if "LeakSanitizer has encountered a fatal error" in text:
+        print("LeakSanitizer could not check the run (%s)" % path); sys.exit()
+    m = re.search(r"SUMMARY: \w+: (\d+) byte\(s\) leaked in (\d+) allocation", text)
+    if m:
+        lsan_bytes += int(m.group(1)); lsan_blocks += int(m.group(2))
+if (blocks, nbytes) != (lsan_blocks, lsan_bytes):
+    print("the leak tool found %d unreachable blocks (%d bytes), LeakSanitizer %d (%d bytes)"
+          % (blocks, nbytes, lsan_blocks, lsan_bytes))
+PY
+}
+
 # run_workload PROGRAM WORKLOAD BINARY MODE DIR: runs it in DIR (fresh), leaving DIR/.output
 # (stdout+stderr without "vigil:" lines) and DIR/.status.
 run_workload() {
     local prog=$1 workload=$2 bin=$3 mode=$4 dir=$5 fn
     fn=workload_${prog}_${workload//-/_}
-    rm -rf "$dir" && mkdir -p "$dir"
+    rm -rf "$dir" "$dir.lsan" && mkdir -p "$dir"
     (
         cd "$dir" || exit 125
         export BIN=$bin
@@ -278,6 +311,13 @@ run_workload() {
             unset VIGIL_OPTIONS
         elif [ "$mode" = memcheck ]; then
             export VIGIL_OPTIONS="mode=full:tools=memcheck:out=$RUNS/reports"
+        elif [ "$mode" = leak ]; then
+            export VIGIL_OPTIONS="mode=adaptive:tools=leak:out=$RUNS/reports"
+        elif [ "$mode" = lsan ]; then
+            # one log per process (workloads run the program several times), none on stderr
+            unset VIGIL_OPTIONS
+            mkdir -p "$dir.lsan"
+            export LSAN_OPTIONS="exitcode=0:log_path=$dir.lsan/log"
         else
             export VIGIL_OPTIONS="mode=$mode:out=$RUNS/reports"
         fi
@@ -315,10 +355,17 @@ for prog in "${programs[@]}"; do
         continue
     fi
     pass "real/$prog/build (plain and vigil-cc $REAL_CFLAGS)"
+    # LeakSanitizer's verdict, the leak tool's reference: a build of its own (cached).
+    lsan_bin=""
+    if [[ " $modes " == *" leak "* ]] && ! lsan_bin=$(real_side_build lsan plain -fsanitize=leak "$prog" 2>"$RUNS/build-$prog-lsan.log"); then
+        fail "real/$prog/build" "-fsanitize=leak build failed: $(grep -v '^real:' "$RUNS/build-$prog-lsan.log" | grep -m1 -iE 'error|undefined' | cut -c1-200)"
+        lsan_bin=""
+    fi
     for workload in $("workloads_$prog"); do
         [ "$level" = fast ] && [ "$prog/$workload" = bzip2/compress-binary ] && continue
         name="real/$prog/$workload"
         run_workload "$prog" "$workload" "$plain_bin" plain "$RUNS/$prog-$workload-plain"
+        [ -n "$lsan_bin" ] && run_workload "$prog" "$workload" "$lsan_bin" lsan "$RUNS/$prog-$workload-lsan"
         problems=""
         for mode in $modes; do
             rm -rf "$RUNS/reports"
@@ -342,6 +389,13 @@ for path in files:
 print("no memcheck.json" if not files else "memcheck reported %d: %s" % (len(found), "; ".join(found[:2])) if found else "")
 PY
 )
+            fi
+            if [ -z "$why" ] && [ "$mode" = leak ]; then
+                if [ -n "$lsan_bin" ]; then
+                    why=$(leak_versus_lsan "$RUNS/reports" "$RUNS/$prog-$workload-lsan.lsan")
+                else
+                    why="no -fsanitize=leak build to compare with"
+                fi
             fi
             [ -n "$why" ] && problems+="${problems:+; }mode $mode: $why"
         done
