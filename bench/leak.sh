@@ -12,11 +12,15 @@
 # Runs alternate between the variants (RUNS rounds, default 5); prints the median wall time and
 # peak RSS of each, the ratios to plain, and the geometric means of the ratios. With
 # INSTRUCTIONS=1 it then counts instructions (valgrind --tool=cachegrind --cache-sim=no; plain,
-# vigil-base and vigil-adapt, one run each on smaller workloads) and prints their ratios: on
-# these shared cores a change of a few percent in time is lost in the noise, not in these.
+# vigil-base and vigil-adapt, one run each on smaller workloads; vigil-adapt with
+# leak.snapshot_every=0: a run under valgrind lasts many snapshot periods that the native run
+# never reaches) and prints their ratios: on these shared cores a change of a few percent in
+# time is lost in the noise, not in these. With ANNOTATE=N as well, the N functions that account
+# for most of the leak tool's share (vigil-adapt less vigil-base: cg_diff, cg_annotate) follow
+# each program's counts; the cachegrind files stay in ANNOTATE_DIR when it is set.
 #
 # usage: bench/leak.sh [PROGRAM...]        programs: sqlite3 lua bzip2 gzip bc (default: all)
-# Environment: RUNS, SLOW_RUNS (rounds of vigil-full and valgrind, default 1), BENCH_VALGRIND,
+# Environment: RUNS, SLOW_RUNS (rounds of vigil-full and valgrind, default 1), BENCH_VALGRIND, ANNOTATE,
 # VARIANTS (a subset of the columns, plain first), VIGIL_REAL_DIR (shared with tests/real), SQL_ROWS, LUA_N,
 # BC_DIGITS (digits of pi and e that bc computes; 1700 is about 1 s, as in bench/run.py),
 # INSTRUCTIONS, and for its workloads IN_SQL_ROWS (50000), IN_LUA_N (15), IN_TEXT_BYTES (2000000,
@@ -35,6 +39,8 @@ SQL_ROWS=${SQL_ROWS:-200000}
 LUA_N=${LUA_N:-10}
 BC_DIGITS=${BC_DIGITS:-1700}
 INSTRUCTIONS=${INSTRUCTIONS:-0}
+ANNOTATE=${ANNOTATE:-0}
+ANNOTATE_DIR=${ANNOTATE_DIR:-}
 IN_SQL_ROWS=${IN_SQL_ROWS:-50000}
 IN_LUA_N=${IN_LUA_N:-15}
 IN_TEXT_BYTES=${IN_TEXT_BYTES:-2000000}
@@ -84,11 +90,15 @@ variant_options() {
     esac
 }
 
-# Instructions of one run of the small workload; prints the count, or nan.
+# Instructions of one run of the small workload; prints the count, or nan. The cachegrind file
+# goes to $WORK/cg.PROGRAM.VARIANT with ANNOTATE set (else nowhere).
 instructions() {   # VARIANT BINARY PROGRAM
-    local variant=$1 bin=$2 prog=$3 n
-    n=$(VIGIL_OPTIONS="$(variant_options "$variant")" valgrind --tool=cachegrind --cache-sim=no \
-            --cachegrind-out-file=/dev/null --trace-children=yes bash -c "exec $(workload "$bin" "$prog" small)" 2>&1 >/dev/null \
+    local variant=$1 bin=$2 prog=$3 n opts out=/dev/null
+    opts=$(variant_options "$variant")
+    [ "$variant" = vigil-adapt ] && opts+=":leak.snapshot_every=0"
+    [ "$ANNOTATE" = 0 ] || out=$WORK/cg.$prog.$variant
+    n=$(VIGIL_OPTIONS="$opts" valgrind --tool=cachegrind --cache-sim=no \
+            --cachegrind-out-file="$out" --trace-children=yes bash -c "exec $(workload "$bin" "$prog" small)" 2>&1 >/dev/null \
         | sed -n 's/.*I *refs: *\([0-9,]*\).*/\1/p' | tail -n1 | tr -d ,)
     echo "${n:-nan}"
 }
@@ -170,6 +180,13 @@ for prog in "${programs[@]}"; do
     ra=$(awk -v a="$a" -v p="$p" 'BEGIN { printf "%.3f", a / p }')
     printf '%-8s %14s %14s %14s %10s %10s\n' "$prog" "$p" "$b" "$a" "$rb" "$ra"
     ratios_b+="$rb " ratios_a+="$ra "
+    if [ "$ANNOTATE" != 0 ] && [ -s "$WORK/cg.$prog.vigil-base" ] && [ -s "$WORK/cg.$prog.vigil-adapt" ]; then
+        echo "  $prog: the leak tool's share by function (vigil-adapt less vigil-base: $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.0f", a - b }') instructions)"
+        cg_diff "$WORK/cg.$prog.vigil-base" "$WORK/cg.$prog.vigil-adapt" >"$WORK/cg.$prog.diff" 2>/dev/null &&
+            cg_annotate --auto=no "$WORK/cg.$prog.diff" 2>/dev/null | sed -n '/file:function/,/^$/p' \
+            | sed -n "3,$((ANNOTATE + 2))p" | sed "s|$REPO_ROOT/||; s|$VIGIL_REAL_DIR/build/[^ ]*/||; s/^/    /"
+        [ -z "$ANNOTATE_DIR" ] || { mkdir -p "$ANNOTATE_DIR" && cp "$WORK"/cg."$prog".* "$ANNOTATE_DIR"/; }
+    fi
 done
 printf '%-8s %14s %14s %14s %10s %10s\n' geomean "" "" "" \
     "$(echo "$ratios_b" | awk '{ s = 0; for (i = 1; i <= NF; i++) s += log($i); printf "%.3f", exp(s / NF) }')" \

@@ -55,19 +55,19 @@ struct access_slot {
                                  the exit scan reads TLS as roots, and the objects last
                                  accessed must not look reachable from their slots */
     uint64_t len;             /* ... 0: empty */
-    struct heap_obj *obj;     /* the object's record; tl.outside for a page outside the heap */
-    uint64_t stamp;           /* (allocation clock << 20) ^ tool clock at the last touch */
-};
+    uint64_t stamp;           /* (allocation clock << 32) ^ tick of the tool clock at the last touch */
+    uint32_t hits;            /* accesses not yet added to the site's tally */
+    vigil_site_t last;        /* vigil site of the last hit, not yet in the record */
+};   /* 32 bytes: what the fast path reads and writes, on one cache line */
 struct leak_tls {
     uint32_t now_ms;          /* this thread's view of the tool clock */
     uint32_t since_clock;     /* sampled accesses since now_ms was read */
     uint32_t sampled, nonheap;/* tallies not yet flushed */
     uint32_t frees_unchecked; /* frees since one looked for a due snapshot (leak_on_free) */
-    uint64_t clock_key;       /* now_ms, as mixed into the slots' stamps */
+    uint64_t clock_key;       /* now_ms >> stamp_shift, as mixed into the slots' stamps */
     struct access_slot slot[1u << SLOT_BITS];
-    uint32_t slot_site[1u << SLOT_BITS];   /* allocation site of each slot's object */
-    uint32_t slot_last[1u << SLOT_BITS];   /* vigil site of the slot's last hit, not yet in the record */
-    uint64_t slot_hits[1u << SLOT_BITS];   /* accesses not yet added to the site's tally */
+    struct heap_obj *slot_obj[1u << SLOT_BITS];   /* each slot's record; tl.outside for a page outside the heap */
+    uint32_t slot_site[1u << SLOT_BITS];          /* allocation site of each slot's object */
     struct heap_obj outside;  /* stands for "no object" in negative slots; takes dead stores */
 };
 static __thread struct leak_tls tl;
@@ -125,10 +125,18 @@ static inline void tally_done(struct site_tally *t)
         tally_flush(t);
 }
 
+/* The slots' stamps change once per tick of 2^stamp_shift ms of the tool clock, not every ms:
+ * a slot's object then has its record touched at most once a tick, and an access in between
+ * takes the fast path. At most 1/64 of stale_after and 256 ms (a record's touch time lags its
+ * object's last access by that at most: 0.9% of the idle time that makes an object stale).
+ * Written by init. */
+#define STAMP_SHIFT_MAX 8
+static unsigned stamp_shift;
+
 static inline void set_now(uint32_t now)
 {
     tl.now_ms = now;
-    tl.clock_key = now;
+    tl.clock_key = now >> stamp_shift;
 }
 
 static void flush_slots(void);
@@ -250,6 +258,9 @@ static void read_options(void)
     leak_cfg.reach = leak_opts.reach;
     leak_cfg.use_signal = leak_opts.signal;
     leak_cfg.active_clock = strcmp(leak_opts.clock, "active") == 0;
+    stamp_shift = 0;
+    while (stamp_shift < STAMP_SHIFT_MAX && (2u << stamp_shift) * 64 <= leak_cfg.stale_after_ms)
+        stamp_shift++;
 }
 
 /* ---- snapshots on demand ---- */
@@ -462,9 +473,11 @@ static void leak_on_free(void *ptr)
 /* Sampled accesses are by far the most frequent event (tens of millions in a burst-heavy run),
  * and bursts touch the same few objects again and again. Each thread keeps a small direct-mapped
  * cache of the objects it touched last (slot by 256-byte granule of the address), and each
- * slot remembers the tool clock of its last touch (its stamp), and with stale_allocs the
- * allocation clock too. An access that falls in a slot's object while the stamp holds has
- * nothing new to tell the record (its touch time is already this one): that path is a few
+ * slot remembers the tick of the tool clock of its last touch (its stamp, set_now), and with
+ * stale_allocs the allocation clock too. An access that falls in a slot's object while the
+ * stamp holds has nothing new to tell the record (its touch time is already of this tick;
+ * under valgrind, whose clock runs slow, a tick of 1 ms sent a third of sqlite3's sampled
+ * accesses to the slow path: every read of the clock found a new one): that path is a few
  * compares in thread-local memory, and the access's site is kept in the slot until the slot is
  * flushed (refilled, its object freed, thread exit) or its stamp expires. Otherwise the slow
  * path looks the object up, touches the record and refills the slot.
@@ -481,10 +494,10 @@ static void leak_on_free(void *ptr)
  * - A page entirely outside the bounds of every object seen (stack, globals) gets a negative
  *   slot pointing at tl.outside, valid while the page stays outside the bounds (heap.h); with
  *   one thread, until the stamp expires (an object allocated in such a page since then has its
- *   allocation time as its touch until the next tick of the tool clock).
+ *   allocation time as its touch until the next tick).
  * - The tool clock is read at the start of a batch once CLOCK_EVERY accesses have gone by since
- *   the last read (and on every allocation or free of the thread): a touch time is at most that
- *   many samples plus one batch old, far below stale_after. The allocation clock is read once
+ *   the last read (and on every allocation of the thread): a touch time is at most that many
+ *   samples plus one batch and one tick old, far below stale_after. The allocation clock is read once
  *   per batch too, so the fast path is the slot's compares and two thread-local stores.
  * - Counters: sampled accesses are counted by batches, heap accesses as the sampled ones minus
  *   the misses; each slot counts the accesses to its object for the allocation site's (lossy)
@@ -494,10 +507,11 @@ static inline uint64_t stamp_of(uint64_t seq)
     return (leak_cfg.stale_allocs ? seq << 32 : 0) ^ tl.clock_key;
 }
 
-/* Whether slot sl still names the object (or the outside page) it was filled with. */
-static inline int slot_holds(const struct access_slot *sl, uintptr_t addr)
+/* Whether slot i still names the object (or the outside page) it was filled with. */
+static inline int slot_holds(unsigned i, uintptr_t addr)
 {
-    const struct heap_obj *o = sl->obj;
+    const struct access_slot *sl = &tl.slot[i];
+    const struct heap_obj *o = tl.slot_obj[i];
     if (o == &tl.outside)
         return !heap_maybe_overlaps(-sl->neg_start, -sl->neg_start + 4096);
     uintptr_t start = atomic_load_explicit(&o->addr, memory_order_relaxed);
@@ -508,19 +522,19 @@ static inline int slot_holds(const struct access_slot *sl, uintptr_t addr)
 /* Add slot i's hits to the tallies, and give its object the last hit's access site. */
 static void slot_flush_hits(unsigned i)
 {
-    uint64_t hits = tl.slot_hits[i];
+    uint32_t hits = tl.slot[i].hits;
     if (!hits)
         return;
-    tl.slot_hits[i] = 0;
+    tl.slot[i].hits = 0;
     const struct access_slot *sl = &tl.slot[i];
-    if (sl->obj == &tl.outside) {
+    if (tl.slot_obj[i] == &tl.outside) {
         tl.nonheap += (uint32_t)hits;
         return;
     }
     /* With one thread the slot is known to hold its object (slots_forget), and the store goes
      * without reading the record, whose line is seldom in cache by the time a slot is refilled. */
-    if (sl->len && (heap_one_thread() || slot_holds(sl, -sl->neg_start)))
-        atomic_store_explicit(&sl->obj->access_site, tl.slot_last[i], memory_order_relaxed);
+    if (sl->len && (heap_one_thread() || slot_holds(i, -sl->neg_start)))
+        atomic_store_explicit(&tl.slot_obj[i]->access_site, tl.slot[i].last, memory_order_relaxed);
     struct leak_site *s = leak_site_get(tl.slot_site[i]);
     if (s)   /* lossy counter: a load and a store, no lock prefix */
         atomic_store_explicit(&s->accesses, atomic_load_explicit(&s->accesses, memory_order_relaxed) + hits,
@@ -539,8 +553,8 @@ __attribute__((noinline)) static void access_slow(uintptr_t addr, vigil_site_t s
                                                   uint64_t stamp)
 {
     struct access_slot *sl = &tl.slot[i];
-    struct heap_obj *o = sl->obj;
-    if (!(sl->len && addr + sl->neg_start < sl->len && o != &tl.outside && slot_holds(sl, addr)))
+    struct heap_obj *o = tl.slot_obj[i];
+    if (!(sl->len && addr + sl->neg_start < sl->len && o != &tl.outside && slot_holds(i, addr)))
         o = NULL;
     if (!o) {
         uintptr_t page = addr & ~(uintptr_t)4095;
@@ -555,19 +569,22 @@ __attribute__((noinline)) static void access_slow(uintptr_t addr, vigil_site_t s
             uint64_t size = atomic_load_explicit(&o->size, memory_order_relaxed);
             sl->neg_start = -atomic_load_explicit(&o->addr, memory_order_relaxed);
             sl->len = size ? size : 1;
-            sl->obj = o;
+            tl.slot_obj[i] = o;
             tl.slot_site[i] = atomic_load_explicit(&o->site_flags, memory_order_relaxed) & HEAP_SITE_MASK;
         } else {   /* the whole page lies outside the heap: a negative slot */
             sl->neg_start = -page;
             sl->len = 4096;
-            sl->obj = &tl.outside;
+            tl.slot_obj[i] = &tl.outside;
             sl->stamp = stamp;
-            tl.slot_hits[i]++;
+            tl.slot[i].hits++;
             return;
         }
     }
-    tl.slot_hits[i]++;
-    tl.slot_last[i] = site;
+    /* The fast path does not look at the count: past 2^31 (a slot hit all the time, its stamp
+     * renewed here each tick) it goes to the tallies. */
+    if (__builtin_expect(++tl.slot[i].hits >= 1u << 31, 0))
+        slot_flush_hits(i);
+    tl.slot[i].last = site;
     heap_touch(o, tl.now_ms, seq, site);
     sl->stamp = stamp;
 }
@@ -592,11 +609,30 @@ static void slots_forget(uintptr_t addr, uint64_t size, struct heap_history *mov
     for (; g <= last; g++) {
         unsigned i = g & ((1u << SLOT_BITS) - 1);
         const struct access_slot *sl = &tl.slot[i];
-        if (sl->neg_start == -addr && sl->obj != &tl.outside) {
-            if (moving && tl.slot_hits[i])
-                moving->access_site = tl.slot_last[i];
+        if (sl->neg_start == -addr && tl.slot_obj[i] != &tl.outside) {
+            if (moving && tl.slot[i].hits)
+                moving->access_site = tl.slot[i].last;
             slot_drop(i);
         }
+    }
+}
+
+/* The loop of leak_on_accesses, inlined once per value of one_thread. */
+static inline __attribute__((always_inline)) void accesses_loop(const struct vigil_access *accesses, uint32_t n,
+                                                                uint32_t seq, uint64_t stamp, int one_thread)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        uintptr_t a = (uintptr_t)accesses[k].addr;
+        vigil_site_t site = accesses[k].site;
+        unsigned i = (a >> SLOT_SHIFT) & ((1u << SLOT_BITS) - 1);
+        struct access_slot *sl = &tl.slot[i];
+        if (__builtin_expect(a + sl->neg_start < sl->len && sl->stamp == stamp &&
+                             (one_thread || slot_holds(i, a)), 1)) {
+            tl.slot[i].hits++;
+            tl.slot[i].last = site;
+            continue;
+        }
+        access_slow(a, site, i, seq, stamp);
     }
 }
 
@@ -615,20 +651,11 @@ static void leak_on_accesses(const struct vigil_access *accesses, uint32_t n)
         flush_tallies();
     uint32_t seq = (uint32_t)atomic_load_explicit(&leak_alloc_clock, memory_order_relaxed);
     uint64_t stamp = stamp_of(seq);
-    int one_thread = heap_one_thread();
-    for (uint32_t k = 0; k < n; k++) {
-        uintptr_t a = (uintptr_t)accesses[k].addr;
-        vigil_site_t site = accesses[k].site;
-        unsigned i = (a >> SLOT_SHIFT) & ((1u << SLOT_BITS) - 1);
-        struct access_slot *sl = &tl.slot[i];
-        if (__builtin_expect(a + sl->neg_start < sl->len && sl->stamp == stamp &&
-                             (one_thread || slot_holds(sl, a)), 1)) {
-            tl.slot_hits[i]++;
-            tl.slot_last[i] = site;
-            continue;
-        }
-        access_slow(a, site, i, seq, stamp);
-    }
+    /* Two copies of the loop: with one thread the fast path has no test of it. */
+    if (heap_one_thread())
+        accesses_loop(accesses, n, seq, stamp, 1);
+    else
+        accesses_loop(accesses, n, seq, stamp, 0);
 }
 
 static void leak_on_thread(enum vigil_thread_op op, uint64_t thread_id)

@@ -290,6 +290,20 @@ else
     bad "merged_line does not build: $(head -c 300 "$WORK/merged.cc.log")"
 fi
 
+# Sampled-access tallies (leak.c's slot cache hands its hits to the allocation sites and the
+# totals): stale_cache's stale group, written while it was filled, has sampled accesses, and no
+# group's site counts more than the heap accesses of the whole run.
+tallies=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["sampling"]
+site = [g["site_accesses_sampled"] for g in d["groups"]]
+print(s["accesses_sampled"], s["accesses_heap"], max(site) if site else -1)' "$WORK/report-stale_cache/leak.json" 2>&1)
+read -r t_sampled t_heap t_site <<<"$tallies"
+if [ "${t_site:--1}" -gt 0 ] 2>/dev/null && [ "$t_site" -le "$t_heap" ] && [ "$t_heap" -le "$t_sampled" ]; then
+    ok "sampled-access tallies: the stale group's site $t_site, heap $t_heap, all $t_sampled"
+else bad "sampled-access tallies of stale_cache (site, heap, all): $t_site $t_heap $t_sampled ($tallies)"; fi
+
 # Snapshot triggers: the API (stale_cache), SIGUSR2 (live_regular), the timer (every 0.25 s).
 grep -q '"reason": "api"' "$WORK/report-stale_cache/leak.json" 2>/dev/null \
     && ok "vigil_leak_snapshot() took a snapshot" || bad "no api snapshot in stale_cache's leak.json"
