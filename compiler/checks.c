@@ -103,8 +103,8 @@ static void build_local_countdown(struct vigil_xform *x, LLVMBasicBlockRef check
     LLVMBuildStore(b, c, local);
     LLVMValueRef expired = LLVMBuildICmp(b, LLVMIntSLT, c, zero, "");
     /* Not xk_fired_weight: this path stays in the function (coldsplit.c). The loop is an innermost
-     * call-free one, the hottest code there is; with its fired path split off, bc ran 1.11x
-     * plain in adaptive mode instead of 1.02x, with the same instruction count. */
+     * call-free one, the hottest code there is; with its fired path split off, bc ran markedly
+     * slower in adaptive mode with the same instruction count. */
     xe_set_weights(x, LLVMBuildCondBr(b, expired, enter, decrement), UNLIKELY, LIKELY);
     LLVMPositionBuilderAtEnd(b, decrement);
     LLVMBuildBr(b, checking);
@@ -277,8 +277,8 @@ static LLVMValueRef dispatch_entry(struct xfunc *f, LLVMBasicBlockRef block, LLV
  * copy's handlers would make them join two paths, and the copies that joining costs would
  * land in the dispatch itself. Such an excursion ends at the clone's next back-edge, and its
  * probes test the thread's burst (f->dispatch_folded, probes.c), so it reports nothing.
- * lua's luaV_execute (bench.lua, mode=off): 1 indirect jump -> 83 as in plain, time 1.052x ->
- * 1.041x plain, for 0.4-2.7% more instructions (docs/performance.md). Returns 0 when `to` is
+ * lua's luaV_execute keeps its many indirect jumps, as in plain, for a few more instructions
+ * (docs/performance.md). Returns 0 when `to` is
  * no such block. */
 static int fold_check_into_dispatch(struct xfunc *f, uint32_t site, LLVMMetadataRef loc,
                                     LLVMBasicBlockRef to, LLVMBasicBlockRef *burst)

@@ -29,8 +29,8 @@
 /* The weight of the not-fired side of f's checks. Not the least probability in a giant function
  * given transfers (an interpreter's dispatch loop): with its loops' fired paths split off, the
  * register allocator kept sqlite3VdbeExec's opcode pointer in a stack slot, loaded and stored
- * at every opcode (sqlite3 mode=off 1.077x plain instructions against 1.055x; its blocks the
- * program's hints make rare are split off all the same). */
+ * at every opcode, which cost more instructions than splitting saved (its blocks the program's
+ * hints make rare are split off all the same). */
 uint32_t xk_fired_weight(const struct xfunc *f)
 {
     return f->x->split_cold && !f->giant_transfers ? 0x7fffffffu : 2000u;

@@ -105,8 +105,8 @@ static uint32_t access_size(struct vigil_xform *x, LLVMTypeRef type)
 /* Whether f's instrumented copy shares its function with the checking copy (an indirectbr
  * keeps lua's luaV_execute whole). There the two copies share one register allocation, and
  * probes that cost the instrumented copy nothing cost the checking copy's loop: merged
- * accesses gave luaV_execute 5% more instructions in mode=off, the module stubs' registers
- * 3.5%. Such a copy keeps single accesses and the runtime's probes. */
+ * accesses gave luaV_execute more instructions in mode=off, and so did the module stubs'
+ * registers. Such a copy keeps single accesses and the runtime's probes. */
 static int shares_function_with_checking_copy(const struct xfunc *f)
 {
     return f->instr_fn == NULL;
@@ -127,7 +127,7 @@ static int probes_test_burst(const struct xfunc *f)
  * of bzip2's instructions in adaptive mode, spilled more (+2.8% instructions). Not for a giant
  * function's copy that runs whole once entered (its probes test the burst, out of line anyway):
  * there the events test made it worse, holding the events' address in a register across a
- * state machine (bzip2's BZ2_decompress: 1.376x plain adaptive with it, 1.229x without). */
+ * state machine (bzip2's BZ2_decompress). */
 static int copy_runs_unprobed_code(const struct xfunc *f)
 {
     return shares_function_with_checking_copy(f) || xt_coasts(f);

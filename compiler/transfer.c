@@ -13,10 +13,10 @@
  * The copy returns to f only at back-edges of outermost loops. Were f to go on at the header
  * of an inner loop, it would enter the outer loop from outside its header: the outer loop
  * would no longer be a loop for the back end, which then spills and rematerializes in it as
- * in straight-line code (gzip's longest_match: 1.7x plain instead of 1.18x). When a burst
+ * in straight-line code (gzip's longest_match ran far slower). When a burst
  * ends at an inner loop's back-edge, the copy goes on in a third copy of the body, without
  * probes or checks ("coast"), until an outermost back-edge of that copy returns to f. Coasting
- * in the instrumented copy with probes that test the burst made bzip2 1.4x slower in adaptive
+ * in the instrumented copy with probes that test the burst made bzip2 much slower in adaptive
  * mode: its outer loops run for long (sendMTFValues). While a thread coasts, the inner loops'
  * checks do not count, and plan-mode predicate counters do not count either.
  *
@@ -125,7 +125,7 @@ static const char *reason_not_to_transfer(struct xfunc *f)
         if (f->x->settings->debug)
             fprintf(stderr, "vigil-cc: note: %s: over VIGIL_CC_DUAL_MAX, %zu outermost loops\n", f->name, outermost);
         if ((long)outermost > f->x->settings->giant_loops)
-            return "giant";   /* every outermost header merges the state: BZ2_decompress 1.5x plain */
+            return "giant";   /* every outermost header merges the state (bzip2's BZ2_decompress) */
     }
     if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(f->fn)))
         return "varargs";
@@ -681,7 +681,7 @@ static void build_transfer(struct xfunc *f, LLVMBasicBlockRef transfer, size_t s
  * and casts, some user that is not a GEP, a comparison or a store. A vectorized loop's indexes
  * (`i | 8` plus a start, into a GEP) only address memory, which loop strength reduction handles
  * from a base pointer whatever it knows of i; masking them moved registers in bzip2's
- * BZ2_blockSort (bzip2-compress: 1.2% more instructions in all). */
+ * BZ2_blockSort (more instructions in all). */
 static int computes_with(LLVMValueRef v, int depth)
 {
     for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
@@ -752,7 +752,7 @@ static void mask_known_zeros(struct xfunc *f, struct xt_transfer *t, size_t i, L
             body = reach_around(f, t, block_number(t, f->backedge_from.v[i]), 0, 1,
                                 block_number(t, f->backedge_to.v[i]));
         /* Elsewhere the mask only costs: a value of its own on the way back, where the loop's
-         * edge brought the same one, moved registers in bzip2's BZ2_blockSort (2% more
+         * edge brought the same one, moved registers in bzip2's BZ2_blockSort (more
          * instructions with every slot with known zeros masked). */
         if (!feeds_small_or(t, t->by_value.v[index], zeros, body, 0))
             continue;

@@ -20,8 +20,8 @@ enum vigil_mode { VIGIL_MODE_ADAPTIVE, VIGIL_MODE_BURSTY, VIGIL_MODE_FULL, VIGIL
 
 /* nInstr0 for ninstr=0, when neither the user nor an enabled tool (vigil_want_burst_length) set it.
  * A check's warm-up (10 bursts at 100%, 90 at 10%, 900 at 1%) runs 1,000 bursts, so it costs
- * 1,000 * nInstr0 instrumented executions per check: with 100, bzip2 -9 on 6 MB took 1.32x plain
- * with the leak tool, with 10 1.08x. At the floor the rate is the same; bursts are shorter and
+ * 1,000 * nInstr0 instrumented executions per check: with 100, a compressor under the leak tool
+ * spent much of its run warming checks up (docs/performance.md). At the floor the rate is the same; bursts are shorter and
  * ten times as frequent, which spreads a leak tool's sampled accesses over time. */
 #define VIGIL_DEFAULT_NINSTR 10
 

@@ -46,7 +46,7 @@ static uint64_t start_ms;                  /* CLOCK_MONOTONIC_COARSE in ms at in
 
 /* Per-thread state of the access path (see leak_on_accesses): one TLS block, so that the hot path
  * finds all of it from one thread-pointer offset. */
-#define SLOT_BITS 8       /* 256 slots, 11 KB of TLS per thread: sqlite3 with the leak tool 1.42x -> 1.33x plain against 32 slots */
+#define SLOT_BITS 8       /* 256 slots, 11 KB of TLS per thread: 32 evicted each other on sqlite3's working set */
 #define SLOT_SHIFT 8      /* indexed by 256-byte granule: small objects on one page no longer evict each other */
 #define CLOCK_EVERY 64    /* sampled accesses per read of the tool clock */
 #define FLUSH_EVERY 4096  /* sampled accesses between flushes of the tallies to the globals */
@@ -128,7 +128,7 @@ static inline void tally_done(struct site_tally *t)
 /* The slots' stamps change once per tick of 2^stamp_shift ms of the tool clock, not every ms:
  * a slot's object then has its record touched at most once a tick, and an access in between
  * takes the fast path. At most 1/64 of stale_after and 256 ms (a record's touch time lags its
- * object's last access by that at most: 0.9% of the idle time that makes an object stale).
+ * object's last access by that at most, under 1% of the idle time that makes an object stale).
  * Written by init. */
 #define STAMP_SHIFT_MAX 8
 static unsigned stamp_shift;
