@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "cmdtool.h"
@@ -211,6 +212,24 @@ int cmd_newest_run(const char *dir, const char *holding, char *out, size_t len)
     }
     free_runs(runs, n);
     return found;
+}
+
+int cmd_run_holding(const char *target, const char *holding, char *out, size_t len)
+{
+    char out_dir[4200], file[4400];
+    if (!target) {
+        cmd_default_out_dir(out_dir, sizeof out_dir);
+        target = out_dir;
+    }
+    snprintf(file, sizeof file, "%s/%s", target, holding);
+    if (access(file, F_OK) == 0) {
+        snprintf(out, len, "%s", target);
+        return 0;
+    }
+    if (cmd_newest_run(target, holding, out, len) == 0)
+        return 0;
+    snprintf(out, len, "%s", target);
+    return -1;
 }
 
 static void status_text(const struct vigil_run_report *r, char *buf, size_t len)

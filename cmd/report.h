@@ -14,5 +14,9 @@ void cmd_default_out_dir(char *buf, size_t len);
  * modification time) that holds the file `holding` (NULL: any run): 0 with its path in out,
  * or -1 (none, or dir unreadable). */
 int cmd_newest_run(const char *dir, const char *holding, char *out, size_t len);
+/* The run a tool's command reads: target (NULL: the default out directory) when it holds the
+ * file `holding`, else the newest run under it that does. 0 with its path in out, or -1 with
+ * the directory searched in out (for the message). */
+int cmd_run_holding(const char *target, const char *holding, char *out, size_t len);
 
 #endif

@@ -1,4 +1,4 @@
-/* vigil html RUNDIR -o page.html: the findings page (cmd/html.c) of a leak report, with the
+/* vigil html [RUNDIR|OUTDIR] -o page.html: the findings page (cmd/html.c) of a leak report, with the
  * leak tool's own suppression file (as `vigil leaks --suppress`) and --all. The same page as
  * `vigil report --html`, only this tool's findings, and a paragraph of the leak report's settings. */
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include "findings.h"
 #include "html.h"
 #include "leakreport.h"
+#include "report.h"
 
 
 int cmd_html(int argc, char **argv)
@@ -29,11 +30,15 @@ int cmd_html(int argc, char **argv)
         else
             dir = argv[i];
     }
-    if (!dir || !out)
-        return cmd_usage_error("html", "%s", !dir ? "missing RUNDIR" : "missing -o FILE");
+    if (!out)
+        return cmd_usage_error("html", "missing -o FILE");
+    char rundir[4200];
+    if (cmd_run_holding(dir, LEAK_REPORT_FILE, rundir, sizeof rundir) != 0)
+        return cmd_error("html", "%s: no run with " LEAK_REPORT_FILE " in it (run a program with `vigil run --tool "
+                         "leak` or VIGIL_OPTIONS=tools=leak)", rundir);
     struct leak_report_view r;
     char err[1024];
-    if (leak_report_load(dir, &r, err, sizeof err) != 0 || leak_report_prepare(&r, suppress, err, sizeof err) != 0) {
+    if (leak_report_load(rundir, &r, err, sizeof err) != 0 || leak_report_prepare(&r, suppress, err, sizeof err) != 0) {
         leak_report_free(&r);
         return cmd_error("html", "%s", err);
     }

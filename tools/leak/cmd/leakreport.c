@@ -102,7 +102,7 @@ int leak_report_load(const char *rundir, struct leak_report_view *r, char *err, 
     memset(r, 0, sizeof *r);
     r->dir = strdup(rundir);
     char path[4200];
-    snprintf(path, sizeof path, "%s/leak.json", rundir);
+    snprintf(path, sizeof path, "%s/" LEAK_REPORT_FILE, rundir);
     char *text;
     size_t len;
     int rc = vigil_text_load_file(path, SIZE_MAX, &text, &len, err, errlen);

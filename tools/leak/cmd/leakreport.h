@@ -9,6 +9,8 @@
 
 #include "runreport.h"
 
+#define LEAK_REPORT_FILE "leak.json"   /* in each run directory (tools/leak/runtime/report.c) */
+
 struct leak_frame {
     uint64_t pc, offset;        /* runtime return address; link-time address in its module */
     int module;                 /* index into modules, -1 when unknown */

@@ -1,4 +1,4 @@
-/* vigil leaks [--json|--sarif] [--suppress FILE] [--all] RUNDIR: the leak tool's report, worst
+/* vigil leaks [--json|--sarif] [--suppress FILE] [--all] [RUNDIR|OUTDIR]: the leak tool's report, worst
  * first, with allocation stacks and last accesses mapped to source. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 #include "findings.h"
 #include "json.h"
 #include "leakreport.h"
+#include "report.h"
 
 
 static const char *kind_text(const struct leak_group_view *g)
@@ -336,11 +337,13 @@ int cmd_leaks(int argc, char **argv)
         else
             dir = argv[i];
     }
-    if (!dir)
-        return cmd_usage_error("leaks", "missing RUNDIR");
+    char rundir[4200];
+    if (cmd_run_holding(dir, LEAK_REPORT_FILE, rundir, sizeof rundir) != 0)
+        return cmd_error("leaks", "%s: no run with " LEAK_REPORT_FILE " in it (run a program with `vigil run --tool "
+                         "leak` or VIGIL_OPTIONS=tools=leak)", rundir);
     struct leak_report_view r;
     char err[1024];
-    if (leak_report_load(dir, &r, err, sizeof err) != 0) {
+    if (leak_report_load(rundir, &r, err, sizeof err) != 0) {
         leak_report_free(&r);
         return cmd_error("leaks", "%s", err);
     }

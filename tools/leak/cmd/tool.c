@@ -12,18 +12,21 @@ int leak_findings(const char *rundir, struct vigil_findings *out);
 
 static const struct vigil_cmd_command leak_commands[] = {
     {"leaks", "leak report of a run (tools=leak): worst first, mapped to source",
-     "vigil leaks [--json|--sarif] [--suppress FILE] [--all] RUNDIR",
+     "vigil leaks [--json|--sarif] [--suppress FILE] [--all] [RUNDIR|OUTDIR]",
      "  --json           the leak report as JSON (schema in docs/formats.md)\n"
      "  --sarif          SARIF 2.1.0, for code-scanning UIs\n"
      "  --suppress FILE  suppressions, one per line: leak:PATTERN (any frame), function:PATTERN or file:PATTERN\n"
      "  --all            also the groups that are suppressed or not worth reporting\n"
+     "  RUNDIR|OUTDIR    a run, or a directory of runs: its newest run with a leak report\n"
+     "                   (default: the out directory, ./vigil-out or out= of VIGIL_OPTIONS)\n"
      "example: vigil run --tool leak -- ./server && vigil leaks vigil-out/server.1234",
      cmd_leaks},
     {"html", "a self-contained page of a leak report: sortable table, highlighted source",
-     "vigil html [--suppress FILE] [--all] RUNDIR -o PAGE.html",
+     "vigil html [--suppress FILE] [--all] [RUNDIR|OUTDIR] -o PAGE.html",
      "  --suppress FILE  suppressions, as for `vigil leaks`\n"
      "  --all            also suppressed groups\n"
      "  -o PAGE.html     where the page is written (atomically)\n"
+     "  RUNDIR|OUTDIR    as for `vigil leaks`\n"
      "example: vigil html vigil-out/server.1234 -o leaks.html",
      cmd_html},
 };

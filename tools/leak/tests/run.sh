@@ -356,6 +356,15 @@ if [ -d "$rep" ]; then
        "$VIGIL" leaks "$(ls -d "$WORK"/out-nofp/*/ | head -n1)" | grep -q '^note: allocation stacks are one frame deep, not 6'; then
         ok "frame pointers: a build without them gets a note naming -fno-omit-frame-pointer"
     else bad "frame pointers: no note on a build with -fomit-frame-pointer"; fi
+    # A directory of runs stands for its newest run with a leak report; none: a clear error.
+    mkdir -p "$WORK/no-runs"
+    if "$VIGIL" leaks "$WORK/out-nofp" >"$WORK/outdir.txt" 2>&1 &&
+       "$VIGIL" leaks "$(ls -d "$WORK"/out-nofp/*/ | head -n1)" >"$WORK/rundir.txt" 2>&1 &&
+       cmp -s <(tail -n +2 "$WORK/outdir.txt") <(tail -n +2 "$WORK/rundir.txt") && grep -q 'make_record' "$WORK/outdir.txt" &&
+       ! "$VIGIL" leaks "$WORK/no-runs" >/dev/null 2>"$WORK/no-runs.err" &&
+       grep -q "no-runs: no run with leak.json in it" "$WORK/no-runs.err"; then
+        ok "vigil leaks OUTDIR: its newest run's report; a directory without runs: a clear error"
+    else bad "vigil leaks OUTDIR: $(head -c 200 "$WORK/outdir.txt") / $(head -c 200 "$WORK/no-runs.err" 2>/dev/null)"; fi
     "$VIGIL" leaks --sarif "$rep" >"$WORK/sarif.json" 2>&1
     if grep -q '"version": "2.1.0"' "$WORK/sarif.json" && grep -q '"ruleId": "leak/' "$WORK/sarif.json" \
        && grep -q '"startLine"' "$WORK/sarif.json"; then ok "SARIF 2.1.0 output with located results"

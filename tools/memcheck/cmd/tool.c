@@ -241,17 +241,10 @@ static int cmd_events(int argc, char **argv)
                                    "heap-buffer-underflow, use-after-free, uninitialized-read, index-out-of-bounds, "
                                    "object-out-of-bounds", kind_arg);
     }
-    char out_dir[4200], dir[4200], path[4300], err[1024];
-    if (!target) {
-        cmd_default_out_dir(out_dir, sizeof out_dir);
-        target = out_dir;
-    }
-    snprintf(path, sizeof path, "%s/%s", target, VIGIL_MCEV_FILE);
-    if (access(path, F_OK) == 0)
-        snprintf(dir, sizeof dir, "%s", target);
-    else if (cmd_newest_run(target, VIGIL_MCEV_FILE, dir, sizeof dir) != 0)
+    char dir[4200], path[4300], err[1024];
+    if (cmd_run_holding(target, VIGIL_MCEV_FILE, dir, sizeof dir) != 0)
         return cmd_error("memcheck-events", "%s: no run with %s in it (run a program with `vigil run --tool "
-                         "memcheck`; memcheck.events=0 writes none)", target, VIGIL_MCEV_FILE);
+                         "memcheck`; memcheck.events=0 writes none)", dir, VIGIL_MCEV_FILE);
     snprintf(path, sizeof path, "%s/%s", dir, VIGIL_MCEV_FILE);
     struct mc_event_log log;
     if (mc_events_load(path, &log, err, sizeof err) != 0)
