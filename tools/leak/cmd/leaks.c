@@ -31,14 +31,19 @@ static void human_bytes(uint64_t b, char *buf, size_t len)
         snprintf(buf, len, "%llu bytes", (unsigned long long)b);
 }
 
-static void print_frame(const struct leak_frame *f)
+/* A frame without source: its module and the offset there (what addr2line or a debug-info
+ * package needs), not the run's address. */
+static void print_frame(const struct leak_report_view *r, const struct leak_frame *f)
 {
     printf("%s  ", f->function[0] ? f->function : "?");
     if (f->file[0] && f->line)
         printf("%s:%d", f->file, f->line);
     else if (f->file[0])
         printf("%s (no line)", f->file);
-    else
+    else if (f->module >= 0 && (size_t)f->module < r->nmodules && r->modules[f->module].path) {
+        const char *path = r->modules[f->module].path, *slash = strrchr(path, '/');
+        printf("(%s+0x%llx, no line information)", slash ? slash + 1 : path, (unsigned long long)f->offset);
+    } else
         printf("(pc 0x%llx, no line information)", (unsigned long long)f->pc);
     if (f->inlined)
         printf("  (inlined)");
@@ -87,10 +92,10 @@ static void print_in_use(const struct leak_report_view *r, int all)
         for (size_t k = 0; k < g->nframes && k < 3; k++) {
             if (k)
                 printf(" <- ");
-            print_frame(&g->frames[k]);
+            print_frame(r, &g->frames[k]);
         }
-        printf("  (%llu allocations, %llu frees)\n", (unsigned long long)g->site_allocs,
-               (unsigned long long)g->site_frees);
+        printf("  (%llu allocation%s, %llu free%s)\n", (unsigned long long)g->site_allocs,
+               g->site_allocs == 1 ? "" : "s", (unsigned long long)g->site_frees, g->site_frees == 1 ? "" : "s");
     }
 }
 
@@ -183,7 +188,7 @@ static void print_text(const struct leak_report_view *r, int all)
                (unsigned long long)g->both_objects, g->score);
         for (size_t k = 0; k < g->nframes; k++) {
             printf(k ? "                  " : "    allocated at  ");
-            print_frame(&g->frames[k]);
+            print_frame(r, &g->frames[k]);
             putchar('\n');
         }
         printf("    age %.2f-%.2f s, idle %.2f-%.2f s; this site: %llu allocations, %llu frees, %llu live\n",

@@ -356,6 +356,18 @@ if [ -d "$rep" ]; then
        "$VIGIL" leaks "$(ls -d "$WORK"/out-nofp/*/ | head -n1)" | grep -q '^note: allocation stacks are one frame deep, not 6'; then
         ok "frame pointers: a build without them gets a note naming -fno-omit-frame-pointer"
     else bad "frame pointers: no note on a build with -fomit-frame-pointer"; fi
+    # A frame in a stripped library without debug information: its dynamic symbol, its module and
+    # the offset there.
+    printf '#include <stdlib.h>\n#include <string.h>\nvoid *strip_make(void) { char *p = malloc(77); if (p) memset(p, 1, 77); return p; }\n' >"$WORK/libstripped.c"
+    printf 'void *strip_make(void);\nint main(void) { void *p = strip_make(); p = 0; return p != 0; }\n' >"$WORK/use_stripped.c"
+    if clang -O2 -fno-omit-frame-pointer -fPIC -shared "$WORK/libstripped.c" -o "$WORK/libstripped.so" && strip "$WORK/libstripped.so" &&
+       "$VIGILCC" -O0 -g "$WORK/use_stripped.c" -L"$WORK" -lstripped -Wl,-rpath,"$WORK" -o "$WORK/use_stripped" &&
+       VIGIL_OPTIONS="tools=leak:out=$WORK/out-stripped" "$WORK/use_stripped" &&
+       "$VIGIL" leaks "$WORK/out-stripped" >"$WORK/stripped.txt" 2>&1 &&
+       grep -Eq 'allocated at  strip_make  \(libstripped\.so\+0x[0-9a-f]+, no line information\)' "$WORK/stripped.txt" &&
+       grep -q 'main  .*use_stripped.c:2' "$WORK/stripped.txt"; then
+        ok "a frame in a stripped library: its dynamic symbol, module and offset, then the caller's line"
+    else bad "stripped library frame: $(grep -m2 -A1 'allocated at' "$WORK/stripped.txt" 2>/dev/null | tr '\n' ' ' | cut -c1-300)"; fi
     # A directory of runs stands for its newest run with a leak report; none: a clear error.
     mkdir -p "$WORK/no-runs"
     if "$VIGIL" leaks "$WORK/out-nofp" >"$WORK/outdir.txt" 2>&1 &&
