@@ -231,7 +231,7 @@ static void free_program(struct program *p)
     vigil_elf_sites_free(&p->elf);
 }
 
-/* ---- Search state (planstate.h) ---- */
+/* ---- Site tables by tu_hash (the store names them so; the search state is in planstate.h) ---- */
 
 static int table_of(const struct program *p, const char *hash)
 {
