@@ -17,7 +17,7 @@
  * every run that reached it) is explored with the score of the predicate whose vicinity planned
  * it, one gate a round (see cmd_plan). The search state
  * (monitored, explored, iteration, where each planned site came from) is kept in a small text
- * file beside the plan (--state).
+ * file beside the plan (--state; planstate.h).
  *
  * --direction backward starts from a crash site instead (seed 002, backward analysis): the
  * failing runs are grouped by where the fault struck (the store's `crashes`); for one cause
@@ -36,6 +36,7 @@
 #include "cmd.h"
 #include "elfsites.h"
 #include "plan.h"
+#include "planstate.h"
 #include "store.h"
 #include "symbolize.h"
 
@@ -53,31 +54,8 @@ struct program {
     size_t nfns;
     uint32_t *fn_base;           /* per table: index of its first function in fns */
     uint64_t total_pred_sites;
+    struct vigil_state_table *view;   /* per table: tu_hash and nsites (the state file's view) */
 };
-
-/* A set of (table, site) as one bitmap per table. */
-struct siteset {
-    uint8_t **bits;
-    size_t ntables;
-};
-
-static int set_has(const struct siteset *s, uint32_t t, uint32_t i) { return s->bits[t][i / 8] >> (i % 8) & 1; }
-static void set_add(struct siteset *s, uint32_t t, uint32_t i) { s->bits[t][i / 8] |= (uint8_t)(1u << (i % 8)); }
-
-static void set_init(struct siteset *s, const struct program *p)
-{
-    s->ntables = p->elf.ntables;
-    s->bits = calloc(s->ntables + 1, sizeof *s->bits);
-    for (size_t t = 0; t < s->ntables; t++)
-        s->bits[t] = calloc(p->elf.tables[t].nsites / 8 + 1, 1);
-}
-
-static void set_free(struct siteset *s)
-{
-    for (size_t t = 0; t < s->ntables; t++)
-        free(s->bits[t]);
-    free(s->bits);
-}
 
 static int is_pred_site(const struct program *p, uint32_t t, uint32_t i)
 {
@@ -104,19 +82,19 @@ static const struct fn_graph *find_function(const struct program *p, const char 
 }
 
 /* Add the predicate sites of block b of function g, and the entry regions of its callees. */
-static void add_region_of_function(const struct program *p, const struct fn_graph *g, uint8_t *visited, struct siteset *out);
+static void add_region_of_function(const struct program *p, const struct fn_graph *g, uint8_t *visited, struct vigil_siteset *out);
 
-static void add_block_sites(const struct program *p, const struct fn_graph *g, uint32_t b, struct siteset *out)
+static void add_block_sites(const struct program *p, const struct fn_graph *g, uint32_t b, struct vigil_siteset *out)
 {
     const struct vigil_cfg *cfg = &p->cfg[g->table];
     for (uint32_t i = 0; i < cfg->nsites; i++)
         if (cfg->site_function[i] == g->index && cfg->site_block[i] == b && is_pred_site(p, g->table, i))
-            set_add(out, g->table, i);
+            vigil_siteset_add(out, g->table, i);
 }
 
 /* Backward vicinity of block b of g: its own sites, the branches it is control dependent on
  * and, when it depends on g's entry, the blocks that call g (direct calls by name). */
-static void add_backward(const struct program *p, const struct fn_graph *g, uint32_t b, struct siteset *out)
+static void add_backward(const struct program *p, const struct fn_graph *g, uint32_t b, struct vigil_siteset *out)
 {
     add_block_sites(p, g, b, out);
     for (size_t k = 0; k < g->ndeps; k++) {
@@ -133,7 +111,7 @@ static void add_backward(const struct program *p, const struct fn_graph *g, uint
     }
 }
 
-static void add_block(const struct program *p, const struct fn_graph *g, uint32_t b, uint8_t *visited, struct siteset *out)
+static void add_block(const struct program *p, const struct fn_graph *g, uint32_t b, uint8_t *visited, struct vigil_siteset *out)
 {
     const struct vigil_cfg *cfg = &p->cfg[g->table];
     add_block_sites(p, g, b, out);
@@ -154,7 +132,7 @@ static void add_block(const struct program *p, const struct fn_graph *g, uint32_
 
 /* The blocks that depend on edge (from, label) of g (from = VIGIL_CDG_ENTRY: g's entry). */
 static void add_dependents(const struct program *p, const struct fn_graph *g, uint32_t from, uint32_t label,
-                           uint8_t *visited, struct siteset *out)
+                           uint8_t *visited, struct vigil_siteset *out)
 {
     for (size_t k = 0; k < g->ndeps; k++)
         if (g->deps[k].from == from && g->deps[k].label == label)
@@ -165,7 +143,7 @@ static void add_dependents(const struct program *p, const struct fn_graph *g, ui
  * control-flow facts): where the value that a call's return predicate tests was computed.
  * Their entry regions came in with b; this adds every other block. */
 static void add_callee_bodies(const struct program *p, const struct fn_graph *g, uint32_t b, uint8_t *visited,
-                              struct siteset *out)
+                              struct vigil_siteset *out)
 {
     const struct vigil_cfg *cfg = &p->cfg[g->table];
     for (uint32_t c = 0; c < cfg->ncalls; c++) {
@@ -189,7 +167,7 @@ static uint32_t edge_of(const struct program *p, uint32_t t, const struct vigil_
     return pr->pred ? VIGIL_EDGE_TRUE : VIGIL_EDGE_FALSE;
 }
 
-static void add_region_of_function(const struct program *p, const struct fn_graph *g, uint8_t *visited, struct siteset *out)
+static void add_region_of_function(const struct program *p, const struct fn_graph *g, uint8_t *visited, struct vigil_siteset *out)
 {
     size_t id = (size_t)(g - p->fns);
     if (visited[id])
@@ -209,8 +187,10 @@ static int load_program(const char *path, struct program *p, char *err, size_t e
     }
     p->cfg = calloc(p->elf.ntables, sizeof *p->cfg);
     p->fn_base = calloc(p->elf.ntables, sizeof *p->fn_base);
+    p->view = calloc(p->elf.ntables, sizeof *p->view);
     size_t total = 0;
     for (size_t t = 0; t < p->elf.ntables; t++) {
+        p->view[t] = (struct vigil_state_table){vigil_sitefmt_tu_hash(&p->elf.tables[t]), p->elf.tables[t].nsites};
         char why[200];
         int rc = vigil_sitefmt_cfg(&p->elf.tables[t], &p->cfg[t], why, sizeof why);
         if (rc <= 0) {
@@ -247,24 +227,11 @@ static void free_program(struct program *p)
     free(p->fns);
     free(p->cfg);
     free(p->fn_base);
+    free(p->view);
     vigil_elf_sites_free(&p->elf);
 }
 
-/* ---- Search state file ---- */
-
-/* The predicate whose exploration planned a site (forward search): a gate found there is
- * explored with that predicate's score. */
-struct origin {
-    uint32_t set, table, site, pred;   /* set 0: none (the initial set) */
-};
-
-struct state {
-    unsigned iteration;
-    int has_cause;                  /* backward search: the failure cause it follows */
-    struct vigil_store_cause cause;
-    struct siteset monitored, explored_true, explored_false, last_plan;
-    struct origin **origin;         /* per table, per site */
-};
+/* ---- Site tables by tu_hash (the store names them so; the search state is in planstate.h) ---- */
 
 static int table_of(const struct program *p, const char *hash)
 {
@@ -277,128 +244,33 @@ static int table_of(const struct program *p, const char *hash)
     return -1;
 }
 
-/* 1 = read, 0 = no state yet, -1 = malformed (err). */
-static int read_state(const char *path, const struct program *p, struct state *st, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    char line[256];
-    unsigned lineno = 0;
-    int rc = 1;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        char key[32], hash[32];
-        unsigned index = 0, pred = 0;
-        if (lineno == 1) {
-            if (strcmp(line, "vigil-plan-state 1\n") != 0) {
-                snprintf(err, errlen, "%s:1: expected `vigil-plan-state 1`", path);
-                rc = -1;
-                break;
-            }
-            continue;
-        }
-        if (sscanf(line, "iteration %u", &st->iteration) == 1 || strcmp(line, "end\n") == 0)
-            continue;
-        char ohash[32];
-        unsigned osite = 0, opred = 0;
-        if (sscanf(line, "from %31s %u %31s %u %u", hash, &index, ohash, &osite, &opred) == 5) {
-            int t = table_of(p, hash), ot = table_of(p, ohash);
-            if (t < 0 || ot < 0 || index >= p->elf.tables[t].nsites || osite >= p->elf.tables[ot].nsites || opred > 2) {
-                snprintf(err, errlen, "%s:%u: expected `from <tu_hash> <site> <tu_hash> <site> <pred>` of this binary", path, lineno);
-                rc = -1;
-                break;
-            }
-            st->origin[t][index] = (struct origin){1, (uint32_t)ot, osite, opred};
-            continue;
-        }
-        int at = 0;
-        if (sscanf(line, "cause %d %" SCNx64 " %n", &st->cause.signal, &st->cause.file_offset, &at) == 2 && at) {
-            snprintf(st->cause.path, sizeof st->cause.path, "%.*s", (int)strcspn(line + at, "\n"), line + at);
-            st->has_cause = 1;
-            continue;
-        }
-        int n = sscanf(line, "%31s %31s %u %u", key, hash, &index, &pred);
-        int t = n >= 3 ? table_of(p, hash) : -1;
-        if (t < 0 || index >= p->elf.tables[t].nsites) {
-            snprintf(err, errlen, "%s:%u: expected `monitored|planned|explored <tu_hash of this binary> <site> [pred]`", path, lineno);
-            rc = -1;
-            break;
-        }
-        if (strcmp(key, "monitored") == 0)
-            set_add(&st->monitored, (uint32_t)t, index);
-        else if (strcmp(key, "planned") == 0)
-            set_add(&st->last_plan, (uint32_t)t, index);
-        else if (strcmp(key, "explored") == 0 && n == 4)
-            set_add(pred ? &st->explored_true : &st->explored_false, (uint32_t)t, index);
-        else {
-            snprintf(err, errlen, "%s:%u: unknown key `%s`", path, lineno, key);
-            rc = -1;
-            break;
-        }
-    }
-    fclose(f);
-    return rc;
-}
-
-static void write_set(FILE *f, const struct program *p, const struct siteset *s, const char *key, const char *suffix)
-{
-    for (size_t t = 0; t < p->elf.ntables; t++)
-        for (uint32_t i = 0; i < p->elf.tables[t].nsites; i++)
-            if (set_has(s, (uint32_t)t, i))
-                fprintf(f, "%s %016" PRIx64 " %u%s\n", key, vigil_sitefmt_tu_hash(&p->elf.tables[t]), i, suffix);
-}
-
-static int write_state(const char *path, const struct program *p, const struct state *st)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    fprintf(f, "vigil-plan-state 1\niteration %u\n", st->iteration);
-    if (st->has_cause)
-        fprintf(f, "cause %d %" PRIx64 " %s\n", st->cause.signal, st->cause.file_offset, st->cause.path);
-    write_set(f, p, &st->monitored, "monitored", "");
-    write_set(f, p, &st->last_plan, "planned", "");
-    write_set(f, p, &st->explored_true, "explored", " 1");
-    write_set(f, p, &st->explored_false, "explored", " 0");
-    for (size_t t = 0; t < p->elf.ntables; t++)
-        for (uint32_t i = 0; i < p->elf.tables[t].nsites; i++) {
-            const struct origin *o = &st->origin[t][i];
-            if (o->set)
-                fprintf(f, "from %016" PRIx64 " %u %016" PRIx64 " %u %u\n", vigil_sitefmt_tu_hash(&p->elf.tables[t]), i,
-                        vigil_sitefmt_tu_hash(&p->elf.tables[o->table]), o->site, o->pred);
-        }
-    fputs("end\n", f);
-    return fclose(f) == 0 ? 0 : -1;
-}
-
-static size_t set_count(const struct program *p, const struct siteset *s)
+static size_t set_count(const struct program *p, const struct vigil_siteset *s)
 {
     size_t n = 0;
     for (size_t t = 0; t < p->elf.ntables; t++)
         for (uint32_t i = 0; i < p->elf.tables[t].nsites; i++)
-            n += set_has(s, (uint32_t)t, i);
+            n += vigil_siteset_has(s, (uint32_t)t, i);
     return n;
 }
 
 /* A branch site with predicates vigil-cc left out is only complete with the sites its counts
  * are reconstructed from (sitefmt.h, "removed"): plan those too, transitively. */
-static void add_reconstruction_sources(const struct program *p, struct siteset *plan)
+static void add_reconstruction_sources(const struct program *p, struct vigil_siteset *plan)
 {
     for (int changed = 1; changed;) {
         changed = 0;
         for (size_t t = 0; t < p->elf.ntables; t++)
             for (uint32_t k = 0; k < p->cfg[t].nremoved; k++) {
                 const struct vigil_cfg_removed *r = &p->cfg[t].removed[k];
-                if (set_has(plan, (uint32_t)t, r->site) && !set_has(plan, (uint32_t)t, r->source)) {
-                    set_add(plan, (uint32_t)t, r->source);
+                if (vigil_siteset_has(plan, (uint32_t)t, r->site) && !vigil_siteset_has(plan, (uint32_t)t, r->source)) {
+                    vigil_siteset_add(plan, (uint32_t)t, r->source);
                     changed = 1;
                 }
             }
     }
 }
 
-static int write_plan(const char *path, const struct program *p, const struct siteset *plan)
+static int write_plan(const char *path, const struct program *p, const struct vigil_siteset *plan)
 {
     struct vigil_plan out = {0};
     out.modules = calloc(p->elf.ntables + 1, sizeof *out.modules);
@@ -406,7 +278,7 @@ static int write_plan(const char *path, const struct program *p, const struct si
     for (size_t t = 0; t < p->elf.ntables; t++) {
         int used = 0;
         for (uint32_t i = 0; i < p->elf.tables[t].nsites; i++) {
-            if (!set_has(plan, (uint32_t)t, i))
+            if (!vigil_siteset_has(plan, (uint32_t)t, i))
                 continue;
             if (!used)
                 out.modules[out.nmodules++] = (struct vigil_plan_module){vigil_sitefmt_tu_hash(&p->elf.tables[t]),
@@ -629,7 +501,7 @@ static int is_gate(const struct program *p, int t, const struct vigil_store_pred
 
 struct search {
     const struct program *p;
-    const struct state *st;
+    const struct vigil_plan_state *st;
     const struct vigil_store_pred *preds;
     size_t n;
     const char *heuristic;
@@ -663,7 +535,7 @@ static void free_rows(struct search *q)
  * planned the site, or if that is a gate, the score it inherited; q->root for the initial set. */
 static double inherited_score(const struct search *q, uint32_t t, uint32_t i, int depth)
 {
-    const struct origin *o = &q->st->origin[t][i];
+    const struct vigil_plan_origin *o = &q->st->origin[t][i];
     long k = o->set && depth < 64 ? q->rows[o->table][o->site * 3 + o->pred] : -1;
     if (k < 0)
         return q->root;
@@ -719,15 +591,19 @@ int cmd_plan(int argc, char **argv)
         free_program(&p);
         return cmd_error(argv[0], "%s", err);
     }
-    struct state st = {0};
-    set_init(&st.monitored, &p), set_init(&st.explored_true, &p), set_init(&st.explored_false, &p), set_init(&st.last_plan, &p);
-    st.origin = calloc(p.elf.ntables + 1, sizeof *st.origin);
-    for (size_t t = 0; t < p.elf.ntables; t++)
-        st.origin[t] = calloc(p.elf.tables[t].nsites + 1, sizeof **st.origin);
-    struct siteset plan;
-    set_init(&plan, &p);
+    struct vigil_plan_state st;
+    struct vigil_siteset plan;
+    if (vigil_plan_state_init(&st, p.view, p.elf.ntables) != 0) {
+        free_program(&p);
+        return cmd_error(argv[0], "out of memory");
+    }
+    if (vigil_siteset_init(&plan, p.view, p.elf.ntables) != 0) {
+        vigil_plan_state_free(&st);
+        free_program(&p);
+        return cmd_error(argv[0], "out of memory");
+    }
     uint8_t *visited = calloc(p.nfns + 1, 1);
-    int rc = read_state(state_path, &p, &st, err, sizeof err);
+    int rc = vigil_plan_state_load(state_path, &st, err, sizeof err);
     const char *what = "";
     if (rc < 0) {
         rc = cmd_error(argv[0], "%s", err);
@@ -782,8 +658,8 @@ int cmd_plan(int argc, char **argv)
         /* monitored += last plan */
         for (size_t t = 0; t < p.elf.ntables; t++)
             for (uint32_t i = 0; i < p.elf.tables[t].nsites; i++)
-                if (set_has(&st.last_plan, (uint32_t)t, i))
-                    set_add(&st.monitored, (uint32_t)t, i);
+                if (vigil_siteset_has(&st.last_plan, (uint32_t)t, i))
+                    vigil_siteset_add(&st.monitored, (uint32_t)t, i);
         /* Gates: a predicate true in every run that reached its site (an assertion that holds,
          * the way on past an error exit that never happened, a loop every run enters, a case
          * every input has) tells failing runs from passing ones no better than the region it
@@ -822,8 +698,8 @@ int cmd_plan(int argc, char **argv)
                 int is_return = pr->kind == VIGIL_SITE_RETURN && !st.has_cause;
                 int expandable = (pr->kind == VIGIL_SITE_BRANCH && t >= 0 && !has_no_edge(&p, (uint32_t)t, pr->site_index)) ||
                                  (pr->kind == VIGIL_SITE_CASE && pr->pred == 1) || is_return;
-                if (t < 0 || !expandable || !set_has(&st.monitored, (uint32_t)t, pr->site_index) ||
-                    set_has(pr->pred || is_return ? &st.explored_true : &st.explored_false, (uint32_t)t, pr->site_index) ||
+                if (t < 0 || !expandable || !vigil_siteset_has(&st.monitored, (uint32_t)t, pr->site_index) ||
+                    vigil_siteset_has(pr->pred || is_return ? &st.explored_true : &st.explored_false, (uint32_t)t, pr->site_index) ||
                     pr->counts.f == 0)
                     continue;
                 int gate = gates && is_gate(&p, t, pr);
@@ -851,7 +727,7 @@ int cmd_plan(int argc, char **argv)
             }
             int t = table_of(&p, best->tu_hash);
             int best_is_return = best->kind == VIGIL_SITE_RETURN;
-            set_add(best->pred || best_is_return ? &st.explored_true : &st.explored_false, (uint32_t)t, best->site_index);
+            vigil_siteset_add(best->pred || best_is_return ? &st.explored_true : &st.explored_false, (uint32_t)t, best->site_index);
             const struct vigil_cfg *cfg = &p.cfg[t];
             uint32_t fn = cfg->site_function[best->site_index], block = cfg->site_block[best->site_index];
             if (fn != VIGIL_CFG_NONE && block != VIGIL_CFG_NONE) {
@@ -869,8 +745,8 @@ int cmd_plan(int argc, char **argv)
                     plan.bits[tt][i] &= (uint8_t)~st.monitored.bits[tt][i];
             for (size_t tt = 0; gates && tt < p.elf.ntables; tt++)   /* where the new sites came from */
                 for (uint32_t i = 0; i < p.elf.tables[tt].nsites; i++)
-                    if (set_has(&plan, (uint32_t)tt, i) && !st.origin[tt][i].set)
-                        st.origin[tt][i] = (struct origin){1, (uint32_t)t, best->site_index, best->pred};
+                    if (vigil_siteset_has(&plan, (uint32_t)tt, i) && !st.origin[tt][i].set)
+                        st.origin[tt][i] = (struct vigil_plan_origin){1, (uint32_t)t, best->site_index, best->pred};
             snprintf(best_is_gate ? gate_text : best_text, sizeof best_text, "%s %s at %s:%u in %s",
                      vigil_site_kind_name(best->kind), vigil_pred_name(best->kind, best->pred),
                      best->file[0] ? best->file : "?", best->line, best->function[0] ? best->function : "?");
@@ -898,8 +774,12 @@ int cmd_plan(int argc, char **argv)
     add_reconstruction_sources(&p, &plan);
     for (size_t t = 0; t < p.elf.ntables; t++)
         memcpy(st.last_plan.bits[t], plan.bits[t], p.elf.tables[t].nsites / 8 + 1);
-    if (write_plan(out, &p, &plan) != 0 || write_state(state_path, &p, &st) != 0) {
-        rc = cmd_error(argv[0], "cannot write %s or %s", out, state_path);
+    if (write_plan(out, &p, &plan) != 0) {
+        rc = cmd_error(argv[0], "cannot write %s", out);
+        goto done;
+    }
+    if (vigil_plan_state_save(state_path, &st, err, sizeof err) != 0) {
+        rc = cmd_error(argv[0], "%s", err);
         goto done;
     }
     size_t planned = set_count(&p, &plan);
@@ -912,11 +792,8 @@ int cmd_plan(int argc, char **argv)
            p.total_pred_sites ? 100.0 * (double)monitored / (double)p.total_pred_sites : 0.0);
 done:
     free(visited);
-    set_free(&plan);
-    set_free(&st.monitored), set_free(&st.explored_true), set_free(&st.explored_false), set_free(&st.last_plan);
-    for (size_t t = 0; st.origin && t < p.elf.ntables; t++)
-        free(st.origin[t]);
-    free(st.origin);
+    vigil_siteset_free(&plan);
+    vigil_plan_state_free(&st);
     free_program(&p);
     return rc;
 }
