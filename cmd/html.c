@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "findings.h"
+#include "savefile.h"
 
 #define CONTEXT_LINES 12
 
@@ -431,30 +432,18 @@ static void write_page(FILE *o, const struct vigil_findings *l, const char *titl
     fprintf(o, "<script>%s</script>\n</body></html>\n", page_script);
 }
 
+struct page { const struct vigil_findings *l; const char *title, *intro; };
+
+static int write_page_file(FILE *o, void *arg)
+{
+    const struct page *pg = arg;
+    write_page(o, pg->l, pg->title, pg->intro);
+    return ferror(o) != 0;
+}
+
 int cmd_findings_page(const char *path, const struct vigil_findings *l, const char *title, const char *intro,
                       char *err, size_t errlen)
 {
-    char *tmp;
-    if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    FILE *o = fopen(tmp, "w");
-    if (!o) {
-        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    write_page(o, l, title, intro);
-    int bad = fflush(o) != 0 || ferror(o) || fsync(fileno(o)) != 0;
-    int saved = errno;
-    bad |= fclose(o) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: %s", bad ? tmp : path, strerror(bad ? saved : errno));
-        unlink(tmp);
-        free(tmp);
-        return -1;
-    }
-    free(tmp);
-    return 0;
+    struct page pg = {l, title, intro};
+    return vigil_save_file(path, write_page_file, &pg, err, errlen);
 }

@@ -37,6 +37,7 @@
 #include "elfsites.h"
 #include "plan.h"
 #include "planstate.h"
+#include "savefile.h"
 #include "store.h"
 #include "symbolize.h"
 
@@ -270,7 +271,14 @@ static void add_reconstruction_sources(const struct program *p, struct vigil_sit
     }
 }
 
-static int write_plan(const char *path, const struct program *p, const struct vigil_siteset *plan)
+static int write_plan_file(FILE *f, void *plan)
+{
+    return vigil_plan_write(f, plan);
+}
+
+/* The plan file, replaced whole (a torn plan would make the program count nothing). */
+static int write_plan(const char *path, const struct program *p, const struct vigil_siteset *plan, char *err,
+                      size_t errlen)
 {
     struct vigil_plan out = {0};
     out.modules = calloc(p->elf.ntables + 1, sizeof *out.modules);
@@ -287,10 +295,7 @@ static int write_plan(const char *path, const struct program *p, const struct vi
             out.sites[out.nsites++] = (struct vigil_plan_site){(uint32_t)out.nmodules - 1, i, 0};
         }
     }
-    FILE *f = fopen(path, "w");
-    int rc = f && vigil_plan_write(f, &out) == 0 ? 0 : -1;
-    if (f && fclose(f) != 0)
-        rc = -1;
+    int rc = vigil_save_file(path, write_plan_file, &out, err, errlen);
     free(out.modules);
     free(out.sites);
     return rc;
@@ -774,8 +779,8 @@ int cmd_plan(int argc, char **argv)
     add_reconstruction_sources(&p, &plan);
     for (size_t t = 0; t < p.elf.ntables; t++)
         memcpy(st.last_plan.bits[t], plan.bits[t], p.elf.tables[t].nsites / 8 + 1);
-    if (write_plan(out, &p, &plan) != 0) {
-        rc = cmd_error(argv[0], "cannot write %s", out);
+    if (write_plan(out, &p, &plan, err, sizeof err) != 0) {
+        rc = cmd_error(argv[0], "%s", err);
         goto done;
     }
     if (vigil_plan_state_save(state_path, &st, err, sizeof err) != 0) {

@@ -1,6 +1,7 @@
 /* Search state file of `vigil plan`: reader and writers (grammar in planstate.h and
  * docs/formats.md; lines, header and numbers in textfmt.h). */
 #include "planstate.h"
+#include "savefile.h"
 #include "textfmt.h"
 
 #include <errno.h>
@@ -254,32 +255,12 @@ int vigil_plan_state_load(const char *path, struct vigil_plan_state *st, char *e
     return rc;
 }
 
+static int write_state(FILE *f, void *st)
+{
+    return vigil_plan_state_write(f, st);
+}
+
 int vigil_plan_state_save(const char *path, const struct vigil_plan_state *st, char *err, size_t errlen)
 {
-    char tmp[4200];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path) >= sizeof tmp)
-        return snprintf(err, errlen, "%s: path too long", path), -1;
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return snprintf(err, errlen, "%s: cannot create a temporary file beside it: %s", path, strerror(errno)), -1;
-    mode_t mask = umask(0);   /* the mode fopen would have given it; mkstemp's is 0600 */
-    umask(mask);
-    FILE *f = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        return -1;
-    }
-    errno = 0;
-    int bad = vigil_plan_state_write(f, st) != 0;
-    bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: cannot write: %s (the previous state is kept)", path,
-                 strerror(errno ? errno : EIO));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    return vigil_save_file(path, write_state, (void *)st, err, errlen);
 }

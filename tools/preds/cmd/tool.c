@@ -11,6 +11,7 @@
 #define VIGIL_OPTSET_TOOL preds
 #define VIGIL_OPTSET_ROWS "tools/preds/options.inc"
 #include "optset.h"
+#include "savefile.h"
 
 int cmd_ingest(int argc, char **argv);
 int cmd_rank(int argc, char **argv);
@@ -49,22 +50,17 @@ static const struct vigil_cmd_command preds_commands[] = {
      cmd_plan},
 };
 
-/* label.txt beside run.txt, written to a hidden name and renamed into place. */
+static int write_label(FILE *f, void *failed)
+{
+    return vigil_feedback_write_label(f, *(int *)failed ? VIGIL_LABEL_FAILURE : VIGIL_LABEL_SUCCESS, NULL, 0);
+}
+
+/* label.txt beside run.txt, replaced whole. */
 static int preds_label_run(const char *rundir, int failed, char *err, size_t errlen)
 {
-    char tmp[4096], path[4096];
-    snprintf(tmp, sizeof tmp, "%s/.%s.tmp", rundir, VIGIL_LABEL_FILE);
+    char path[4096];
     snprintf(path, sizeof path, "%s/%s", rundir, VIGIL_LABEL_FILE);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return snprintf(err, errlen, "%s: %s", tmp, strerror(errno)), -1;
-    int bad = vigil_feedback_write_label(f, failed ? VIGIL_LABEL_FAILURE : VIGIL_LABEL_SUCCESS, NULL, 0) != 0;
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    return vigil_save_file(path, write_label, &failed, err, errlen);
 }
 
 static const struct vigil_cmd_tool preds_cmd_tool = {

@@ -266,7 +266,7 @@ static void test_files(void)
     CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0, "setrlimit");
     int rc = vigil_plan_state_save(path, &st, err, sizeof err);
     setrlimit(RLIMIT_FSIZE, &old);
-    CHECK(rc == -1 && strstr(err, path) != NULL && strstr(err, "previous state is kept") != NULL,
+    CHECK(rc == -1 && strstr(err, path) != NULL && strstr(err, "previous file is kept") != NULL,
           "save past the size limit: rc %d `%s`", rc, err);
     text = slurp(path);
     CHECK(text && strcmp(text, good) == 0, "old state changed by a failed save: %.200s", text ? text : "(none)");
