@@ -4,8 +4,10 @@
  * and evaluates to the exit code (0 when nothing failed). */
 #ifndef VIGIL_TEST_CHECK_H
 #define VIGIL_TEST_CHECK_H
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Written by CHECK (from one thread at a time), read by CHECK_DONE. */
 static unsigned check_passed, check_failed;
@@ -37,5 +39,17 @@ static void check_report_failure(const char *file, int line, const char *cond, c
 #define CHECK_DONE(name)                                                         \
     (printf("%s: %u passed, %u failed\n", (name), check_passed, check_failed),   \
      check_failed ? 1 : 0)
+
+/* Entries of dir other than . and .. (a test that files were not left behind). */
+static int check_dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d)
+        closedir(d);
+    return n;
+}
 
 #endif

@@ -1,7 +1,9 @@
 /* common/savefile.c: a file is replaced whole or not at all. */
 #include "savefile.h"
+#include "textfmt.h"
 
-#include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,29 +22,17 @@ static int write_then_fail(FILE *f, void *arg)
     return 1;
 }
 
-static char *slurp(const char *path)
+/* The file's text (static buffer), or "" when it cannot be read. */
+static const char *text_of(const char *path)
 {
-    static char buf[256];
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+    static char *text;
+    size_t len;
+    char err[256];
+    free(text);
+    text = NULL;
+    return vigil_text_load_file(path, 1 << 16, &text, &len, err, sizeof err) == 0 ? text : "";
 }
 
-/* Entries of dir other than . and .. */
-static int entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    if (d)
-        closedir(d);
-    return n;
-}
 
 int main(void)
 {
@@ -51,28 +41,41 @@ int main(void)
     snprintf(path, sizeof path, "%s/out.txt", dir);
 
     CHECK(vigil_save_file(path, write_text, "first\n", err, sizeof err) == 0, "%s", err);
-    CHECK(slurp(path) && strcmp(slurp(path), "first\n") == 0);
+    CHECK(strcmp(text_of(path), "first\n") == 0);
     struct stat st;
     mode_t mask = umask(0);
     umask(mask);
     CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == (0666 & ~mask), "mode %o", st.st_mode & 0777);
 
     CHECK(vigil_save_file(path, write_text, "second\n", err, sizeof err) == 0, "%s", err);
-    CHECK(slurp(path) && strcmp(slurp(path), "second\n") == 0);
+    CHECK(strcmp(text_of(path), "second\n") == 0);
 
     /* A writer that fails: the old file stays, no temporary file is left, err says which file. */
     err[0] = '\0';
     CHECK(vigil_save_file(path, write_then_fail, "half", err, sizeof err) == -1);
     CHECK(strncmp(err, path, strlen(path)) == 0 && strstr(err, "previous file is kept"), "%s", err);
-    CHECK(slurp(path) && strcmp(slurp(path), "second\n") == 0);
-    CHECK(entries(dir) == 1, "%d entries", entries(dir));
+    CHECK(strcmp(text_of(path), "second\n") == 0);
+    CHECK(check_dir_entries(dir) == 1, "%d entries", check_dir_entries(dir));
+
+    /* A write the file size limit cuts short: the same. */
+    struct rlimit old, small;
+    getrlimit(RLIMIT_FSIZE, &old);
+    small = old;
+    small.rlim_cur = 4;
+    signal(SIGXFSZ, SIG_IGN);
+    CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
+    int rc = vigil_save_file(path, write_text, "longer than four bytes\n", err, sizeof err);
+    setrlimit(RLIMIT_FSIZE, &old);
+    CHECK(rc == -1 && strstr(err, "previous file is kept"), "rc %d: %s", rc, err);
+    CHECK(strcmp(text_of(path), "second\n") == 0);
+    CHECK(check_dir_entries(dir) == 1);
 
     /* A directory that does not exist: an error naming the path, nothing created. */
     char missing[160];
     snprintf(missing, sizeof missing, "%s/no/such/file", dir);
     CHECK(vigil_save_file(missing, write_text, "x", err, sizeof err) == -1);
     CHECK(strncmp(err, missing, strlen(missing)) == 0, "%s", err);
-    CHECK(entries(dir) == 1);
+    CHECK(check_dir_entries(dir) == 1);
 
     unlink(path);
     rmdir(dir);
