@@ -276,9 +276,23 @@ static inline void shard_write_end(struct shard *s)
     atomic_store_explicit(&s->seq, atomic_load_explicit(&s->seq, memory_order_relaxed) + 1, memory_order_release);
 }
 
-static inline uint64_t addr_hash(uintptr_t addr) { return (uint64_t)(addr >> GRANULE_SHIFT) * 0x9E3779B97F4A7C15ull; }
+/* An address's shard and bucket, as one 64-bit value: the shard in the top SHARD_BITS bits,
+ * the bucket index (within the shard) in the low bits. Both come from a hash of the address's
+ * page, except the index's low 8 bits, which are the object's granule within its page XORed
+ * with that hash: the objects of one page share a shard and a 256-bucket block, and objects
+ * within 128 bytes of each other (8 granules) share a bucket cache line. Objects allocated
+ * together are mostly freed together, so one bucket line brought in serves several of them
+ * (a hash of the whole address made every insert and remove a bucket cache miss once the
+ * arrays outgrew the cache). Page-aligned and larger aligned blocks, whose granule bits are
+ * all zero, still spread over every bucket by their page hash. */
+static inline uint64_t addr_hash(uintptr_t addr)
+{
+    uint64_t ph = (uint64_t)(addr >> PAGE_SHIFT) * 0x9E3779B97F4A7C15ull;
+    uint64_t in_page = (addr & (PAGE_SIZE_ - 1)) >> GRANULE_SHIFT;
+    return (ph & ~(~0ull >> SHARD_BITS)) | ((ph >> 16) ^ in_page);
+}
 static inline struct shard *shard_of(uint64_t h) { return &shards[h >> (64 - SHARD_BITS)]; }
-static inline size_t bucket_of(uint64_t h, unsigned log) { return (size_t)(h >> 16) & ((1ul << log) - 1); }
+static inline size_t bucket_of(uint64_t h, unsigned log) { return (size_t)h & ((1ul << log) - 1); }
 /* The bucket of hash h in array a (a shard's current or a new one). */
 static inline struct heap_obj *_Atomic *bucket_in(struct bucket_array *a, uint64_t h) { return &a->b[bucket_of(h, a->log)]; }
 
@@ -721,6 +735,30 @@ void heap_foreach(void (*fn)(struct heap_obj *o, void *arg), void *arg)
             for (struct heap_obj *o = atomic_load_explicit(&a->b[k], memory_order_relaxed); o;
                  o = atomic_load_explicit(&o->next, memory_order_relaxed))
                 fn(o, arg);
+        spin_unlock(&s->lock);
+    }
+}
+
+void heap_get_chain_stats(struct heap_chain_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!atomic_load(&initialized))
+        return;
+    for (unsigned i = 0; i < NSHARDS; i++) {
+        struct shard *s = &shards[i];
+        spin_lock(&s->lock);
+        struct bucket_array *a = atomic_load_explicit(&s->buckets, memory_order_relaxed);
+        out->buckets += 1ul << a->log;
+        for (size_t k = 0; k < (1ul << a->log); k++) {
+            uint64_t n = 0;
+            for (struct heap_obj *o = atomic_load_explicit(&a->b[k], memory_order_relaxed); o;
+                 o = atomic_load_explicit(&o->next, memory_order_relaxed))
+                n++;
+            out->used_buckets += n != 0;
+            out->records += n;
+            if (n > out->longest)
+                out->longest = n;
+        }
         spin_unlock(&s->lock);
     }
 }
