@@ -428,8 +428,13 @@ static COLD void shard_grow(struct shard *s)
             o = next;
         }
     }
-    /* The old array stays mapped: a lock-free reader may still be walking it. */
+    /* The old array stays mapped: a lock-free reader may still be walking it. One mapped on its
+     * own gives its pages back: such a reader then reads empty buckets, a miss, and misses are
+     * trusted only when the shard's seq did not move (this grow moved it: heap_insert's write
+     * section). */
     atomic_store_explicit(&s->buckets, fresh, memory_order_release);
+    if (bucket_array_bytes(old) > ARENA_MAX)
+        madvise(old, bucket_array_bytes(old), MADV_DONTNEED);
 }
 
 static COLD void bounds_widen_to(uintptr_t lo, uintptr_t hi)
