@@ -728,7 +728,9 @@ struct heap_obj *heap_find(uintptr_t addr)
     return covering(page_highest_start(prev, base - PAGE_SIZE_, (PAGE_SIZE_ >> GRANULE_SHIFT) - 1), addr);
 }
 
-void heap_foreach(void (*fn)(struct heap_obj *o, void *arg), void *arg)
+/* Call fn with the head of every bucket's chain (NULL for an empty bucket), one shard at a
+ * time under that shard's lock. */
+static inline __attribute__((always_inline)) void each_chain(void (*fn)(struct heap_obj *head, void *arg), void *arg)
 {
     if (!atomic_load(&initialized))
         return;
@@ -737,35 +739,47 @@ void heap_foreach(void (*fn)(struct heap_obj *o, void *arg), void *arg)
         spin_lock(&s->lock);
         struct bucket_array *a = atomic_load_explicit(&s->buckets, memory_order_relaxed);
         for (size_t k = 0; k < (1ul << a->log); k++)
-            for (struct heap_obj *o = atomic_load_explicit(&a->b[k], memory_order_relaxed); o;
-                 o = atomic_load_explicit(&o->next, memory_order_relaxed))
-                fn(o, arg);
+            fn(atomic_load_explicit(&a->b[k], memory_order_relaxed), arg);
         spin_unlock(&s->lock);
     }
+}
+
+static inline struct heap_obj *chain_next(struct heap_obj *o)
+{
+    return atomic_load_explicit(&o->next, memory_order_relaxed);
+}
+
+struct foreach_arg { void (*fn)(struct heap_obj *o, void *arg); void *arg; };
+static void foreach_chain(struct heap_obj *o, void *arg)
+{
+    struct foreach_arg *f = arg;
+    for (; o; o = chain_next(o))
+        f->fn(o, f->arg);
+}
+
+void heap_foreach(void (*fn)(struct heap_obj *o, void *arg), void *arg)
+{
+    struct foreach_arg f = {fn, arg};
+    each_chain(foreach_chain, &f);
+}
+
+static void chain_stats_add(struct heap_obj *o, void *arg)
+{
+    struct heap_chain_stats *out = arg;
+    uint64_t n = 0;
+    for (; o; o = chain_next(o))
+        n++;
+    out->buckets++;
+    out->used_buckets += n != 0;
+    out->records += n;
+    if (n > out->longest)
+        out->longest = n;
 }
 
 void heap_get_chain_stats(struct heap_chain_stats *out)
 {
     memset(out, 0, sizeof *out);
-    if (!atomic_load(&initialized))
-        return;
-    for (unsigned i = 0; i < NSHARDS; i++) {
-        struct shard *s = &shards[i];
-        spin_lock(&s->lock);
-        struct bucket_array *a = atomic_load_explicit(&s->buckets, memory_order_relaxed);
-        out->buckets += 1ul << a->log;
-        for (size_t k = 0; k < (1ul << a->log); k++) {
-            uint64_t n = 0;
-            for (struct heap_obj *o = atomic_load_explicit(&a->b[k], memory_order_relaxed); o;
-                 o = atomic_load_explicit(&o->next, memory_order_relaxed))
-                n++;
-            out->used_buckets += n != 0;
-            out->records += n;
-            if (n > out->longest)
-                out->longest = n;
-        }
-        spin_unlock(&s->lock);
-    }
+    each_chain(chain_stats_add, out);
 }
 
 /* Resident part of one of our mappings (mincore), for the memory-cost figure. */
