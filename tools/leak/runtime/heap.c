@@ -276,9 +276,23 @@ static inline void shard_write_end(struct shard *s)
     atomic_store_explicit(&s->seq, atomic_load_explicit(&s->seq, memory_order_relaxed) + 1, memory_order_release);
 }
 
-static inline uint64_t addr_hash(uintptr_t addr) { return (uint64_t)(addr >> GRANULE_SHIFT) * 0x9E3779B97F4A7C15ull; }
+/* An address's shard and bucket, as one 64-bit value: the shard in the top SHARD_BITS bits,
+ * the bucket index (within the shard) in the low bits. Both come from a hash of the address's
+ * page, except the index's low 8 bits, which are the object's granule within its page XORed
+ * with that hash: the objects of one page share a shard and a 256-bucket block, and objects
+ * within 128 bytes of each other (8 granules) share a bucket cache line. Objects allocated
+ * together are mostly freed together, so one bucket line brought in serves several of them
+ * (a hash of the whole address made every insert and remove a bucket cache miss once the
+ * arrays outgrew the cache). Page-aligned and larger aligned blocks, whose granule bits are
+ * all zero, still spread over every bucket by their page hash. */
+static inline uint64_t addr_hash(uintptr_t addr)
+{
+    uint64_t ph = (uint64_t)(addr >> PAGE_SHIFT) * 0x9E3779B97F4A7C15ull;
+    uint64_t in_page = (addr & (PAGE_SIZE_ - 1)) >> GRANULE_SHIFT;
+    return (ph & ~(~0ull >> SHARD_BITS)) | ((ph >> 16) ^ in_page);
+}
 static inline struct shard *shard_of(uint64_t h) { return &shards[h >> (64 - SHARD_BITS)]; }
-static inline size_t bucket_of(uint64_t h, unsigned log) { return (size_t)(h >> 16) & ((1ul << log) - 1); }
+static inline size_t bucket_of(uint64_t h, unsigned log) { return (size_t)h & ((1ul << log) - 1); }
 /* The bucket of hash h in array a (a shard's current or a new one). */
 static inline struct heap_obj *_Atomic *bucket_in(struct bucket_array *a, uint64_t h) { return &a->b[bucket_of(h, a->log)]; }
 
@@ -414,8 +428,13 @@ static COLD void shard_grow(struct shard *s)
             o = next;
         }
     }
-    /* The old array stays mapped: a lock-free reader may still be walking it. */
+    /* The old array stays mapped: a lock-free reader may still be walking it. One mapped on its
+     * own gives its pages back: such a reader then reads empty buckets, a miss, and misses are
+     * trusted only when the shard's seq did not move (this grow moved it: heap_insert's write
+     * section). */
     atomic_store_explicit(&s->buckets, fresh, memory_order_release);
+    if (bucket_array_bytes(old) > ARENA_MAX)
+        madvise(old, bucket_array_bytes(old), MADV_DONTNEED);
 }
 
 static COLD void bounds_widen_to(uintptr_t lo, uintptr_t hi)
@@ -709,7 +728,9 @@ struct heap_obj *heap_find(uintptr_t addr)
     return covering(page_highest_start(prev, base - PAGE_SIZE_, (PAGE_SIZE_ >> GRANULE_SHIFT) - 1), addr);
 }
 
-void heap_foreach(void (*fn)(struct heap_obj *o, void *arg), void *arg)
+/* Call fn with the head of every bucket's chain (NULL for an empty bucket), one shard at a
+ * time under that shard's lock. */
+static inline __attribute__((always_inline)) void each_chain(void (*fn)(struct heap_obj *head, void *arg), void *arg)
 {
     if (!atomic_load(&initialized))
         return;
@@ -718,11 +739,47 @@ void heap_foreach(void (*fn)(struct heap_obj *o, void *arg), void *arg)
         spin_lock(&s->lock);
         struct bucket_array *a = atomic_load_explicit(&s->buckets, memory_order_relaxed);
         for (size_t k = 0; k < (1ul << a->log); k++)
-            for (struct heap_obj *o = atomic_load_explicit(&a->b[k], memory_order_relaxed); o;
-                 o = atomic_load_explicit(&o->next, memory_order_relaxed))
-                fn(o, arg);
+            fn(atomic_load_explicit(&a->b[k], memory_order_relaxed), arg);
         spin_unlock(&s->lock);
     }
+}
+
+static inline struct heap_obj *chain_next(struct heap_obj *o)
+{
+    return atomic_load_explicit(&o->next, memory_order_relaxed);
+}
+
+struct foreach_arg { void (*fn)(struct heap_obj *o, void *arg); void *arg; };
+static void foreach_chain(struct heap_obj *o, void *arg)
+{
+    struct foreach_arg *f = arg;
+    for (; o; o = chain_next(o))
+        f->fn(o, f->arg);
+}
+
+void heap_foreach(void (*fn)(struct heap_obj *o, void *arg), void *arg)
+{
+    struct foreach_arg f = {fn, arg};
+    each_chain(foreach_chain, &f);
+}
+
+static void chain_stats_add(struct heap_obj *o, void *arg)
+{
+    struct heap_chain_stats *out = arg;
+    uint64_t n = 0;
+    for (; o; o = chain_next(o))
+        n++;
+    out->buckets++;
+    out->used_buckets += n != 0;
+    out->records += n;
+    if (n > out->longest)
+        out->longest = n;
+}
+
+void heap_get_chain_stats(struct heap_chain_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    each_chain(chain_stats_add, out);
 }
 
 /* Resident part of one of our mappings (mincore), for the memory-cost figure. */

@@ -163,6 +163,10 @@ static inline void heap_touch(struct heap_obj *o, uint32_t now_ms, uint32_t seq,
  * insert/remove functions). */
 void heap_foreach(void (*fn)(struct heap_obj *o, void *arg), void *arg);
 void heap_get_stats(struct heap_stats *out);
+/* The exact hash's shape: buckets in all shards' current arrays, how many hold a record, the
+ * records chained, the longest chain. Walks every chain (each shard under its lock). */
+struct heap_chain_stats { uint64_t buckets, used_buckets, records, longest; };
+void heap_get_chain_stats(struct heap_chain_stats *out);
 
 /* Anonymous memory for the tool (zeroed, page-granular, counted in mapped_bytes). */
 void *heap_map(size_t bytes);

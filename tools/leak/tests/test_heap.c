@@ -263,10 +263,44 @@ static void test_record_reuse(void)
     CHECK(heap_find_exact(base) == NULL && heap_find_exact(base + 16) == NULL, "both rounds removed");
 }
 
+/* Blocks at one alignment (large aligned buffers, page-aligned chunks, densely packed small
+ * objects) spread over the buckets: no long chains, and about as many buckets in use as a
+ * random spread would fill (at the model's load of up to two records a bucket, over 40% of the
+ * record count). */
+static void test_chain_spread(void)
+{
+    enum { N = 20000 };
+    static const struct { uintptr_t stride; size_t size; const char *what; } pattern[] = {
+        {65536, 256, "64 KiB-aligned blocks"},
+        {4096, 4096, "page-aligned pages"},
+        {1 << 20, 1 << 20, "1 MiB-aligned buffers"},
+        {16, 16, "packed 16-byte objects"},
+        {48, 40, "40-byte objects"},
+    };
+    const uintptr_t base = BASE + 0x10000000000ul;   /* clear of the other tests' objects */
+    for (size_t k = 0; k < sizeof pattern / sizeof *pattern; k++) {
+        struct heap_chain_stats before, with;
+        heap_get_chain_stats(&before);
+        for (uintptr_t i = 0; i < N; i++)
+            heap_insert(base + i * pattern[k].stride, pattern[k].size, 1, 0, 0);
+        heap_get_chain_stats(&with);
+        CHECK(with.records == before.records + N, "%s: all chained (%lu)", pattern[k].what,
+              (unsigned long)(with.records - before.records));
+        CHECK(with.longest <= 16, "%s: longest chain %lu", pattern[k].what, (unsigned long)with.longest);
+        CHECK(with.used_buckets >= before.used_buckets + N * 2 / 5, "%s: %lu more buckets used for %d records",
+              pattern[k].what, (unsigned long)(with.used_buckets - before.used_buckets), N);
+        unsigned long missing = 0;
+        for (uintptr_t i = 0; i < N; i++)
+            missing += heap_remove(base + i * pattern[k].stride, NULL, NULL) != 1;
+        CHECK(missing == 0, "%s: every block removed (%lu missing)", pattern[k].what, missing);
+    }
+}
+
 int main(void)
 {
     CHECK(heap_init() == 0, "init");
     CHECK(heap_find(BASE) == NULL, "empty model finds nothing");
+    test_chain_spread();   /* first: at the shards' initial sizes */
     test_basic();
     test_pages();
     test_random();
