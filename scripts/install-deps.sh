@@ -16,7 +16,7 @@ packages=(
   uftrace linux-perf           # bench/hotspot.sh: the function tracer and perf record beside the walker
   ccache                       # bench/cache.sh: vigil's cache beside ccache on the plain build
   chromium                     # headless test of the leak viewer page (`vigil html`)
-  libclang-rt-14-dev           # libFuzzer for the parser fuzzers
+  libclang-rt-14-dev           # libFuzzer for the parser fuzzers, LeakSanitizer (tests/real compares the leak tool with it)
   libomp-14-dev                # -fopenmp with clang: LLVM's libomp and <omp-tools.h> (the race tool's OMPT part)
   binutils xz-utils python3 ca-certificates
 )
