@@ -476,8 +476,8 @@ static void leak_on_free(void *ptr)
  * slot remembers the tick of the tool clock of its last touch (its stamp, set_now), and with
  * stale_allocs the allocation clock too. An access that falls in a slot's object while the
  * stamp holds has nothing new to tell the record (its touch time is already of this tick;
- * under valgrind, whose clock runs slow, a tick of 1 ms sent a third of sqlite3's sampled
- * accesses to the slow path: every read of the clock found a new one): that path is a few
+ * ticks of a few ms, not 1, so that a program running slowly, under valgrind say, does not
+ * find a new tick at every read of the clock and take the slow path): that path is a few
  * compares in thread-local memory, and the access's site is kept in the slot until the slot is
  * flushed (refilled, its object freed, thread exit) or its stamp expires. Otherwise the slow
  * path looks the object up, touches the record and refills the slot.
@@ -522,11 +522,11 @@ static inline int slot_holds(unsigned i, uintptr_t addr)
 /* Add slot i's hits to the tallies, and give its object the last hit's access site. */
 static void slot_flush_hits(unsigned i)
 {
-    uint32_t hits = tl.slot[i].hits;
+    struct access_slot *sl = &tl.slot[i];
+    uint32_t hits = sl->hits;
     if (!hits)
         return;
-    tl.slot[i].hits = 0;
-    const struct access_slot *sl = &tl.slot[i];
+    sl->hits = 0;
     if (tl.slot_obj[i] == &tl.outside) {
         tl.nonheap += (uint32_t)hits;
         return;
@@ -534,7 +534,7 @@ static void slot_flush_hits(unsigned i)
     /* With one thread the slot is known to hold its object (slots_forget), and the store goes
      * without reading the record, whose line is seldom in cache by the time a slot is refilled. */
     if (sl->len && (heap_one_thread() || slot_holds(i, -sl->neg_start)))
-        atomic_store_explicit(&tl.slot_obj[i]->access_site, tl.slot[i].last, memory_order_relaxed);
+        atomic_store_explicit(&tl.slot_obj[i]->access_site, sl->last, memory_order_relaxed);
     struct leak_site *s = leak_site_get(tl.slot_site[i]);
     if (s)   /* lossy counter: a load and a store, no lock prefix */
         atomic_store_explicit(&s->accesses, atomic_load_explicit(&s->accesses, memory_order_relaxed) + hits,
@@ -628,8 +628,8 @@ static inline __attribute__((always_inline)) void accesses_loop(const struct vig
         struct access_slot *sl = &tl.slot[i];
         if (__builtin_expect(a + sl->neg_start < sl->len && sl->stamp == stamp &&
                              (one_thread || slot_holds(i, a)), 1)) {
-            tl.slot[i].hits++;
-            tl.slot[i].last = site;
+            sl->hits++;
+            sl->last = site;
             continue;
         }
         access_slow(a, site, i, seq, stamp);
